@@ -1,0 +1,1 @@
+//! Congestion control (stub; being written).

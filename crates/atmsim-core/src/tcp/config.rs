@@ -1,0 +1,85 @@
+//! TCP parameters: every knob with its unit, default and the source of the default.
+//!
+//! Owns: [`TcpConfig`] and [`Variant`]. Defaults are those of BSD 4.4-Lite
+//! (`netinet/tcp_timer.h`, `tcp_var.h`, `tcp_subr.c`) unless stated.
+
+use crate::time::SimDuration;
+use serde::{Deserialize, Serialize};
+
+/// Congestion-control variant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// 4.3BSD-Tahoe: fast retransmit, then slow start from one segment (no fast recovery).
+    Tahoe,
+    /// 4.3BSD-Reno / 4.4BSD-Lite: fast retransmit and fast recovery (RFC 2001).
+    #[default]
+    Reno,
+    /// NewReno partial-ACK handling (RFC 6582) — an extra beyond the studies.
+    NewReno,
+}
+
+/// Parameters of one TCP endpoint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    pub variant: Variant,
+    /// MSS this endpoint offers and may send [bytes]: interface MTU − 40 (tcp_mss()).
+    pub mss_bytes: u32,
+    /// Send socket buffer [bytes] (SO_SNDBUF; ttcp `-b`). Default 4096 (tcp_sendspace... BSD
+    /// used 4096 in 4.3, 8192 in 4.4: we use 8192, `tcp_sendspace`).
+    pub snd_buf_bytes: u32,
+    /// Receive socket buffer [bytes] (SO_RCVBUF): the largest window offered. Default 8192.
+    pub rcv_buf_bytes: u32,
+    /// Offer RFC 1323 window scaling on SYN (used only if the buffer exceeds 65535). Default on.
+    pub window_scaling: bool,
+    /// Nagle's algorithm (RFC 896); off = TCP_NODELAY. Default on.
+    pub nagle: bool,
+    /// Delay ACKs up to one fast tick (TF_DELACK). Default on.
+    pub delayed_ack: bool,
+    /// BSD tcp_mss(): round both socket buffers up to a whole number of segments when they are
+    /// at least one MSS, and clamp the MSS to the send buffer when smaller. Default on.
+    pub round_buffers_to_mss: bool,
+    /// Slow timer period (PR_SLOWHZ = 2 ⇒ 500 ms).
+    pub slow_tick: SimDuration,
+    /// Fast timer period (PR_FASTHZ = 5 ⇒ 200 ms).
+    pub fast_tick: SimDuration,
+    /// Minimum RTO [slow ticks] (TCPTV_MIN = 2 ticks = 1 s).
+    pub rto_min_ticks: u32,
+    /// Maximum RTO [slow ticks] (TCPTV_REXMTMAX = 128 ticks = 64 s).
+    pub rto_max_ticks: u32,
+    /// RTO before any RTT sample [slow ticks] (TCPTV_SRTTDFLT = 6 ticks = 3 s).
+    pub rto_initial_ticks: u32,
+    /// Give up after this many back-offs (TCP_MAXRXTSHIFT = 12).
+    pub max_rexmt_shift: u32,
+    /// Duplicate ACKs that trigger fast retransmit (tcprexmtthresh = 3).
+    pub dupack_threshold: u32,
+    /// Initial congestion window [segments] (4.4BSD: 1).
+    pub initial_cwnd_segments: u32,
+    /// Low-water mark of the send buffer [bytes] (so_snd.sb_lowat, MCLBYTES = 2048): a
+    /// blocked writer resumes when this much space is free.
+    pub snd_lowat_bytes: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            variant: Variant::Reno,
+            mss_bytes: 9140,
+            snd_buf_bytes: 8192,
+            rcv_buf_bytes: 8192,
+            window_scaling: true,
+            nagle: true,
+            delayed_ack: true,
+            round_buffers_to_mss: true,
+            slow_tick: SimDuration::from_millis(500),
+            fast_tick: SimDuration::from_millis(200),
+            rto_min_ticks: 2,
+            rto_max_ticks: 128,
+            rto_initial_ticks: 6,
+            max_rexmt_shift: 12,
+            dupack_threshold: 3,
+            initial_cwnd_segments: 1,
+            snd_lowat_bytes: 2048,
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! TCP modelled on BSD 4.4-Lite (Wright & Stevens, *TCP/IP Illustrated* vol. 2).
+//!
+//! Owns the transport protocol of an endpoint, as a *sans-I/O* state machine: the host feeds
+//! it segments, application calls and timer ticks, and pulls the segments it wants to send.
+//! It never sees cells, links or the event queue.
+//!
+//! - [`segment`]: the segment and header sizes;
+//! - [`config`]: every parameter with its BSD default;
+//! - [`conn`]: the connection state machine (RFC 793 states; `tcp_input`/`tcp_output`);
+//! - [`rtt`]: the Jacobson/Karels estimator on the 500 ms slow timer, backoff, Karn's rule;
+//! - [`cc`]: congestion control (slow start, congestion avoidance, fast retransmit/recovery)
+//!   for the Tahoe, Reno and NewReno variants.
+//!
+//! Timers follow BSD: counters in ticks decremented by `slow_timo` (500 ms) and `fast_timo`
+//! (200 ms). The host calls the ticks on a per-connection grid whose phase is random, and
+//! only while [`conn::TcpConn::wants_slow_tick`] / `wants_fast_tick` say a timer is armed.
+
+pub mod cc;
+pub mod config;
+pub mod conn;
+pub mod rtt;
+pub mod segment;
+
+pub use config::{TcpConfig, Variant};
+pub use conn::{State, TcpConn, TcpStats};
+pub use segment::{Flags, Segment};

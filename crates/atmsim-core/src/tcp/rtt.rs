@@ -1,0 +1,1 @@
+//! Jacobson/Karels RTO estimator (stub; being written).
