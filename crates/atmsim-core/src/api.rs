@@ -3,7 +3,11 @@
 //! Owns: [`Format`], [`RunOptions`], [`RunOutput`], [`Series`], [`validate_str`] and
 //! [`run_str`]. The Python extension (`crates/atmsim-py`) is a thin wrapper over these.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::measure::report;
+use crate::net::Network;
+use crate::scenario::{self, ScenarioDoc};
+use serde_json::json;
 
 /// Text format of a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,18 +43,48 @@ pub struct RunOutput {
 }
 
 /// Parse and validate a scenario without running it.
-pub fn validate_str(_text: &str, _format: Format, origin: &str) -> Result<()> {
-    Err(Error::internal("not implemented yet").in_file(origin))
+pub fn validate_str(text: &str, format: Format, origin: &str) -> Result<()> {
+    let doc = scenario::parse(text, format, origin)?;
+    scenario::build(&doc, None, None).map_err(|e| e.in_file(origin))?;
+    Ok(())
 }
 
 /// Parse, validate and run a scenario. `progress` is called with the fraction of simulated
 /// time done (0.0 ..= 1.0), at most a few hundred times per run.
 pub fn run_str(
-    _text: &str,
-    _format: Format,
+    text: &str,
+    format: Format,
     origin: &str,
-    _opts: RunOptions,
-    _progress: &mut dyn FnMut(f64),
+    opts: RunOptions,
+    progress: &mut dyn FnMut(f64),
 ) -> Result<RunOutput> {
-    Err(Error::internal("not implemented yet").in_file(origin))
+    let doc = scenario::parse(text, format, origin)?;
+    let name = doc.name.clone().unwrap_or_else(|| default_name(origin));
+    let mut net = scenario::build(&doc, opts.seed, opts.batching).map_err(|e| e.in_file(origin))?;
+    let seed = opts.seed.unwrap_or(doc.simulation.seed as u64);
+    let wall = std::time::Instant::now();
+    net.run(progress);
+    let wall_s = wall.elapsed().as_secs_f64();
+    let mut summary = report::summary(&net, wall_s);
+    summary["scenario"] = json!(name);
+    summary["seed"] = json!(seed);
+    Ok(RunOutput { summary, series: net.rec.to_series() })
+}
+
+/// Build and run a network from an already parsed document (for tests and benchmarks).
+pub fn run_doc(doc: &ScenarioDoc, opts: RunOptions) -> Result<(Network, serde_json::Value)> {
+    let mut net = scenario::build(doc, opts.seed, opts.batching)?;
+    let wall = std::time::Instant::now();
+    net.run(&mut |_| {});
+    let s = report::summary(&net, wall.elapsed().as_secs_f64());
+    Ok((net, s))
+}
+
+fn default_name(origin: &str) -> String {
+    std::path::Path::new(origin)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.starts_with('<'))
+        .unwrap_or("scenario")
+        .to_string()
 }

@@ -5,16 +5,28 @@
 //! 1. [`time`] — integer picosecond time, rates, drift-free serialization.
 //! 2. [`kernel`] — the deterministic event queue (time, then insertion order).
 //! 3. [`rng`] — one seeded random stream per entity.
-//! 4. [`tcp`] — BSD 4.4-Lite TCP (Tahoe/Reno), sans-I/O.
-//! 5. [`scenario`] — the scenario model (TOML/JSON), its validation and the network builder.
-//! 6. [`api`] — the entry points the Python package and tests call.
+//! 4. [`atm`] — cells, AAL5, links, output ports, schedulers, switches.
+//! 5. [`tcp`] — BSD 4.4-Lite TCP (Tahoe/Reno/NewReno), sans-I/O.
+//! 6. [`ip`] — hosts and the TCP connections they terminate.
+//! 7. [`apps`] — the ttcp-like bulk sender and greedy cell sources.
+//! 8. [`net`] — the assembled network and its event loop.
+//! 9. [`measure`] — probes, time series and the end-of-run summary.
+//! 10. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder.
+//! 11. [`api`] — the entry points the Python package and tests call.
 //!
 //! Pure Rust, no I/O beyond what callers hand it.
 
 pub mod api;
+pub mod apps;
+pub mod atm;
 pub mod error;
+pub mod ids;
+pub mod ip;
 pub mod kernel;
+pub mod measure;
+pub mod net;
 pub mod rng;
+pub mod scenario;
 pub mod tcp;
 pub mod time;
 

@@ -1,0 +1,8 @@
+//! Applications that drive TCP connections and cell-level sources.
+//!
+//! - [`bulk`] — a greedy bulk sender modelled on ttcp (fixed-size blocking writes) and the
+//!   sink that reads everything at once (MAGIC §2.2);
+//! - [`greedy`] — a cell-level source that always has a frame queued on its VC.
+
+pub mod bulk;
+pub mod greedy;

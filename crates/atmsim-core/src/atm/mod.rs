@@ -1,0 +1,15 @@
+//! The ATM layer: cells, AAL5, links, output ports and their schedulers, switches.
+//!
+//! - [`cell`] — the 53-byte cell as a 12-byte record of ids and header bits;
+//! - [`aal5`] — segmentation, reassembly, the table of frames in flight;
+//! - [`link`] — cell rates (T1, DS3, TAXI-100, OC-3c presets) and propagation;
+//! - [`sched`] — FIFO and cell-by-cell round robin with a token queue (Cáceres §8);
+//! - [`port`] — output buffers, tail/PPD/EPD admission, the transmitter;
+//! - [`switch`] — output-queued switches and their VC translation tables.
+
+pub mod aal5;
+pub mod cell;
+pub mod link;
+pub mod port;
+pub mod sched;
+pub mod switch;

@@ -1,0 +1,31 @@
+//! Typed indices into the simulator's arenas.
+//!
+//! Entities live in `Vec`s owned by [`crate::net::Network`]; events and cells carry these
+//! ids, never references. Each id is a `u32` newtype so one kind cannot be passed for another.
+
+macro_rules! id {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u32);
+        impl $name {
+            #[inline]
+            pub const fn idx(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id!(/// An output port (a host adapter's transmitter or a switch output).
+    PortId);
+id!(/// A simplex link (one direction of a physical link).
+    LinkId);
+id!(/// A host (end system with an IP layer and one ATM adapter).
+    HostId);
+id!(/// A switch.
+    SwitchId);
+id!(/// A TCP connection (both endpoints).
+    ConnId);
+id!(/// A cell-level traffic source.
+    SourceId);

@@ -1,0 +1,84 @@
+//! Measurement: time series recorded by periodic probes, and warm-up snapshots.
+//!
+//! Owns: [`Recorder`]. Probes cost nothing when sampling is off (no `Sample` events are
+//! scheduled) and one row per entity per metric per sample when on. Rows are kept in
+//! columnar vectors with interned entity and metric names; counters (cells, drops, TCP
+//! statistics) live with the entities themselves and are read once at the end.
+
+pub mod report;
+
+use crate::api::Series;
+use crate::atm::port::{OutPort, PortStats};
+
+/// Columnar store of samples.
+#[derive(Default)]
+pub struct Recorder {
+    time_s: Vec<f64>,
+    entity: Vec<u32>,
+    metric: Vec<u16>,
+    value: Vec<f64>,
+    entity_names: Vec<String>,
+    metric_names: Vec<&'static str>,
+    conn_entities: Vec<u32>,
+    port_entities: Vec<u32>,
+    /// Port counters at the end of the warm-up (empty if there was no warm-up).
+    pub ports_warm: Vec<PortStats>,
+}
+
+impl Recorder {
+    /// Declare the entities (in arena order) so probes can refer to them by index.
+    pub fn new(conn_names: &[String], port_names: &[String]) -> Self {
+        let mut r = Recorder::default();
+        for n in conn_names {
+            r.conn_entities.push(r.entity_names.len() as u32);
+            r.entity_names.push(format!("conn:{n}"));
+        }
+        for n in port_names {
+            r.port_entities.push(r.entity_names.len() as u32);
+            r.entity_names.push(format!("port:{n}"));
+        }
+        r
+    }
+
+    pub fn conn_entity(&self, i: usize) -> u32 {
+        self.conn_entities[i]
+    }
+    pub fn port_entity(&self, i: usize) -> u32 {
+        self.port_entities[i]
+    }
+
+    pub fn push(&mut self, t: f64, entity: u32, metric: &'static str, value: f64) {
+        let m = match self.metric_names.iter().position(|&n| n == metric) {
+            Some(i) => i,
+            None => {
+                self.metric_names.push(metric);
+                self.metric_names.len() - 1
+            }
+        };
+        self.time_s.push(t);
+        self.entity.push(entity);
+        self.metric.push(m as u16);
+        self.value.push(value);
+    }
+
+    pub fn snapshot_ports(&mut self, ports: &[OutPort]) {
+        self.ports_warm = ports.iter().map(|p| p.stats).collect();
+    }
+
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+
+    /// The samples in tidy long form.
+    pub fn to_series(&self) -> Series {
+        Series {
+            time_s: self.time_s.clone(),
+            entity: self.entity.iter().map(|&e| self.entity_names[e as usize].clone()).collect(),
+            metric: self.metric.iter().map(|&m| self.metric_names[m as usize].to_string()).collect(),
+            value: self.value.clone(),
+        }
+    }
+}

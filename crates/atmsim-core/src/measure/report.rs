@@ -1,0 +1,142 @@
+//! The end-of-run summary: per-connection, per-source and per-port results and the
+//! conservation ledger, as one JSON document.
+//!
+//! Owns: [`summary`]. Rates are measured over the measurement window
+//! `[warmup_s, duration_s]`; counters cover the whole run.
+
+use crate::atm::cell::CELL_BITS;
+use crate::net::Network;
+use serde_json::{json, Value};
+
+/// Summarise a finished run. `wall_s` is the wall-clock time the run took.
+pub fn summary(net: &Network, wall_s: f64) -> Value {
+    let end = net.until.as_secs_f64();
+    let warm = net.warmup.as_secs_f64();
+    let window = (end - warm).max(f64::MIN_POSITIVE);
+
+    let connections: Vec<Value> = net
+        .conns
+        .iter()
+        .map(|c| {
+            let s = c.ep[0].tcp.stats();
+            let r = c.ep[1].tcp.stats();
+            json!({
+                "name": c.name,
+                "client": net.hosts[c.ep[0].host.idx()].name,
+                "server": net.hosts[c.ep[1].host.idx()].name,
+                "goodput_bps": (c.bytes_read - c.bytes_read_warm) as f64 * 8.0 / window,
+                "bytes_written": c.app.written,
+                "bytes_read": c.bytes_read,
+                "finished_at_s": c.finished_at.map(|t| t.as_secs_f64()),
+                "mss_bytes": c.ep[0].tcp.mss(),
+                "segs_sent": s.segs_sent,
+                "data_segs_sent": s.data_segs_sent,
+                "bytes_sent": s.bytes_sent,
+                "rexmt_segs": s.rexmt_segs,
+                "rexmt_bytes": s.rexmt_bytes,
+                "timeouts": s.timeouts,
+                "fast_retransmits": s.fast_retransmits,
+                "dup_acks_rcvd": s.dup_acks_rcvd,
+                "acks_sent_by_receiver": r.acks_sent,
+                "dup_bytes_rcvd": r.dup_bytes_rcvd,
+                "ooo_segs_rcvd": r.ooo_segs_rcvd,
+                "cwnd_bytes": c.ep[0].tcp.cwnd(),
+                "ssthresh_bytes": c.ep[0].tcp.ssthresh(),
+                "srtt_s": c.ep[0].tcp.srtt_secs(),
+                "rtt_samples": s.rtt_samples,
+                "state": format!("{:?}", c.ep[0].tcp.state()),
+            })
+        })
+        .collect();
+
+    let sources: Vec<Value> = net
+        .sources
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "goodput_bps": (s.bytes_rcvd - s.bytes_rcvd_warm) as f64 * 8.0 / window,
+                "frames_sent": s.frames_sent,
+                "frames_rcvd": s.frames_rcvd,
+            })
+        })
+        .collect();
+
+    let ports: Vec<Value> = net
+        .ports
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let st = &p.stats;
+            let warm_tx = net.rec.ports_warm.get(i).map_or(0, |w| w.cells_tx);
+            let rate = p.ser.rate().as_bps() as f64;
+            json!({
+                "name": p.name,
+                "rate_bps": rate,
+                "buffer_cells": (p.limit != u32::MAX).then_some(p.limit),
+                "cells_in": st.cells_in,
+                "cells_tx": st.cells_tx,
+                "drop_tail": st.drop_tail,
+                "drop_ppd": st.drop_ppd,
+                "drop_epd": st.drop_epd,
+                "drop_host_queue": st.drop_host_queue,
+                "drops": st.drops(),
+                "frames_refused": st.frames_refused,
+                "max_queue_cells": st.max_occupancy,
+                "mean_queue_cells": st.occupancy_area as f64 / (net.until.0.max(1) as f64),
+                "utilization": (st.cells_tx - warm_tx) as f64 * CELL_BITS as f64 / rate / window,
+            })
+        })
+        .collect();
+
+    let c = &net.cells;
+    let in_flight = net.cells_in_flight();
+    let in_reasm = net.cells_in_reassembly();
+    let f = &net.frames.counts;
+    let frames_in_flight = net.frames.live() as u64;
+    let heap_events = net.q.events_popped();
+    // Logical events: heap events plus the steps batching took inline (the same count
+    // with batching on or off).
+    let events = heap_events + net.inline_steps;
+    json!({
+        "duration_s": end,
+        "warmup_s": warm,
+        "batching": net.batching,
+        "connections": connections,
+        "sources": sources,
+        "ports": ports,
+        "hosts": net.hosts.iter().map(|h| json!({
+            "name": h.name, "frames_rcvd": h.frames_rcvd, "frames_corrupt": h.frames_corrupt,
+        })).collect::<Vec<_>>(),
+        "conservation": {
+            "cells": {
+                "injected": c.injected,
+                "delivered": c.delivered,
+                "dropped_tail": c.dropped_tail,
+                "dropped_ppd": c.dropped_ppd,
+                "dropped_epd": c.dropped_epd,
+                "dropped_no_route": c.dropped_no_route,
+                "in_flight": in_flight,
+                "in_reassembly": in_reasm,
+                "refused_at_host": c.refused_at_host,
+                "balanced": c.injected == c.delivered + c.dropped_in_network() + in_flight,
+            },
+            "frames": {
+                "sent": f.sent,
+                "delivered": f.delivered,
+                "discarded": f.discarded,
+                "lost": f.lost,
+                "in_flight": frames_in_flight,
+                "balanced": f.sent == f.delivered + f.discarded + f.lost + frames_in_flight,
+            },
+        },
+        "run": {
+            "events": events,
+            "heap_events": heap_events,
+            "cell_hops": net.cell_hops,
+            "wall_s": wall_s,
+            "events_per_s": events as f64 / wall_s.max(1e-9),
+            "cell_hops_per_s": net.cell_hops as f64 / wall_s.max(1e-9),
+        },
+    })
+}

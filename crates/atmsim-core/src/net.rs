@@ -1,0 +1,490 @@
+//! The assembled network and its event loop.
+//!
+//! Owns: [`Network`] (the arenas of ports, links, switches, hosts, connections and sources,
+//! the frame table and the event queue) and the dispatch of every event kind:
+//!
+//! | event | what happens |
+//! |---|---|
+//! | `PortTx(p)` | port `p` finished a cell: it enters the link; the next cell starts |
+//! | `Arrive(l)` | the head cell of link `l` reaches the far end: switch or host |
+//! | `Fast(c,s)`, `Slow(c,s)` | 200 ms / 500 ms TCP tick of endpoint `s` of connection `c` |
+//! | `Start(c)` | connection `c` opens (client SYN) |
+//! | `Warm` | end of warm-up: counters are snapshotted |
+//! | `Sample` | periodic probe of queues and TCP state |
+//!
+//! **Batching.** A port that finishes a cell and has another, and a link whose next cell
+//! arrives, take that next step inline when it falls strictly before every pending event
+//! ([`crate::kernel::EventQueue::horizon`]); the results are identical with batching off
+//! (tested), only faster.
+
+use crate::apps::greedy::GreedySource;
+use crate::atm::aal5::{Frames, Payload, Reassembled};
+use crate::atm::cell::Cell;
+use crate::atm::link::{Link, Sink};
+use crate::atm::port::{DropReason, OutPort};
+use crate::atm::switch::Switch;
+use crate::ids::{ConnId, HostId, LinkId, PortId, SourceId};
+use crate::ip::{Conn, Host};
+use crate::kernel::EventQueue;
+use crate::measure::Recorder;
+use crate::tcp::Segment;
+use crate::time::{SimDuration, SimTime};
+
+/// Event kinds: ids only, 12 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ev {
+    PortTx(PortId),
+    Arrive(LinkId),
+    Fast(ConnId, u8),
+    Slow(ConnId, u8),
+    Start(ConnId),
+    Warm,
+    Sample,
+}
+
+/// Network-wide cell counters (conservation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CellCounts {
+    /// Cells queued at host adapters (entered the network).
+    pub injected: u64,
+    /// Cells that reached their destination host's reassembler.
+    pub delivered: u64,
+    pub dropped_tail: u64,
+    pub dropped_ppd: u64,
+    pub dropped_epd: u64,
+    pub dropped_no_route: u64,
+    /// Cells of frames refused whole by a host adapter (never injected).
+    pub refused_at_host: u64,
+}
+
+impl CellCounts {
+    pub fn dropped_in_network(&self) -> u64 {
+        self.dropped_tail + self.dropped_ppd + self.dropped_epd + self.dropped_no_route
+    }
+}
+
+/// The whole simulated system.
+pub struct Network {
+    pub q: EventQueue<Ev>,
+    pub now: SimTime,
+    pub until: SimTime,
+    pub warmup: SimTime,
+    pub batching: bool,
+    pub sample_every: Option<SimDuration>,
+    pub ports: Vec<OutPort>,
+    pub links: Vec<Link>,
+    pub switches: Vec<Switch>,
+    pub hosts: Vec<Host>,
+    pub conns: Vec<Conn>,
+    pub sources: Vec<GreedySource>,
+    pub frames: Frames,
+    pub cells: CellCounts,
+    pub rec: Recorder,
+    /// Cell transmissions completed by all ports (one per cell per hop).
+    pub cell_hops: u64,
+    /// Steps taken inline by batching (each would otherwise have been one event).
+    pub inline_steps: u64,
+}
+
+impl Network {
+    /// Schedule the initial events. Called once by the builder.
+    pub fn prime(&mut self) {
+        for c in 0..self.conns.len() {
+            let t = self.conns[c].start;
+            self.conns[c].ep[1].tcp.open_passive();
+            self.q.schedule(t, Ev::Start(ConnId(c as u32)));
+        }
+        for s in 0..self.sources.len() {
+            // Two frames queued from the start; one more per frame sent.
+            self.greedy_refill(SourceId(s as u32));
+            self.greedy_refill(SourceId(s as u32));
+        }
+        if self.warmup > SimTime::ZERO {
+            self.q.schedule(self.warmup, Ev::Warm);
+        }
+        if let Some(dt) = self.sample_every {
+            self.q.schedule(SimTime::ZERO + dt, Ev::Sample);
+        }
+    }
+
+    /// Run until `self.until` (inclusive); `progress` gets the fraction done.
+    pub fn run(&mut self, progress: &mut dyn FnMut(f64)) {
+        let total = self.until.0.max(1) as f64;
+        let step = (self.until.0 / 200).max(1);
+        let mut next_report = step;
+        let mut n: u32 = 0;
+        while let Some((t, ev)) = self.q.pop() {
+            if t > self.until {
+                break;
+            }
+            self.now = t;
+            self.dispatch(ev);
+            n = n.wrapping_add(1);
+            if n & 1023 == 0 && self.now.0 >= next_report {
+                progress(self.now.0 as f64 / total);
+                next_report = self.now.0 + step;
+            }
+        }
+        self.now = self.until;
+        self.drain_host_links();
+        for p in &mut self.ports {
+            p.finish(self.until);
+        }
+        progress(1.0);
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::PortTx(p) => self.port_tx_done(p),
+            Ev::Arrive(l) => self.link_arrive(l),
+            Ev::Fast(c, s) => self.tcp_fast_tick(c, s as usize),
+            Ev::Slow(c, s) => self.tcp_slow_tick(c, s as usize),
+            Ev::Start(c) => {
+                let now = self.now;
+                self.conns[c.idx()].ep[0].tcp.open_active(now);
+                self.service(c, 0);
+            }
+            Ev::Warm => self.snapshot_warm(),
+            Ev::Sample => {
+                self.sample();
+                if let Some(dt) = self.sample_every {
+                    self.q.schedule(self.now + dt, Ev::Sample);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- ATM layer
+
+    /// Port `p` finished transmitting its cell at `self.now`.
+    fn port_tx_done(&mut self, p: PortId) {
+        loop {
+            let port = &mut self.ports[p.idx()];
+            let cell = port.in_tx.take().expect("PortTx without a cell in transmission");
+            port.stats.cells_tx += 1;
+            self.cell_hops += 1;
+            let link = port.link;
+            self.put_on_link(link, cell);
+            let now = self.now;
+            let port = &mut self.ports[p.idx()];
+            let next = port.start_next(now);
+            if next.is_none() {
+                port.sleep(now);
+            }
+            if let Some(src) = self.greedy_after_tx(p, cell) {
+                self.greedy_refill(src);
+            }
+            if let Some(done) = next {
+                if self.batching && done < self.q.horizon(self.until) {
+                    self.now = done;
+                    self.inline_steps += 1;
+                    continue;
+                }
+                self.q.schedule(done, Ev::PortTx(p));
+            }
+            return;
+        }
+    }
+
+    #[inline]
+    fn put_on_link(&mut self, l: LinkId, cell: Cell) {
+        let link = &mut self.links[l.idx()];
+        let at = self.now + link.delay;
+        let was_empty = link.pipe.is_empty();
+        link.pipe.push_back((at, cell));
+        // Into a switch: one event per cell (chained from the head). Into a host: only
+        // end-of-frame cells have effects beyond the reassembly buffer, so only they get an
+        // event; the cells before them are delivered in order when it fires.
+        let wake = match link.to {
+            Sink::Switch { .. } => was_empty,
+            Sink::Host(_) => cell.is_eof(),
+        };
+        if wake {
+            self.q.schedule(at, Ev::Arrive(l));
+        }
+    }
+
+    /// Deliver every cell of host link `l` that has arrived by `self.now`.
+    fn drain_host_link(&mut self, l: LinkId, h: HostId) {
+        while let Some(&(t, cell)) = self.links[l.idx()].pipe.front() {
+            if t > self.now {
+                break;
+            }
+            self.links[l.idx()].pipe.pop_front();
+            self.links[l.idx()].cells_delivered += 1;
+            self.host_receive_cell(h, cell);
+        }
+    }
+
+    /// Bring every host link up to date (before reading counters).
+    fn drain_host_links(&mut self) {
+        for l in 0..self.links.len() {
+            if let Sink::Host(h) = self.links[l].to {
+                self.drain_host_link(LinkId(l as u32), h);
+            }
+        }
+    }
+
+    /// The head cell of link `l` arrives at `self.now`.
+    fn link_arrive(&mut self, l: LinkId) {
+        if let Sink::Host(h) = self.links[l.idx()].to {
+            return self.drain_host_link(l, h);
+        }
+        loop {
+            let link = &mut self.links[l.idx()];
+            let (_, cell) = link.pipe.pop_front().expect("Arrive on an empty link");
+            link.cells_delivered += 1;
+            match link.to {
+                Sink::Host(_) => unreachable!("host links are drained, not stepped"),
+                Sink::Switch { switch, .. } => match link.route(cell.vci) {
+                    Some(r) => self.offer_to_port(r.port, Cell { vci: r.vci, ..cell }),
+                    None => {
+                        self.switches[switch.idx()].misrouted += 1;
+                        self.cells.dropped_no_route += 1;
+                        self.frames.cell_dropped(cell.frame);
+                    }
+                },
+            }
+            let link = &self.links[l.idx()];
+            if let Some(&(t, _)) = link.pipe.front() {
+                if self.batching && t < self.q.horizon(self.until) {
+                    self.now = t;
+                    self.inline_steps += 1;
+                    continue;
+                }
+                self.q.schedule(t, Ev::Arrive(l));
+            }
+            return;
+        }
+    }
+
+    /// A cell offered to a switch output port.
+    #[inline]
+    fn offer_to_port(&mut self, p: PortId, cell: Cell) {
+        let now = self.now;
+        let port = &mut self.ports[p.idx()];
+        match port.offer_cell(now, cell) {
+            None => self.kick(p),
+            Some(reason) => {
+                match reason {
+                    DropReason::Tail => self.cells.dropped_tail += 1,
+                    DropReason::Ppd => self.cells.dropped_ppd += 1,
+                    DropReason::Epd => self.cells.dropped_epd += 1,
+                    DropReason::HostQueue | DropReason::NoRoute => unreachable!(),
+                }
+                self.frames.cell_dropped(cell.frame);
+            }
+        }
+    }
+
+    /// Start the transmitter of port `p` if it is idle and has cells.
+    #[inline]
+    fn kick(&mut self, p: PortId) {
+        let now = self.now;
+        let port = &mut self.ports[p.idx()];
+        if port.is_busy() {
+            return;
+        }
+        port.wake(now);
+        match port.start_next(now) {
+            Some(done) => {
+                self.q.schedule(done, Ev::PortTx(p));
+            }
+            None => port.sleep(now),
+        }
+    }
+
+    /// Segment an IP datagram onto VC `vci` of host `h`'s adapter.
+    fn send_datagram(&mut self, h: HostId, port: PortId, vci: u32, payload: Payload, ip_bytes: u32) -> bool {
+        let now = self.now;
+        let f = self.frames.alloc(payload, h, ip_bytes, now);
+        let ncells = self.frames.get(f).ncells;
+        let pt = &mut self.ports[port.idx()];
+        if !pt.has_room_for(ncells) {
+            pt.refuse_frame(ncells);
+            self.frames.cancel(f);
+            self.cells.refused_at_host += ncells as u64;
+            return false;
+        }
+        pt.push_frame(now, vci, f, ncells);
+        self.cells.injected += ncells as u64;
+        self.kick(port);
+        true
+    }
+
+    fn host_receive_cell(&mut self, h: HostId, cell: Cell) {
+        self.cells.delivered += 1;
+        let host = &mut self.hosts[h.idx()];
+        let verdict = host.reasm.get_mut(cell.vci as usize).map(|r| r.push(&mut self.frames, cell.frame, cell.is_eof()));
+        let verdict = match verdict {
+            Some(v) => v,
+            None => host.reassembler(cell.vci).push(&mut self.frames, cell.frame, cell.is_eof()),
+        };
+        match verdict {
+            Reassembled::Pending => {}
+            Reassembled::Corrupt => self.hosts[h.idx()].frames_corrupt += 1,
+            Reassembled::Frame(f) => {
+                self.hosts[h.idx()].frames_rcvd += 1;
+                match f.payload {
+                    Payload::Tcp { conn, side, seg } => self.tcp_receive(conn, side as usize, &seg),
+                    Payload::Raw { source } => {
+                        let s = &mut self.sources[source as usize];
+                        s.frames_rcvd += 1;
+                        s.bytes_rcvd += f.ip_bytes as u64;
+                    }
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- sources
+
+    /// If the cell just sent ends a greedy source's frame, that source wants a refill.
+    #[inline]
+    fn greedy_after_tx(&self, p: PortId, cell: Cell) -> Option<SourceId> {
+        if !cell.is_eof() {
+            return None;
+        }
+        let vs = self.ports[p.idx()].vcs.get(cell.vci as usize)?;
+        vs.greedy_frame_bytes?;
+        match self.frames.get(cell.frame).payload {
+            Payload::Raw { source } => Some(SourceId(source)),
+            _ => None,
+        }
+    }
+
+    fn greedy_refill(&mut self, s: SourceId) {
+        let src = &self.sources[s.idx()];
+        let (h, port, vci, bytes) = (src.host, src.port, src.vci, src.frame_bytes);
+        if self.send_datagram(h, port, vci, Payload::Raw { source: s.0 }, bytes) {
+            self.sources[s.idx()].frames_sent += 1;
+        }
+    }
+
+    // ---------------------------------------------------------------- TCP
+
+    fn tcp_receive(&mut self, c: ConnId, side: usize, seg: &Segment) {
+        let now = self.now;
+        self.conns[c.idx()].ep[side].tcp.on_segment(now, seg);
+        self.service(c, side);
+    }
+
+    fn tcp_fast_tick(&mut self, c: ConnId, side: usize) {
+        let now = self.now;
+        let ep = &mut self.conns[c.idx()].ep[side];
+        ep.fast_pending = false;
+        ep.tcp.fast_timo(now);
+        self.service(c, side);
+    }
+
+    fn tcp_slow_tick(&mut self, c: ConnId, side: usize) {
+        let now = self.now;
+        let ep = &mut self.conns[c.idx()].ep[side];
+        ep.slow_pending = false;
+        ep.tcp.slow_timo(now);
+        self.service(c, side);
+    }
+
+    /// After anything happened to endpoint `side` of `c`: let the application act, send
+    /// what TCP wants to send, and arm the timer ticks it needs.
+    fn service(&mut self, c: ConnId, side: usize) {
+        let now = self.now;
+        let conn = &mut self.conns[c.idx()];
+        if side == 0 {
+            conn.app.pump(&mut conn.ep[0].tcp);
+        } else {
+            let n = conn.ep[1].tcp.recv(u64::MAX);
+            conn.bytes_read += n;
+            if n > 0 && conn.finished_at.is_none() && conn.app.total_bytes == Some(conn.bytes_read) {
+                conn.finished_at = Some(now);
+            }
+        }
+        loop {
+            let ep = &mut self.conns[c.idx()].ep[side];
+            let Some(seg) = ep.tcp.poll_transmit(now) else { break };
+            let (h, port, vci) = (ep.host, ep.port, ep.vci);
+            let payload = Payload::Tcp { conn: c, side: (1 - side) as u8, seg };
+            self.send_datagram(h, port, vci, payload, seg.ip_bytes());
+        }
+        let ep = &mut self.conns[c.idx()].ep[side];
+        if !ep.fast_pending && ep.tcp.wants_fast_tick() {
+            ep.fast_pending = true;
+            let t = next_grid(now, ep.fast_phase, ep.fast_period);
+            self.q.schedule(t, Ev::Fast(c, side as u8));
+        }
+        let ep = &mut self.conns[c.idx()].ep[side];
+        if !ep.slow_pending && ep.tcp.wants_slow_tick() {
+            ep.slow_pending = true;
+            let t = next_grid(now, ep.slow_phase, ep.slow_period);
+            self.q.schedule(t, Ev::Slow(c, side as u8));
+        }
+    }
+
+    // ---------------------------------------------------------------- measurement
+
+    fn snapshot_warm(&mut self) {
+        for c in &mut self.conns {
+            c.bytes_read_warm = c.bytes_read;
+        }
+        for s in &mut self.sources {
+            s.bytes_rcvd_warm = s.bytes_rcvd;
+        }
+        self.rec.snapshot_ports(&self.ports);
+    }
+
+    fn sample(&mut self) {
+        self.drain_host_links();
+        let t = self.now.as_secs_f64();
+        let dt = self.sample_every.map_or(1.0, |d| d.as_secs_f64());
+        for (i, c) in self.conns.iter_mut().enumerate() {
+            let tcp = &c.ep[0].tcp;
+            let e = self.rec.conn_entity(i);
+            self.rec.push(t, e, "cwnd_bytes", tcp.cwnd() as f64);
+            self.rec.push(t, e, "ssthresh_bytes", tcp.ssthresh() as f64);
+            let gp = (c.bytes_read - c.bytes_read_sampled) as f64 * 8.0 / dt;
+            c.bytes_read_sampled = c.bytes_read;
+            self.rec.push(t, e, "goodput_bps", gp);
+            self.rec.push(t, e, "rexmt_segs", tcp.stats().rexmt_segs as f64);
+        }
+        for (i, p) in self.ports.iter().enumerate() {
+            let e = self.rec.port_entity(i);
+            self.rec.push(t, e, "queue_cells", p.occupancy as f64);
+        }
+    }
+
+    /// Cells inside the network now: queued, in transmission, or on a link.
+    pub fn cells_in_flight(&self) -> u64 {
+        let q: u64 = self.ports.iter().map(|p| p.occupancy as u64 + p.in_tx.is_some() as u64).sum();
+        let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
+        q + l
+    }
+
+    /// Cells delivered to hosts but waiting in reassembly buffers for an end-of-frame cell.
+    pub fn cells_in_reassembly(&self) -> u64 {
+        self.hosts.iter().flat_map(|h| h.reasm.iter()).map(|r| r.held_cells()).sum()
+    }
+}
+
+/// The first point of the grid `phase + k·period` strictly after `now`.
+#[inline]
+pub fn next_grid(now: SimTime, phase: SimDuration, period: SimDuration) -> SimTime {
+    let (n, ph, p) = (now.0, phase.0 % period.0, period.0);
+    if n < ph {
+        return SimTime(ph);
+    }
+    SimTime(ph + ((n - ph) / p + 1) * p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_points_are_strictly_after_now() {
+        let ms = SimDuration::from_millis;
+        assert_eq!(next_grid(SimTime(0), ms(100), ms(500)), SimTime(0) + ms(100));
+        assert_eq!(next_grid(SimTime(0) + ms(100), ms(100), ms(500)), SimTime(0) + ms(600));
+        assert_eq!(next_grid(SimTime(0) + ms(601), ms(100), ms(500)), SimTime(0) + ms(1100));
+    }
+}

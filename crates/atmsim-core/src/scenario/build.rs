@@ -1,0 +1,496 @@
+//! From a validated scenario document to a ready-to-run [`Network`].
+//!
+//! Owns every rule that a well-formed document can still break: ranges and signs of numbers,
+//! unique names, references to nodes/VCs that must exist, paths that must follow links,
+//! TCP endpoints that must be the ends of their VC. Each error names the field by its dotted
+//! path (`tcp[1].vc`) and says what was expected. Nothing is run or written before the whole
+//! document has passed.
+//!
+//! Building: a duplex `[[link]]` becomes two simplex links, each with the output port that
+//! feeds it (port names are `"from->to"`); a `[[vc]]` becomes one VCI per hop per direction
+//! (allocated densely from 32 on each simplex link) and the matching translation entries at
+//! every switch on its path.
+
+use super::model::*;
+use crate::apps::bulk::BulkSender;
+use crate::apps::greedy::GreedySource;
+use crate::atm::aal5::Frames;
+use crate::atm::link::{Link, Preset, Route, Sink};
+use crate::atm::port::{DropPolicy, DropPolicyName, OutPort};
+use crate::atm::switch::Switch;
+use crate::error::{Error, Result};
+use crate::ids::{HostId, LinkId, PortId, SwitchId};
+use crate::ip::{Conn, Endpoint, Host};
+use crate::kernel::EventQueue;
+use crate::measure::Recorder;
+use crate::net::{CellCounts, Network};
+use crate::rng::{self, Purpose, Rng};
+use crate::tcp::{TcpConfig, TcpConn};
+use crate::time::{Rate, Serializer, SimDuration, SimTime};
+use std::collections::HashMap;
+
+/// First VCI handed out on each link (0–31 are reserved by ITU-T I.361).
+pub const VCI_BASE: u32 = 32;
+/// Largest window TCP can offer: 65535 << 14 (RFC 1323 §2.3).
+const MAX_BUF_BYTES: i64 = 65535 << 14;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Node {
+    Host(HostId),
+    Switch(SwitchId),
+}
+
+fn invalid<T>(field: String, msg: impl Into<String>) -> Result<T> {
+    Err(Error::invalid(field, msg))
+}
+
+fn positive_f64(field: String, v: f64, what: &str) -> Result<f64> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        invalid(field, format!("expected a positive {what}, got {v}"))
+    }
+}
+
+fn nonneg_f64(field: String, v: f64, what: &str) -> Result<f64> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        invalid(field, format!("expected a non-negative {what}, got {v}"))
+    }
+}
+
+fn int_in(field: String, v: i64, lo: i64, hi: i64, what: &str) -> Result<i64> {
+    if (lo..=hi).contains(&v) {
+        Ok(v)
+    } else {
+        invalid(field, format!("expected {what} between {lo} and {hi}, got {v}"))
+    }
+}
+
+/// One direction of a VC: where it enters the network and where it leaves.
+#[derive(Clone, Copy, Debug)]
+struct VcDir {
+    from: HostId,
+    port: PortId,
+    vci: u32,
+}
+
+struct VcInfo {
+    ends: [HostId; 2],
+    /// dirs[0]: ends[0] → ends[1]; dirs[1]: the reverse.
+    dirs: [VcDir; 2],
+}
+
+/// Validate `doc` and build the network it describes. `seed` overrides the document's.
+pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: Option<bool>) -> Result<Network> {
+    let sim = &doc.simulation;
+    let duration = positive_f64("simulation.duration_s".into(), sim.duration_s, "duration in seconds")?;
+    let warmup = nonneg_f64("simulation.warmup_s".into(), sim.warmup_s, "warm-up in seconds")?;
+    if warmup >= duration {
+        return invalid("simulation.warmup_s".into(), format!("expected a warm-up shorter than duration_s ({duration} s), got {warmup}"));
+    }
+    if sim.seed < 0 {
+        return invalid("simulation.seed".into(), format!("expected a non-negative integer seed, got {}", sim.seed));
+    }
+    let seed = seed_override.unwrap_or(sim.seed as u64);
+    let until = SimTime::ZERO + SimDuration::from_secs_f64(duration);
+    let sample_every = match sim.sample_interval_ms {
+        Some(ms) => {
+            let ms = nonneg_f64("simulation.sample_interval_ms".into(), ms, "interval in milliseconds")?;
+            (ms > 0.0).then(|| SimDuration::from_secs_f64(ms / 1000.0))
+        }
+        None => Some(SimDuration::from_secs_f64(duration / 500.0)),
+    };
+
+    // ---- nodes
+    let mut nodes: HashMap<&str, Node> = HashMap::new();
+    let mut hosts = Vec::new();
+    for (i, h) in doc.hosts.iter().enumerate() {
+        let f = |k: &str| format!("host[{i}].{k}");
+        check_name(&f("name"), &h.name)?;
+        if nodes.insert(&h.name, Node::Host(HostId(i as u32))).is_some() {
+            return invalid(f("name"), format!("expected a unique node name, but `{}` is already used", h.name));
+        }
+        if let Some(b) = h.buffer_cells {
+            int_in(f("buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
+        }
+        int_in(f("mtu_bytes"), h.mtu_bytes, 68, 65535, "an MTU in bytes")?;
+        hosts.push(Host {
+            name: h.name.clone(),
+            port: None,
+            mtu_bytes: h.mtu_bytes as u32,
+            reasm: Vec::new(),
+            frames_corrupt: 0,
+            frames_rcvd: 0,
+        });
+    }
+    let mut switches = Vec::new();
+    for (i, s) in doc.switches.iter().enumerate() {
+        let f = |k: &str| format!("switch[{i}].{k}");
+        check_name(&f("name"), &s.name)?;
+        if nodes.insert(&s.name, Node::Switch(SwitchId(i as u32))).is_some() {
+            return invalid(f("name"), format!("expected a unique node name, but `{}` is already used", s.name));
+        }
+        if let Some(b) = s.buffer_cells {
+            int_in(f("buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
+        }
+        match (s.drop_policy, s.epd_threshold_cells) {
+            (DropPolicyName::Epd, None) => {
+                return invalid(f("epd_threshold_cells"), "expected a threshold in cells: drop_policy = \"epd\" needs one")
+            }
+            (DropPolicyName::Epd, Some(t)) => {
+                let max = s.buffer_cells.unwrap_or(u32::MAX as i64 - 1);
+                int_in(f("epd_threshold_cells"), t, 1, max, "a threshold in cells (at most buffer_cells)")?;
+            }
+            (_, Some(_)) => {
+                return invalid(f("epd_threshold_cells"), "only meaningful with drop_policy = \"epd\"; remove it or set the policy")
+            }
+            _ => {}
+        }
+        switches.push(Switch { name: s.name.clone(), ports: Vec::new(), misrouted: 0 });
+    }
+    let lookup = |field: String, name: &str| -> Result<Node> {
+        nodes.get(name).copied().ok_or_else(|| Error::invalid(field, format!("expected the name of a host or switch, got `{name}`")))
+    };
+
+    // ---- links and ports
+    let mut links: Vec<Link> = Vec::new();
+    let mut ports: Vec<OutPort> = Vec::new();
+    let mut adjacency: HashMap<(Node, Node), LinkId> = HashMap::new();
+    let mut link_names: HashMap<String, usize> = HashMap::new();
+    for (i, l) in doc.links.iter().enumerate() {
+        let f = |k: &str| format!("link[{i}].{k}");
+        let a = lookup(f("a"), &l.a)?;
+        let b = lookup(f("b"), &l.b)?;
+        if a == b {
+            return invalid(f("b"), format!("expected a different node than a (`{}`): a link joins two nodes", l.a));
+        }
+        let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
+        if link_names.insert(name.clone(), i).is_some() {
+            return invalid(f("name"), format!("expected a unique link name, but `{name}` is already used"));
+        }
+        let rate = match (&l.preset, l.rate_bps) {
+            (Some(_), Some(_)) => return invalid(f("rate_bps"), "expected either preset or rate_bps, not both"),
+            (None, None) => return invalid(f("rate_bps"), "expected a rate: give rate_bps or preset"),
+            (Some(p), None) => match Preset::parse(p) {
+                Some(p) => p.rate(),
+                None => {
+                    let names: Vec<&str> = Preset::ALL.iter().map(|(n, _)| *n).collect();
+                    return invalid(f("preset"), format!("expected one of {}, got `{p}`", names.join(", ")));
+                }
+            },
+            (None, Some(r)) => {
+                let r = positive_f64(f("rate_bps"), r, "rate in bits per second")?;
+                if r < 424.0 || r > 1e13 {
+                    return invalid(f("rate_bps"), format!("expected a rate between 424 b/s (one cell per second) and 10 Tb/s, got {r}"));
+                }
+                Rate::bps(r.round() as u64)
+            }
+        };
+        let delay_ms = nonneg_f64(f("delay_ms"), l.delay_ms, "delay in milliseconds")?;
+        let delay = SimDuration::from_secs_f64(delay_ms / 1000.0);
+        for (from, to, from_name, to_name) in [(a, b, &l.a, &l.b), (b, a, &l.b, &l.a)] {
+            if adjacency.contains_key(&(from, to)) {
+                return invalid(f("b"), format!("expected at most one link between `{from_name}` and `{to_name}`"));
+            }
+            let lid = LinkId(links.len() as u32);
+            let pid = PortId(ports.len() as u32);
+            adjacency.insert((from, to), lid);
+            let port_name = format!("{from_name}->{to_name}");
+            let port = match from {
+                Node::Host(h) => {
+                    let hs = &doc.hosts[h.idx()];
+                    if hosts[h.idx()].port.is_some() {
+                        return invalid(
+                            f(if from == a { "a" } else { "b" }),
+                            format!("expected host `{from_name}` to have a single link (multi-homed hosts are not implemented)"),
+                        );
+                    }
+                    hosts[h.idx()].port = Some(pid);
+                    let limit = hs.buffer_cells.map_or(u32::MAX, |b| b as u32);
+                    OutPort::new(port_name, lid, hs.scheduler, limit, DropPolicy::Tail, Serializer::new(rate))
+                }
+                Node::Switch(s) => {
+                    let ss = &doc.switches[s.idx()];
+                    switches[s.idx()].ports.push(pid);
+                    let limit = ss.buffer_cells.map_or(u32::MAX, |b| b as u32);
+                    let policy = match ss.drop_policy {
+                        DropPolicyName::Tail => DropPolicy::Tail,
+                        DropPolicyName::Ppd => DropPolicy::Ppd,
+                        DropPolicyName::Epd => DropPolicy::Epd { threshold: ss.epd_threshold_cells.unwrap_or(0) as u32 },
+                    };
+                    OutPort::new(port_name, lid, ss.scheduler, limit, policy, Serializer::new(rate))
+                }
+            };
+            ports.push(port);
+            let sink = match to {
+                Node::Host(h) => Sink::Host(h),
+                Node::Switch(s) => Sink::Switch { switch: s, table: Vec::new() },
+            };
+            links.push(Link {
+                name: format!("{name}:{from_name}->{to_name}"),
+                rate,
+                delay,
+                from: pid,
+                to: sink,
+                pipe: Default::default(),
+                cells_delivered: 0,
+            });
+        }
+    }
+
+    // ---- VCs
+    let mut next_vci = vec![VCI_BASE; links.len()];
+    let mut vcs: HashMap<&str, VcInfo> = HashMap::new();
+    for (i, v) in doc.vcs.iter().enumerate() {
+        let f = |k: &str| format!("vc[{i}].{k}");
+        check_name(&f("name"), &v.name)?;
+        if vcs.contains_key(v.name.as_str()) {
+            return invalid(f("name"), format!("expected a unique VC name, but `{}` is already used", v.name));
+        }
+        if v.path.len() < 2 {
+            return invalid(f("path"), "expected at least two nodes: host, [switches...], host");
+        }
+        let mut path = Vec::new();
+        for (k, n) in v.path.iter().enumerate() {
+            let node = lookup(format!("vc[{i}].path[{k}]"), n)?;
+            let end = k == 0 || k + 1 == v.path.len();
+            match (end, node) {
+                (true, Node::Switch(_)) => {
+                    return invalid(format!("vc[{i}].path[{k}]"), format!("expected a host at the end of the path, got switch `{n}`"))
+                }
+                (false, Node::Host(_)) => {
+                    return invalid(
+                        format!("vc[{i}].path[{k}]"),
+                        format!("expected a switch inside the path, got host `{n}` (hosts do not forward cells)"),
+                    )
+                }
+                _ => {}
+            }
+            if path.contains(&node) {
+                return invalid(format!("vc[{i}].path[{k}]"), format!("expected a loop-free path, but `{n}` appears twice"));
+            }
+            path.push(node);
+        }
+        let mut hops = Vec::new();
+        for k in 0..path.len() - 1 {
+            match adjacency.get(&(path[k], path[k + 1])) {
+                Some(&l) => hops.push(l),
+                None => {
+                    return invalid(
+                        format!("vc[{i}].path[{}]", k + 1),
+                        format!("expected a node linked to `{}`, but no [[link]] joins `{}` and `{}`", v.path[k], v.path[k], v.path[k + 1]),
+                    )
+                }
+            }
+        }
+        let mut dirs = Vec::new();
+        for reverse in [false, true] {
+            let (nodes_d, hops_d): (Vec<Node>, Vec<LinkId>) = if reverse {
+                let n: Vec<Node> = path.iter().rev().copied().collect();
+                let h: Vec<LinkId> = (0..n.len() - 1).map(|k| adjacency[&(n[k], n[k + 1])]).collect();
+                (n, h)
+            } else {
+                (path.clone(), hops.clone())
+            };
+            let vcis: Vec<u32> = hops_d
+                .iter()
+                .map(|l| {
+                    let v = next_vci[l.idx()];
+                    next_vci[l.idx()] += 1;
+                    v
+                })
+                .collect();
+            for k in 1..nodes_d.len() - 1 {
+                let (in_link, out_link) = (hops_d[k - 1], hops_d[k]);
+                let out_port = links[out_link.idx()].from;
+                if let Sink::Switch { table, .. } = &mut links[in_link.idx()].to {
+                    let idx = vcis[k - 1] as usize;
+                    if table.len() <= idx {
+                        table.resize(idx + 1, None);
+                    }
+                    table[idx] = Some(Route { port: out_port, vci: vcis[k] });
+                }
+            }
+            let Node::Host(from) = nodes_d[0] else { unreachable!() };
+            dirs.push(VcDir { from, port: links[hops_d[0].idx()].from, vci: vcis[0] });
+        }
+        let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
+        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [dirs[0], dirs[1]] });
+    }
+
+    // ---- TCP connections
+    let host_of = |field: String, name: &str| -> Result<HostId> {
+        match nodes.get(name) {
+            Some(Node::Host(h)) => Ok(*h),
+            Some(Node::Switch(_)) => invalid(field, format!("expected a host, got switch `{name}`")),
+            None => invalid(field, format!("expected the name of a host, got `{name}`")),
+        }
+    };
+    let mut conns = Vec::new();
+    let mut conn_names: Vec<String> = Vec::new();
+    for (i, t) in doc.tcp.iter().enumerate() {
+        let f = |k: &str| format!("tcp[{i}].{k}");
+        check_name(&f("name"), &t.name)?;
+        if conn_names.contains(&t.name) {
+            return invalid(f("name"), format!("expected a unique connection name, but `{}` is already used", t.name));
+        }
+        let client = host_of(f("client"), &t.client)?;
+        let server = host_of(f("server"), &t.server)?;
+        if client == server {
+            return invalid(f("server"), "expected a different host than the client");
+        }
+        let vc = match &t.vc {
+            Some(name) => {
+                let v = vcs.get(name.as_str()).ok_or_else(|| Error::invalid(f("vc"), format!("expected the name of a [[vc]], got `{name}`")))?;
+                if !(v.ends == [client, server] || v.ends == [server, client]) {
+                    return invalid(f("vc"), format!("expected a VC joining `{}` and `{}`, but `{name}` does not", t.client, t.server));
+                }
+                v
+            }
+            None => {
+                let mut found: Vec<(&&str, &VcInfo)> =
+                    vcs.iter().filter(|(_, v)| v.ends == [client, server] || v.ends == [server, client]).collect();
+                found.sort_by_key(|(n, _)| **n);
+                match found.len() {
+                    1 => found[0].1,
+                    0 => return invalid(f("vc"), format!("expected a [[vc]] joining `{}` and `{}`; none is declared", t.client, t.server)),
+                    _ => return invalid(f("vc"), format!("several VCs join `{}` and `{}`: name one", t.client, t.server)),
+                }
+            }
+        };
+        let dir_from = |h: HostId| if vc.dirs[0].from == h { vc.dirs[0] } else { vc.dirs[1] };
+        let win = t.window_bytes.map(|w| int_in(f("window_bytes"), w, 1, MAX_BUF_BYTES, "a window in bytes")).transpose()?;
+        let snd = t.snd_buf_bytes.map(|w| int_in(f("snd_buf_bytes"), w, 1, MAX_BUF_BYTES, "a buffer size in bytes")).transpose()?;
+        let rcv = t.rcv_buf_bytes.map(|w| int_in(f("rcv_buf_bytes"), w, 1, MAX_BUF_BYTES, "a buffer size in bytes")).transpose()?;
+        let mtu = hosts[client.idx()].mtu_bytes.min(hosts[server.idx()].mtu_bytes) as i64;
+        let mss = match t.mss_bytes {
+            Some(m) => int_in(f("mss_bytes"), m, 1, mtu - 40, "an MSS in bytes (at most the hosts' MTU - 40)")?,
+            None => mtu - 40,
+        };
+        let start = nonneg_f64(f("start_s"), t.start_s, "start time in seconds")?;
+        if start >= duration {
+            return invalid(f("start_s"), format!("expected a start time before the end of the run ({duration} s), got {start}"));
+        }
+        let app = match &t.app {
+            AppSec::Bulk { write_bytes, total_bytes } => {
+                let w = int_in(f("app.write_bytes"), *write_bytes, 1, i64::MAX, "a write size in bytes")?;
+                let tot = total_bytes.map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count")).transpose()?;
+                (w as u64, tot.map(|b| b as u64))
+            }
+        };
+        let default = TcpConfig::default();
+        let base = TcpConfig {
+            variant: t.variant,
+            mss_bytes: mss as u32,
+            nagle: t.nagle,
+            delayed_ack: t.delayed_ack,
+            window_scaling: t.window_scaling,
+            round_buffers_to_mss: t.bsd_buffer_rounding,
+            snd_buf_bytes: snd.or(win).map_or(default.snd_buf_bytes, |b| b as u32),
+            rcv_buf_bytes: rcv.or(win).map_or(default.rcv_buf_bytes, |b| b as u32),
+            ..default
+        };
+        let mut ep = Vec::new();
+        for (side, h) in [(0usize, client), (1, server)] {
+            let mut r = rng::stream(seed, Purpose::TcpEndpoint, (2 * i + side) as u64);
+            let iss: u32 = r.gen();
+            let fast_phase = SimDuration::from_ps(r.gen_range(0..base.fast_tick.as_ps()));
+            let slow_phase = SimDuration::from_ps(r.gen_range(0..base.slow_tick.as_ps()));
+            let d = dir_from(h);
+            ep.push(Endpoint {
+                tcp: TcpConn::new(base, iss),
+                host: h,
+                port: d.port,
+                vci: d.vci,
+                fast_phase,
+                slow_phase,
+                fast_period: base.fast_tick,
+                slow_period: base.slow_tick,
+                fast_pending: false,
+                slow_pending: false,
+            });
+        }
+        let server_ep = ep.pop().unwrap();
+        let client_ep = ep.pop().unwrap();
+        conn_names.push(t.name.clone());
+        conns.push(Conn {
+            name: t.name.clone(),
+            start: SimTime::ZERO + SimDuration::from_secs_f64(start),
+            ep: [client_ep, server_ep],
+            app: BulkSender::new(app.0, app.1, base.snd_lowat_bytes as u64),
+            bytes_read: 0,
+            bytes_read_warm: 0,
+            bytes_read_sampled: 0,
+            finished_at: None,
+        });
+    }
+
+    // ---- cell sources
+    let mut sources = Vec::new();
+    for (i, s) in doc.cell_sources.iter().enumerate() {
+        let f = |k: &str| format!("cell_source[{i}].{k}");
+        check_name(&f("name"), &s.name)?;
+        if sources.iter().any(|x: &GreedySource| x.name == s.name) {
+            return invalid(f("name"), format!("expected a unique source name, but `{}` is already used", s.name));
+        }
+        let vc = vcs.get(s.vc.as_str()).ok_or_else(|| Error::invalid(f("vc"), format!("expected the name of a [[vc]], got `{}`", s.vc)))?;
+        let from = host_of(f("from"), &s.from)?;
+        let d = if vc.dirs[0].from == from {
+            vc.dirs[0]
+        } else if vc.dirs[1].from == from {
+            vc.dirs[1]
+        } else {
+            return invalid(f("from"), format!("expected an end of VC `{}`, got `{}`", s.vc, s.from));
+        };
+        let fb = int_in(f("frame_bytes"), s.frame_bytes, 1, 65535, "a datagram size in bytes")?;
+        let port = &mut ports[d.port.idx()];
+        let v = d.vci as usize;
+        if port.vcs.len() <= v {
+            port.vcs.resize(v + 1, Default::default());
+        }
+        port.vcs[v].greedy_frame_bytes = Some(fb as u32);
+        sources.push(GreedySource {
+            name: s.name.clone(),
+            host: from,
+            port: d.port,
+            vci: d.vci,
+            frame_bytes: fb as u32,
+            frames_sent: 0,
+            frames_rcvd: 0,
+            bytes_rcvd: 0,
+            bytes_rcvd_warm: 0,
+        });
+    }
+
+    let port_names: Vec<String> = ports.iter().map(|p| p.name.clone()).collect();
+    let mut net = Network {
+        q: EventQueue::new(),
+        now: SimTime::ZERO,
+        until,
+        warmup: SimTime::ZERO + SimDuration::from_secs_f64(warmup),
+        batching: batching_override.unwrap_or(sim.batching),
+        sample_every,
+        ports,
+        links,
+        switches,
+        hosts,
+        conns,
+        sources,
+        frames: Frames::default(),
+        cells: CellCounts::default(),
+        rec: Recorder::new(&conn_names, &port_names),
+        cell_hops: 0,
+        inline_steps: 0,
+    };
+    net.prime();
+    Ok(net)
+}
+
+fn check_name(field: &str, name: &str) -> Result<()> {
+    if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return invalid(field.to_string(), format!("expected a non-empty name without spaces, got `{name}`"));
+    }
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! The scenario document: what a TOML (or JSON) scenario file may contain.
+//!
+//! Owns the serde model. Every field states its unit in its name (`_s`, `_ms`, `_bps`,
+//! `_bytes`, `_cells`) and its default here; unknown fields are errors. Numbers that users
+//! can get wrong in sign or range are read as `f64`/`i64` and checked in
+//! [`super::build`], so the error can say what was expected rather than "invalid type".
+//! The user-facing reference is `docs/scenario.md`.
+
+use crate::atm::port::DropPolicyName;
+use crate::atm::sched::Discipline;
+use crate::tcp::Variant;
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioDoc {
+    /// Short name used in outputs (default: the file stem).
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub simulation: SimulationSec,
+    #[serde(default, rename = "host")]
+    pub hosts: Vec<HostSec>,
+    #[serde(default, rename = "switch")]
+    pub switches: Vec<SwitchSec>,
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkSec>,
+    #[serde(default, rename = "vc")]
+    pub vcs: Vec<VcSec>,
+    #[serde(default, rename = "tcp")]
+    pub tcp: Vec<TcpSec>,
+    #[serde(default, rename = "cell_source")]
+    pub cell_sources: Vec<CellSourceSec>,
+}
+
+/// `[simulation]`: run length and measurement.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationSec {
+    /// Simulated time to run [s] (> 0).
+    pub duration_s: f64,
+    /// Statistics exclude the first `warmup_s` [s] (0 ≤ warmup < duration). Default 0.
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// Master seed of all random streams. Default 1.
+    #[serde(default = "one_i64")]
+    pub seed: i64,
+    /// Period of the time-series probes [ms]; 0 turns them off. Default: duration / 500.
+    #[serde(default)]
+    pub sample_interval_ms: Option<f64>,
+    /// Serve busy ports and links inline up to the next event (identical results, faster).
+    /// Default true.
+    #[serde(default = "yes")]
+    pub batching: bool,
+}
+
+/// `[[host]]`: an end system with one ATM adapter.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSec {
+    pub name: String,
+    /// Adapter scheduler over its VC queues: "fifo" (default) or "round_robin".
+    #[serde(default)]
+    pub scheduler: Discipline,
+    /// Adapter buffer [cells]; absent = unlimited.
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
+    /// Interface MTU [bytes]. Default 9180 (RFC 1626, IP over AAL5).
+    #[serde(default = "mtu_default")]
+    pub mtu_bytes: i64,
+}
+
+/// `[[switch]]`: an output-queued switch; its settings apply to every output port.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSec {
+    pub name: String,
+    /// "fifo" (default) or "round_robin" (per-VC queues, Cáceres §8 token queue).
+    #[serde(default)]
+    pub scheduler: Discipline,
+    /// Output buffer per port [cells]; absent = unlimited. Fore ASX-100: 256.
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
+    /// "tail" (default), "ppd" or "epd".
+    #[serde(default)]
+    pub drop_policy: DropPolicyName,
+    /// EPD threshold [cells]; required with drop_policy = "epd", must be ≤ buffer_cells.
+    #[serde(default)]
+    pub epd_threshold_cells: Option<i64>,
+}
+
+/// `[[link]]`: a full-duplex physical link between two nodes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSec {
+    /// Name (default "a-b").
+    #[serde(default)]
+    pub name: Option<String>,
+    pub a: String,
+    pub b: String,
+    /// "t1", "ds3", "taxi100", "oc3c" or "oc12c" (cell-carrying rates, see atm::link).
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Cell-carrying rate [bit/s]; give this or `preset`.
+    #[serde(default)]
+    pub rate_bps: Option<f64>,
+    /// One-way propagation delay [ms] (≥ 0).
+    pub delay_ms: f64,
+}
+
+/// `[[vc]]`: a bidirectional permanent virtual circuit along a path of nodes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VcSec {
+    pub name: String,
+    /// Host, switches…, host: consecutive nodes must share a link.
+    pub path: Vec<String>,
+}
+
+/// `[[tcp]]`: a TCP connection from `client` (active open, sender) to `server` (sink).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSec {
+    pub name: String,
+    pub client: String,
+    pub server: String,
+    /// The VC carrying it; default: the only VC joining the two hosts.
+    #[serde(default)]
+    pub vc: Option<String>,
+    /// "tahoe", "reno" (default) or "newreno".
+    #[serde(default)]
+    pub variant: Variant,
+    /// Socket buffers of both ends [bytes] (ttcp -b): the TCP window. Default 8192
+    /// (4.4BSD tcp_sendspace/tcp_recvspace).
+    #[serde(default)]
+    pub window_bytes: Option<i64>,
+    /// Send buffer [bytes]; overrides window_bytes for the sender.
+    #[serde(default)]
+    pub snd_buf_bytes: Option<i64>,
+    /// Receive buffer [bytes]; overrides window_bytes for the receiver.
+    #[serde(default)]
+    pub rcv_buf_bytes: Option<i64>,
+    /// MSS to offer [bytes]; default host MTU − 40.
+    #[serde(default)]
+    pub mss_bytes: Option<i64>,
+    #[serde(default = "yes")]
+    pub nagle: bool,
+    #[serde(default = "yes")]
+    pub delayed_ack: bool,
+    #[serde(default = "yes")]
+    pub window_scaling: bool,
+    /// BSD tcp_mss(): round socket buffers up to whole segments. Default true.
+    #[serde(default = "yes")]
+    pub bsd_buffer_rounding: bool,
+    /// When the client opens [s]. Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// The application on the client.
+    #[serde(default)]
+    pub app: AppSec,
+}
+
+/// Application driving a TCP connection.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppSec {
+    /// ttcp-like greedy sender.
+    Bulk {
+        /// Size of each blocking write [bytes]. Default 65536 (MAGIC §2.2).
+        #[serde(default = "write_default")]
+        write_bytes: i64,
+        /// Bytes to send, then close; absent = send until the end of the run.
+        #[serde(default)]
+        total_bytes: Option<i64>,
+    },
+}
+
+impl Default for AppSec {
+    fn default() -> Self {
+        AppSec::Bulk { write_bytes: write_default(), total_bytes: None }
+    }
+}
+
+/// `[[cell_source]]`: a cell-level source on a VC.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellSourceSec {
+    pub name: String,
+    /// The VC it sends on.
+    pub vc: String,
+    /// The end of the VC it sends from (a host on the VC's path ends).
+    pub from: String,
+    /// "greedy": always backlogged.
+    pub kind: CellSourceKind,
+    /// IP datagram size of its AAL5 frames [bytes]. Default 9180.
+    #[serde(default = "mtu_default")]
+    pub frame_bytes: i64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CellSourceKind {
+    Greedy,
+}
+
+fn yes() -> bool {
+    true
+}
+fn one_i64() -> i64 {
+    1
+}
+fn mtu_default() -> i64 {
+    9180
+}
+fn write_default() -> i64 {
+    65536
+}

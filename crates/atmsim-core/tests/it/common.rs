@@ -1,0 +1,45 @@
+//! Shared helpers: load shipped scenarios, run them, read summaries.
+
+use atmsim_core::api::{self, Format, RunOptions, RunOutput};
+use std::path::PathBuf;
+
+pub fn repo_file(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
+}
+
+pub fn run_text(text: &str, opts: RunOptions) -> RunOutput {
+    api::run_str(text, Format::Toml, "<test>", opts, &mut |_| {}).unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+pub fn run_file(rel: &str, opts: RunOptions) -> RunOutput {
+    let text = std::fs::read_to_string(repo_file(rel)).unwrap();
+    api::run_str(&text, Format::Toml, rel, opts, &mut |_| {}).unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// The summary with wall-clock fields removed (they differ between identical runs).
+pub fn deterministic_part(s: &serde_json::Value) -> serde_json::Value {
+    let mut s = s.clone();
+    s.as_object_mut().unwrap().remove("run");
+    s.as_object_mut().unwrap().remove("batching");
+    s
+}
+
+/// Assert the conservation ledger balances.
+pub fn assert_conserved(s: &serde_json::Value) {
+    let c = &s["conservation"]["cells"];
+    let dropped = ["dropped_tail", "dropped_ppd", "dropped_epd", "dropped_no_route"]
+        .iter()
+        .map(|k| c[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(
+        c["injected"].as_u64().unwrap(),
+        c["delivered"].as_u64().unwrap() + dropped + c["in_flight"].as_u64().unwrap(),
+        "cells not conserved: {c}"
+    );
+    let f = &s["conservation"]["frames"];
+    assert_eq!(
+        f["sent"].as_u64().unwrap(),
+        ["delivered", "discarded", "lost", "in_flight"].iter().map(|k| f[k].as_u64().unwrap()).sum::<u64>(),
+        "frames not conserved: {f}"
+    );
+}

@@ -1,0 +1,5 @@
+//! Integration tests of atmsim-core, one binary; each module is named after a behaviour.
+
+mod cells_flow_through_switches;
+mod common;
+mod scenario_errors;
