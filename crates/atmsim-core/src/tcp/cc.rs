@@ -1,1 +1,271 @@
-//! Congestion control (stub; being written).
+//! Congestion control: slow start, congestion avoidance, fast retransmit and fast recovery.
+//!
+//! Owns: [`CcState`] (BSD `snd_cwnd`, `snd_ssthresh`, `t_dupacks`, plus NewReno's `recover`)
+//! and the window arithmetic of BSD 4.4-Lite `tcp_input()` (ACK processing, duplicate-ACK
+//! code) and `tcp_timers()` (`TCPT_REXMT`), behind the three [`Variant`]s:
+//!
+//! - **Tahoe** (4.3BSD-Tahoe): fast retransmit, then slow start from one segment;
+//! - **Reno** (4.3BSD-Reno / 4.4BSD-Lite, RFC 2001): fast retransmit and fast recovery —
+//!   `cwnd = ssthresh + 3·mss`, inflate per further duplicate, deflate on the next new ACK;
+//! - **NewReno** (RFC 6582): as Reno, but a partial ACK retransmits the next hole and stays
+//!   in recovery until `recover` is acknowledged.
+//!
+//! The connection ([`super::conn`]) owns the segments and timers; these functions only say
+//! what to do with the window and whether to retransmit.
+
+use super::config::Variant;
+use super::seq::{seq_gt, seq_lt};
+
+/// `TCP_MAXWIN`: the largest unscaled window.
+pub const TCP_MAXWIN: u32 = 65535;
+/// `TCP_MAX_WINSHIFT` (RFC 1323 §2.3).
+pub const TCP_MAX_WINSHIFT: u8 = 14;
+
+/// Congestion state of one sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcState {
+    pub variant: Variant,
+    /// `snd_cwnd` [bytes].
+    pub cwnd: u32,
+    /// `snd_ssthresh` [bytes].
+    pub ssthresh: u32,
+    /// `t_dupacks`: consecutive duplicate ACKs.
+    pub dupacks: u32,
+    /// NewReno `recover` (RFC 6582 §3.2): highest sequence sent when recovery began.
+    pub recover: u32,
+    /// NewReno: currently in fast recovery.
+    pub in_recovery: bool,
+}
+
+/// What the connection must do after a duplicate ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DupAckAction {
+    /// Nothing beyond counting it.
+    None,
+    /// Threshold reached: retransmit the segment at `snd_una` with the window clamped to one
+    /// segment, then set `cwnd` to the returned value (`tcp_input`: "snd_cwnd = t_maxseg;
+    /// tcp_output(); snd_cwnd = ssthresh + t_maxseg·t_dupacks").
+    FastRetransmit { cwnd_after: u32 },
+    /// Window inflated by one segment: try to send.
+    Output,
+}
+
+/// What the connection must do after an ACK of new data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewAckAction {
+    /// Ordinary processing.
+    None,
+    /// NewReno partial ACK: retransmit the segment at the new `snd_una` now (with cwnd
+    /// clamped to one segment for that output, as the fast retransmit does).
+    RetransmitHole,
+}
+
+/// `ssthresh = max(min(wnd, cwnd) / 2 / mss, 2) · mss` (tcp_input and tcp_timers).
+#[inline]
+pub fn halved_window(snd_wnd: u32, cwnd: u32, mss: u32) -> u32 {
+    let mss = mss.max(1);
+    let win = (snd_wnd.min(cwnd) / 2 / mss).max(2);
+    win.saturating_mul(mss)
+}
+
+impl CcState {
+    /// `tcp_newtcpcb()`: ssthresh = TCP_MAXWIN << TCP_MAX_WINSHIFT; cwnd is set by tcp_mss().
+    pub fn new(variant: Variant, cwnd: u32, iss: u32) -> Self {
+        CcState {
+            variant,
+            cwnd,
+            ssthresh: TCP_MAXWIN << TCP_MAX_WINSHIFT,
+            dupacks: 0,
+            recover: iss,
+            in_recovery: false,
+        }
+    }
+
+    /// A duplicate ACK (`tcp_input`: no data, same window, `ack == snd_una`, rexmt timer
+    /// running). `snd_max` is only used by NewReno to set `recover`.
+    pub fn on_dup_ack(
+        &mut self,
+        mss: u32,
+        snd_wnd: u32,
+        ack: u32,
+        snd_max: u32,
+        threshold: u32,
+    ) -> DupAckAction {
+        let threshold = threshold.max(1);
+        self.dupacks = self.dupacks.saturating_add(1);
+        if self.dupacks == threshold {
+            if self.variant == Variant::NewReno && !seq_gt(ack, self.recover) {
+                // RFC 6582 §3.2 step 2: the ACK does not cover more than `recover` (the
+                // duplicates stem from the previous episode's retransmissions): no new
+                // fast retransmit. `recover` starts at iss, so the first loss qualifies.
+                return DupAckAction::None;
+            }
+            self.ssthresh = halved_window(snd_wnd, self.cwnd, mss);
+            let cwnd_after = match self.variant {
+                Variant::Tahoe => mss,
+                Variant::Reno | Variant::NewReno => {
+                    self.ssthresh.saturating_add(mss.saturating_mul(self.dupacks))
+                }
+            };
+            if self.variant == Variant::NewReno {
+                self.recover = snd_max;
+                self.in_recovery = true;
+            }
+            DupAckAction::FastRetransmit { cwnd_after }
+        } else if self.dupacks > threshold && self.variant != Variant::Tahoe {
+            self.cwnd = self.cwnd.saturating_add(mss);
+            DupAckAction::Output
+        } else {
+            DupAckAction::None
+        }
+    }
+
+    /// An ACK that is not a duplicate resets the duplicate count (`t_dupacks = 0`).
+    #[inline]
+    pub fn reset_dupacks(&mut self) {
+        self.dupacks = 0;
+    }
+
+    /// An ACK of `acked` new bytes up to `ack` (4.4-Lite tcp_input, after the duplicate-ACK
+    /// code): deflate an inflated window, then open it — slow start `+mss` below ssthresh,
+    /// congestion avoidance `+mss·mss/cwnd` above, capped at `TCP_MAXWIN << snd_scale`.
+    pub fn on_new_ack(
+        &mut self,
+        mss: u32,
+        ack: u32,
+        acked: u32,
+        threshold: u32,
+        snd_scale: u8,
+    ) -> NewAckAction {
+        let max_cwnd = TCP_MAXWIN << snd_scale.min(TCP_MAX_WINSHIFT);
+        if self.variant == Variant::NewReno && self.in_recovery {
+            if seq_lt(ack, self.recover) {
+                // RFC 6582 §3.2 step 5, partial ACK: deflate by the amount acked, add back one
+                // segment if at least one was acked, retransmit the next hole, stay in recovery.
+                self.cwnd = self.cwnd.saturating_sub(acked);
+                if acked >= mss {
+                    self.cwnd = self.cwnd.saturating_add(mss);
+                }
+                self.cwnd = self.cwnd.max(mss);
+                return NewAckAction::RetransmitHole;
+            }
+            // Full ACK: leave recovery with cwnd = ssthresh (RFC 6582 step 5 option 2).
+            self.in_recovery = false;
+            self.cwnd = self.cwnd.min(self.ssthresh);
+            self.dupacks = 0;
+        }
+        // "If the congestion window was inflated to account for the other side's cached
+        // packets, retract it." (4.4-Lite: strictly more than tcprexmtthresh dup ACKs.)
+        if self.dupacks > threshold && self.cwnd > self.ssthresh {
+            self.cwnd = self.ssthresh;
+        }
+        self.dupacks = 0;
+        let cw = self.cwnd.max(1);
+        let mut incr = mss;
+        if cw > self.ssthresh {
+            incr = ((incr as u64 * incr as u64) / cw as u64) as u32;
+        }
+        self.cwnd = cw.saturating_add(incr).min(max_cwnd);
+        NewAckAction::None
+    }
+
+    /// `TCPT_REXMT` expiry: ssthresh = half the window, cwnd = one segment, forget dup ACKs.
+    pub fn on_rto(&mut self, mss: u32, snd_wnd: u32, snd_max: u32) {
+        self.ssthresh = halved_window(snd_wnd, self.cwnd, mss);
+        self.cwnd = mss;
+        self.dupacks = 0;
+        if self.variant == Variant::NewReno {
+            // RFC 6582 §4: after a timeout, recover = highest sequence sent.
+            self.recover = snd_max;
+            self.in_recovery = false;
+        }
+    }
+
+    /// Slow-start restart after an idle period (tcp_output: `idle && t_idle >= t_rxtcur`).
+    #[inline]
+    pub fn on_idle_restart(&mut self, mss: u32) {
+        self.cwnd = mss;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MSS: u32 = 1000;
+
+    #[test]
+    fn slow_start_then_avoidance_growth() {
+        let mut c = CcState::new(Variant::Reno, MSS, 0);
+        c.ssthresh = 4 * MSS;
+        for _ in 0..3 {
+            c.on_new_ack(MSS, 0, MSS, 3, 0);
+        }
+        assert_eq!(c.cwnd, 4 * MSS);
+        c.on_new_ack(MSS, 0, MSS, 3, 0); // cw == ssthresh: still slow start
+        assert_eq!(c.cwnd, 5 * MSS);
+        c.on_new_ack(MSS, 0, MSS, 3, 0); // 1000*1000/5000 = 200
+        assert_eq!(c.cwnd, 5 * MSS + 200);
+    }
+
+    #[test]
+    fn cwnd_capped_at_maxwin_shifted() {
+        let mut c = CcState::new(Variant::Reno, 65000, 0);
+        c.on_new_ack(MSS, 0, MSS, 3, 0);
+        assert_eq!(c.cwnd, TCP_MAXWIN);
+    }
+
+    #[test]
+    fn reno_dupacks_fast_retransmit_inflate_deflate() {
+        let mut c = CcState::new(Variant::Reno, 10 * MSS, 0);
+        assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::None);
+        assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::None);
+        assert_eq!(
+            c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3),
+            DupAckAction::FastRetransmit { cwnd_after: 8 * MSS }
+        );
+        assert_eq!(c.ssthresh, 5 * MSS);
+        c.cwnd = 8 * MSS;
+        assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::Output);
+        assert_eq!(c.cwnd, 9 * MSS);
+        c.on_new_ack(MSS, 1, 5 * MSS, 3, 0);
+        // deflated to ssthresh 5000; cw == ssthresh is not "> ssthresh", so 4.4-Lite still
+        // adds a whole segment: 6000.
+        assert_eq!(c.cwnd, 6 * MSS);
+    }
+
+    #[test]
+    fn tahoe_fast_retransmit_restarts_from_one_segment() {
+        let mut c = CcState::new(Variant::Tahoe, 10 * MSS, 0);
+        c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3);
+        c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3);
+        assert_eq!(
+            c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3),
+            DupAckAction::FastRetransmit { cwnd_after: MSS }
+        );
+        assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::None);
+    }
+
+    #[test]
+    fn newreno_partial_ack_stays_in_recovery() {
+        let mut c = CcState::new(Variant::NewReno, 10 * MSS, 0);
+        for _ in 0..3 {
+            c.on_dup_ack(MSS, 20 * MSS, 1, 10 * MSS, 3);
+        }
+        assert!(c.in_recovery);
+        c.cwnd = 8 * MSS;
+        assert_eq!(c.on_new_ack(MSS, 2 * MSS, 2 * MSS, 3, 0), NewAckAction::RetransmitHole);
+        assert_eq!(c.cwnd, 7 * MSS);
+        assert!(c.in_recovery);
+        assert_eq!(c.on_new_ack(MSS, 10 * MSS, 8 * MSS, 3, 0), NewAckAction::None);
+        assert!(!c.in_recovery);
+        // min(7000, ssthresh 5000) = 5000, then + mss (cw == ssthresh: slow-start step).
+        assert_eq!(c.cwnd, 6 * MSS);
+    }
+
+    #[test]
+    fn rto_halves_and_collapses() {
+        let mut c = CcState::new(Variant::Reno, 10 * MSS, 0);
+        c.on_rto(MSS, 3 * MSS, 0);
+        assert_eq!((c.cwnd, c.ssthresh), (MSS, 2 * MSS));
+    }
+}

@@ -7,6 +7,9 @@
 //! - [`segment`]: the segment and header sizes;
 //! - [`config`]: every parameter with its BSD default;
 //! - [`conn`]: the connection state machine (RFC 793 states; `tcp_input`/`tcp_output`);
+//! - [`input`] / [`output`] / [`reass`]: `tcp_input`, `tcp_output` and `tcp_reass`, as
+//!   `impl TcpConn` blocks;
+//! - [`seq`]: modular sequence-number comparisons;
 //! - [`rtt`]: the Jacobson/Karels estimator on the 500 ms slow timer, backoff, Karn's rule;
 //! - [`cc`]: congestion control (slow start, congestion avoidance, fast retransmit/recovery)
 //!   for the Tahoe, Reno and NewReno variants.
@@ -18,8 +21,15 @@
 pub mod cc;
 pub mod config;
 pub mod conn;
+pub mod input;
+pub mod output;
+pub mod reass;
 pub mod rtt;
 pub mod segment;
+pub mod seq;
+
+#[cfg(test)]
+mod tests;
 
 pub use config::{TcpConfig, Variant};
 pub use conn::{State, TcpConn, TcpStats};
