@@ -75,11 +75,71 @@ fn run<'py>(
     Ok(result)
 }
 
+/// Test hook: run the same machinery as [`run`] (GIL release, progress, interrupts,
+/// conversions) over a fake simulation that reports `reports` times and returns the
+/// given summary JSON and series, or fails after the reports with `error = (code, field,
+/// message)` (code: "parse", "invalid", "internal", or "panic" to panic in the "core").
+/// Lets the binding be tested without the simulator.
+#[pyfunction]
+#[pyo3(signature = (summary_json, time_s, entity, metric, value, *, reports = 10, progress = None, error = None))]
+#[allow(clippy::too_many_arguments)]
+fn _fake_run<'py>(
+    py: Python<'py>,
+    summary_json: &str,
+    time_s: Vec<f64>,
+    entity: Vec<String>,
+    metric: Vec<String>,
+    value: Vec<f64>,
+    reports: u32,
+    progress: Option<Py<PyAny>>,
+    error: Option<(String, String, String)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let failure = match &error {
+        None => None,
+        Some((code, field, message)) => Some(match code.as_str() {
+            "parse" => Ok(atmsim_core::Error::parse(field, message)),
+            "invalid" => Ok(atmsim_core::Error::invalid(field, message)),
+            "internal" => Ok(atmsim_core::Error::internal(message)),
+            "panic" => Err(message.clone()),
+            other => return Err(PyValueError::new_err(format!("unknown error code {other:?}"))),
+        }),
+    };
+    let summary: serde_json::Value =
+        serde_json::from_str(summary_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let series = api::Series { time_s, entity, metric, value };
+    let outcome = py.detach(|| {
+        interrupt::run_interruptible(
+            |report| {
+                for k in 0..=reports {
+                    report(f64::from(k) / f64::from(reports.max(1)));
+                }
+                match failure {
+                    None => Ok((summary, series)),
+                    Some(Ok(e)) => Err(e.in_file("<fake>")),
+                    Some(Err(msg)) => panic!("{msg}"),
+                }
+            },
+            progress,
+        )
+    });
+    let (summary, series) = match outcome {
+        interrupt::Outcome::Done(Ok(out)) => out,
+        interrupt::Outcome::Done(Err(e)) => return Err(errors::to_pyerr(py, &e)),
+        interrupt::Outcome::Stopped(err) => return Err(err),
+        interrupt::Outcome::Panicked(msg) => return Err(errors::panic_to_pyerr(py, "<fake>", &msg)),
+    };
+    let result = PyDict::new(py);
+    result.set_item("summary", convert::json_to_py(py, &summary)?)?;
+    result.set_item("series", convert::series_to_py(py, &series)?)?;
+    Ok(result)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     interrupt::install_quiet_hook();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(_fake_run, m)?)?;
     Ok(())
 }
