@@ -1,0 +1,55 @@
+# atmsim — two commands:
+#   make demo   set up (venv, deps, extension) and run the main job
+#   make test   set up and run all tests (cargo + pytest)
+#
+# Setup is incremental: the venv and Python deps are redone only when pyproject.toml
+# changes, the extension only when Rust sources, Cargo files or pyproject.toml change.
+# Set CARGO_TARGET_DIR to share or separate cargo builds as you like.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+DEPS_STAMP  := $(VENV)/.deps.stamp
+BUILD_STAMP := $(VENV)/.build.stamp
+
+RUST_INPUTS := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml -o -name build.rs 2>/dev/null)
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+ifdef CI
+export CARGO_TERM_PROGRESS_WHEN := never
+export PIP_PROGRESS_BAR := off
+export CARGO_TERM_COLOR := never
+endif
+
+.PHONY: demo test test-rust test-python setup clean
+
+demo: setup
+	$(VENV)/bin/atmsim run scenarios/magic95/table1_w128k.toml --out out/demo
+
+test: test-rust test-python
+
+test-rust:
+	cargo test --workspace --exclude atmsim-py
+
+test-python: setup
+	$(PY) -m pytest -q tests
+
+setup: $(BUILD_STAMP)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Python dependencies (runtime + test extra + maturin), read from pyproject.toml.
+$(DEPS_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(["maturin>=1.9,<2"] + p["dependencies"] + p["optional-dependencies"]["test"]))' > $(VENV)/requirements.txt
+	$(PY) -m pip install -q -r $(VENV)/requirements.txt
+	touch $@
+
+# The extension, built in release mode and installed editable into the venv.
+$(BUILD_STAMP): $(DEPS_STAMP) $(RUST_INPUTS) pyproject.toml
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/maturin develop --release
+	touch $@
+
+clean:
+	rm -rf $(VENV) out python/atmsim/*.so

@@ -1,0 +1,180 @@
+"""The ``atmsim`` command line.
+
+    atmsim run SCENARIO.toml [--seed N] [--out DIR] [--no-batching] [--quiet]
+    atmsim check SCENARIO.toml
+    atmsim version
+
+Exit codes: 0 success; 2 user error (bad scenario, missing file, bad option) printed as
+one line ``error: FILE: FIELD: MESSAGE`` on stderr; 1 internal error (a bug); 130 on
+Ctrl-C. A failed run leaves an existing output directory untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .errors import ScenarioError, SimulationError
+from .progress import progress_bar
+from .results import Results
+from .scenario import Scenario
+
+app = typer.Typer(
+    name="atmsim",
+    help="Deterministic cell-level simulator of TCP/IP over ATM.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+def _stdout() -> Console:
+    return Console()
+
+
+def _stderr() -> Console:
+    return Console(stderr=True)
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    _stderr().print(f"error: {message}", style="red", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def _reported_errors() -> Iterator[None]:
+    """Turn expected failures into one red line on stderr and an exit code."""
+    try:
+        yield
+    except ScenarioError as exc:
+        raise _fail(str(exc), EXIT_USER_ERROR) from None
+    except OSError as exc:  # missing/unreadable scenario, unwritable --out
+        where = exc.filename if exc.filename is not None else ""
+        reason = (exc.strerror or str(exc)).lower()
+        raise _fail(f"{where}: {reason}" if where else reason, EXIT_USER_ERROR) from None
+    except SimulationError as exc:
+        raise _fail(f"{exc} (internal error; please report it)", EXIT_INTERNAL_ERROR) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted; no results written", EXIT_INTERRUPTED) from None
+
+
+ScenarioArg = Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file.", show_default=False)]
+
+
+@app.command()
+def run(
+    scenario: ScenarioArg,
+    seed: Annotated[int | None, typer.Option(help="Override simulation.seed.", min=0)] = None,
+    out: Annotated[Path | None, typer.Option(help="Output directory [default: out/<scenario stem>].")] = None,
+    no_batching: Annotated[bool, typer.Option("--no-batching", help="Serve every cell as its own event.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
+) -> None:
+    """Run a scenario and write summary.json and series.parquet."""
+    out_dir = out if out is not None else Path("out") / scenario.stem
+    with _reported_errors():
+        scen = Scenario.from_toml(scenario)
+        batching = False if no_batching else None
+        if quiet:
+            results = scen.run(seed=seed, batching=batching)
+        else:
+            with progress_bar(scenario.stem, console=_stderr()) as report:
+                results = scen.run(seed=seed, batching=batching, progress=report)
+        results.save(out_dir)
+    if not quiet:
+        print_summary(results, _stdout())
+    _stderr().print(f"wrote {out_dir}", highlight=False, markup=False)
+
+
+@app.command()
+def check(scenario: ScenarioArg) -> None:
+    """Parse and validate a scenario without running it."""
+    with _reported_errors():
+        Scenario.from_toml(scenario).validate()
+    _stdout().print(f"ok: {scenario}", style="green", highlight=False, markup=False)
+
+
+@app.command()
+def version() -> None:
+    """Print the atmsim version."""
+    typer.echo(f"atmsim {__version__}")
+
+
+# ----- summary tables ---------------------------------------------------------------------
+
+
+def _keys_like(rows: Sequence[Mapping[str, Any]], *fragments: str) -> list[str]:
+    """Numeric keys whose name contains one of ``fragments``, in order of first appearance."""
+    keys: list[str] = []
+    for row in rows:
+        for k, v in row.items():
+            if k not in keys and any(f in k for f in fragments) and isinstance(v, int | float):
+                keys.append(k)
+    return keys
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return "—" if v is None else str(v)
+
+
+def connections_table(summary: Mapping[str, Any]) -> Table | None:
+    rows = summary.get("connections") or []
+    if not rows:
+        return None
+    extra = _keys_like(rows, "retrans", "timeout")
+    table = Table(title="connections", title_justify="left")
+    table.add_column("name")
+    table.add_column("goodput Mb/s", justify="right")
+    for k in extra:
+        table.add_column(k, justify="right")
+    for row in rows:
+        goodput = row.get("goodput_bps")
+        mbps = f"{goodput / 1e6:.3f}" if isinstance(goodput, int | float) else "—"
+        table.add_row(str(row.get("name", "?")), mbps, *(_fmt(row.get(k)) for k in extra))
+    return table
+
+
+def ports_table(summary: Mapping[str, Any]) -> Table | None:
+    rows = summary.get("ports") or []
+    drops = _keys_like(rows, "drop")
+    if not rows or not drops:
+        return None
+    table = Table(title="ports", title_justify="left")
+    table.add_column("name")
+    for k in drops:
+        table.add_column(k, justify="right")
+    for row in rows:
+        table.add_row(str(row.get("name", "?")), *(_fmt(row.get(k)) for k in drops))
+    return table
+
+
+def print_summary(results: Results, console: Console) -> None:
+    s = results.summary
+    console.print(
+        f"[bold]{s.get('scenario', '?')}[/bold]  seed {s.get('seed', '?')}  "
+        f"duration {_fmt(s.get('duration_s'))} s  warmup {_fmt(s.get('warmup_s'))} s",
+        highlight=False,
+    )
+    for table in (connections_table(s), ports_table(s)):
+        if table is not None:
+            console.print(table)
+
+
+def main() -> None:
+    app(prog_name="atmsim")
+
+
+if __name__ == "__main__":
+    main()

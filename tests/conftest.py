@@ -1,0 +1,44 @@
+"""Shared fixtures: paths and a small hand-made Results that needs no simulator."""
+
+from __future__ import annotations
+
+from array import array
+from pathlib import Path
+
+import pytest
+
+from atmsim import Results
+
+REPO = Path(__file__).resolve().parent.parent
+SCENARIOS = REPO / "scenarios"
+
+
+@pytest.fixture
+def sample_core_output() -> dict:
+    """Shaped like the dict ``atmsim._core.run`` returns."""
+    return {
+        "summary": {
+            "scenario": "sample",
+            "seed": 7,
+            "duration_s": 2.0,
+            "warmup_s": 0.5,
+            "connections": [
+                {"name": "tcp0", "goodput_bps": 64.0e6, "retransmissions": 3, "timeouts": 0},
+                {"name": "tcp1", "goodput_bps": 60.5e6, "retransmissions": 5, "timeouts": 1},
+            ],
+            "ports": [{"name": "sw0.p1", "dropped_cells": 120}, {"name": "sw0.p2", "dropped_cells": 0}],
+            "conservation": {"cells_sent": 10, "cells_delivered": 9, "cells_dropped": 1, "cells_in_flight": 0},
+            "run": {"events": 12345, "wall_s": 0.01},
+        },
+        "series": {
+            "time_s": array("d", [0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 1.0]),
+            "entity": ["tcp0", "tcp1", "tcp0", "tcp1", "tcp0", "tcp1", "sw0.p1"],
+            "metric": ["cwnd_bytes"] * 6 + ["queue_cells"],
+            "value": array("d", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 42.0]),
+        },
+    }
+
+
+@pytest.fixture
+def sample_results(sample_core_output) -> Results:
+    return Results.from_core(sample_core_output)

@@ -1,0 +1,148 @@
+"""CLI behaviour that needs no simulator: errors, version, summary tables."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+
+import atmsim
+from atmsim import Results
+from atmsim.cli import connections_table, ports_table, print_summary
+
+
+def atmsim_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "atmsim", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_missing_scenario_is_one_line_exit_2(command, tmp_path):
+    missing = tmp_path / "nope.toml"
+    proc = atmsim_cli(command, str(missing), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [f"error: {missing}: no such file or directory"]
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_scenario_that_is_a_directory_is_a_user_error(tmp_path):
+    proc = atmsim_cli("check", str(tmp_path))
+    assert proc.returncode == 2
+    assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith("error: ")
+
+
+def test_version():
+    proc = atmsim_cli("version")
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"atmsim {atmsim.__version__}"
+
+
+@pytest.mark.parametrize("args", [[], ["--help"], ["run", "--help"]])
+def test_help(args):
+    proc = atmsim_cli(*args)
+    assert proc.returncode in (0, 2)  # click exits 2 when no command is given
+    assert "Usage" in proc.stdout + proc.stderr
+
+
+def test_bad_option_exits_2():
+    proc = atmsim_cli("run", "x.toml", "--seed", "-3")
+    assert proc.returncode == 2
+
+
+def _render(renderable) -> str:
+    console = Console(width=120, record=True, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_connections_table(sample_results):
+    text = _render(connections_table(sample_results.summary))
+    for part in ["goodput Mb/s", "retransmissions", "timeouts", "tcp0", "64.000", "60.500"]:
+        assert part in text
+
+
+def test_ports_table(sample_results):
+    text = _render(ports_table(sample_results.summary))
+    assert "dropped_cells" in text and "sw0.p1" in text and "120" in text
+
+
+@pytest.mark.parametrize("summary", [{}, {"connections": [], "ports": [{"name": "p"}]}])
+def test_tables_tolerate_missing_keys(summary):
+    assert connections_table(summary) is None
+    assert ports_table(summary) is None
+    console = Console(record=True, file=open("/dev/null", "w"))
+    print_summary(Results(summary, None), console)
+    assert "?" in console.export_text()
+
+
+# ----- `atmsim run` over a fake core (the real one is exercised in test_run.py) -----------
+
+@pytest.fixture
+def fake_core(monkeypatch, sample_core_output):
+    """Replace _core.run by one that reports progress and returns the sample output."""
+    calls: list[dict] = []
+
+    def run(text, fmt="toml", origin="<string>", *, seed=None, batching=None, progress=None):
+        calls.append({"text": text, "fmt": fmt, "origin": origin, "seed": seed, "batching": batching})
+        for k in range(5):
+            if progress is not None:
+                progress(k / 4)
+        if "broken" in text:
+            raise atmsim.ScenarioError("expected a positive rate", file=origin, field="link[2].rate_bps")
+        return sample_core_output
+
+    monkeypatch.setattr(atmsim._core, "run", run)
+    return calls
+
+
+def invoke(*args: str):
+    from typer.testing import CliRunner
+
+    from atmsim.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize(
+    ("extra", "seed", "batching", "shows_tables"),
+    [([], None, None, True), (["--seed", "5", "--no-batching"], 5, False, True), (["--quiet"], None, None, False)],
+)
+def test_run_writes_outputs_and_prints_tables(fake_core, tmp_path, extra, seed, batching, shows_tables):
+    scenario = tmp_path / "w64k.toml"
+    scenario.write_text("[simulation]\nseed = 1\n")
+    out = tmp_path / "results"
+    result = invoke("run", str(scenario), "--out", str(out), *extra)
+    assert result.exit_code == 0, result.output
+    assert fake_core == [{"text": "[simulation]\nseed = 1\n", "fmt": "toml", "origin": str(scenario), "seed": seed, "batching": batching}]
+    assert Results.load(out).summary["seed"] == 7
+    assert ("goodput Mb/s" in result.stdout) == shows_tables
+    assert f"wrote {out}" in result.stderr
+
+
+def test_run_default_out_dir(fake_core, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "w64k.toml").write_text("[simulation]\nseed = 1\n")
+    assert invoke("run", "w64k.toml", "--quiet").exit_code == 0
+    assert (tmp_path / "out" / "w64k" / "summary.json").exists()
+
+
+def test_failed_run_is_one_line_and_leaves_out_untouched(fake_core, tmp_path):
+    scenario = tmp_path / "bad.toml"
+    scenario.write_text("# broken\n[simulation]\n")
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "summary.json").write_text("earlier")
+    result = invoke("run", str(scenario), "--out", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == f"error: {scenario}: link[2].rate_bps: expected a positive rate"
+    assert [p.name for p in out.iterdir()] == ["summary.json"]
+    assert (out / "summary.json").read_text() == "earlier"
