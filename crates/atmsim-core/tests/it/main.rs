@@ -1,5 +1,6 @@
 //! Integration tests of atmsim-core, one binary; each module is named after a behaviour.
 
 mod cells_flow_through_switches;
+mod magic_table1;
 mod common;
 mod scenario_errors;

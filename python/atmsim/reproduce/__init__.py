@@ -1,0 +1,14 @@
+"""Reproductions of the published studies: one module per study (DESIGN.md §5).
+
+Each module exposes ``run(out_dir, full=False, seed=1, progress=True) -> Path`` which runs the
+study's experiments, writes its tables and figures beside the paper's numbers, and returns the
+path of the HTML report.
+"""
+
+from __future__ import annotations
+
+STUDIES = {
+    "magic95": "atmsim.reproduce.magic95",
+}
+
+__all__ = ["STUDIES"]
