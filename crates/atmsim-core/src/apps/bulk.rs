@@ -44,7 +44,9 @@ impl BulkSender {
                 self.cur_left = self.write_bytes.min(left_total);
             }
             let space = tcp.send_space();
-            if space == 0 || (space < self.lowat && space < self.cur_left) {
+            // soreserve() clamps the low-water mark to the buffer size.
+            let lowat = self.lowat.min(tcp.snd_buf_bytes() as u64);
+            if space == 0 || (space < lowat && space < self.cur_left) {
                 return;
             }
             let n = tcp.send(space.min(self.cur_left));
