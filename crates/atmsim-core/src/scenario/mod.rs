@@ -21,7 +21,7 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
             serde_path_to_error::deserialize(de).map_err(|e| {
                 let path = clean_path(&e.path().to_string());
                 let inner = e.into_inner();
-                let mut msg = inner.message().to_string();
+                let mut msg = one_line(inner.message());
                 if let Some(span) = inner.span() {
                     let (line, col) = line_col(text, span.start);
                     msg = format!("{msg} (line {line}, column {col})");
@@ -33,11 +33,16 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
             let mut de = serde_json::Deserializer::from_str(text);
             serde_path_to_error::deserialize(&mut de).map_err(|e| {
                 let path = clean_path(&e.path().to_string());
-                Error::parse(path, e.into_inner().to_string())
+                Error::parse(path, one_line(&e.into_inner().to_string()))
             })
         }
     };
     r.map_err(|e| e.in_file(origin))
+}
+
+/// Error messages stay on one line (the CLI prints exactly one line per error).
+fn one_line(m: &str) -> String {
+    m.trim().split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
 }
 
 /// serde_path_to_error prints "." for the root and "?" for unknown segments.
@@ -96,6 +101,7 @@ name = "a"
     fn toml_syntax_error_reports_a_line() {
         let e = parse("[simulation\nduration_s = 1", Format::Toml, "x.toml").unwrap_err();
         assert!(e.message.contains("line 1"), "{}", e.message);
+        assert!(!e.message.contains('\n'), "{}", e.message);
     }
 
     #[test]
