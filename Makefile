@@ -24,7 +24,7 @@ endif
 .PHONY: demo test test-rust test-python setup clean
 
 demo: setup
-	$(VENV)/bin/atmsim run scenarios/magic95/table1_w128k.toml --out out/demo
+	$(VENV)/bin/atmsim reproduce magic95 --out out/magic95
 
 test: test-rust test-python
 

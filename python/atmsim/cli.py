@@ -2,6 +2,7 @@
 
     atmsim run SCENARIO.toml [--seed N] [--out DIR] [--no-batching] [--quiet]
     atmsim check SCENARIO.toml
+    atmsim reproduce STUDY [--full] [--seed N] [--out DIR]
     atmsim version
 
 Exit codes: 0 success; 2 user error (bad scenario, missing file, bad option) printed as
@@ -12,6 +13,7 @@ Ctrl-C. A failed run leaves an existing output directory untouched.
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,7 +24,8 @@ from rich.table import Table
 
 from . import __version__
 from .errors import ScenarioError, SimulationError
-from .progress import progress_bar
+from .progress import progress_bar, runs_bar
+from .reproduce import STUDIES
 from .results import Results
 from .scenario import Scenario
 
@@ -105,6 +108,28 @@ def check(scenario: ScenarioArg) -> None:
 
 
 @app.command()
+def reproduce(
+    study: Annotated[str, typer.Argument(metavar="STUDY", help="Study to reproduce: " + ", ".join(sorted(STUDIES)) + ".")],
+    full: Annotated[bool, typer.Option("--full", help="The paper's scale instead of quick mode.")] = False,
+    seed: Annotated[int, typer.Option(help="Master seed.", min=0)] = 1,
+    out: Annotated[Path | None, typer.Option(help="Report directory [default: out/<study>].")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a study's experiments and write its report (tables and figures beside the paper's)."""
+    if study not in STUDIES:
+        raise _fail(f"unknown study `{study}`: expected one of {', '.join(sorted(STUDIES))}", EXIT_USER_ERROR)
+    module = importlib.import_module(STUDIES[study])
+    out_dir = out if out is not None else Path("out") / study
+    with _reported_errors():
+        if quiet:
+            report = module.run(out_dir, full=full, seed=seed)
+        else:
+            with runs_bar(study, console=_stderr()) as tick:
+                report = module.run(out_dir, full=full, seed=seed, progress=tick)
+    _stderr().print(f"wrote {report}", highlight=False, markup=False)
+
+
+@app.command()
 def version() -> None:
     """Print the atmsim version."""
     typer.echo(f"atmsim {__version__}")
@@ -133,7 +158,7 @@ def connections_table(summary: Mapping[str, Any]) -> Table | None:
     rows = summary.get("connections") or []
     if not rows:
         return None
-    extra = _keys_like(rows, "retrans", "timeout")
+    extra = _keys_like(rows, "rexmt_segs", "retrans", "timeout")
     table = Table(title="connections", title_justify="left")
     table.add_column("name")
     table.add_column("goodput Mb/s", justify="right")

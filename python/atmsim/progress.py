@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-__all__ = ["progress_bar"]
+__all__ = ["progress_bar", "runs_bar"]
 
 
 @contextlib.contextmanager
@@ -29,3 +29,23 @@ def progress_bar(label: str, console: Console | None = None) -> Iterator[Callabl
             bar.update(task, completed=min(max(fraction, 0.0), 1.0))
 
         yield report
+
+
+@contextlib.contextmanager
+def runs_bar(label: str, console: Console | None = None) -> Iterator[Callable[[int, int, str], None]]:
+    """Yield a callback ``tick(done, total, what)`` for a sequence of runs."""
+    console = console or Console(stderr=True)
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TextColumn("{task.fields[what]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(label, total=None, what="")
+
+        def tick(done: int, total: int, what: str) -> None:
+            bar.update(task, completed=done, total=total, what=what)
+
+        yield tick

@@ -4,3 +4,4 @@ mod cells_flow_through_switches;
 mod magic_table1;
 mod common;
 mod scenario_errors;
+mod tcp_recovers_from_cell_loss;
