@@ -4,7 +4,7 @@
 //! process, on one core, and prints the best and median wall time with the derived rates:
 //!
 //! - (a) MAGIC Experiment 1, 128 KB window, 60 simulated seconds;
-//! - (b) 64 greedy VCs through one round-robin OC-3c port, 2 simulated seconds.
+//! - (b) 64 greedy VCs through one round-robin OC-3c port, 20 simulated seconds.
 //!
 //! "events" counts every event the model executes: those popped from the queue plus the
 //! steps batching took inline (the same number with batching off). Run with
@@ -15,13 +15,29 @@ use atmsim_core::api::{self, Format, RunOptions};
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let quick = std::env::args().any(|a| a == "--quick");
     let reps = if quick { 1 } else { 5 };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    println!("{:<28} {:>9} {:>9} {:>12} {:>12} {:>14} {:>14}", "scenario", "best_s", "median_s", "events", "cell_hops", "events/s", "cell_hops/s");
-    for (label, rel) in [("(a) magic 128KB 60s", "scenarios/bench/magic_w128k_60s.toml"), ("(b) rr64 oc3c 2s", "scenarios/bench/rr64.toml")] {
-        if !args.is_empty() && !args.iter().any(|a| label.contains(a.as_str()) || rel.contains(a.as_str())) {
+    println!(
+        "{:<28} {:>9} {:>9} {:>12} {:>12} {:>14} {:>14}",
+        "scenario", "best_s", "median_s", "events", "cell_hops", "events/s", "cell_hops/s"
+    );
+    for (label, rel) in [
+        (
+            "(a) magic 128KB 60s",
+            "scenarios/bench/magic_w128k_60s.toml",
+        ),
+        ("(b) rr64 oc3c 20s", "scenarios/bench/rr64.toml"),
+    ] {
+        if !args.is_empty()
+            && !args
+                .iter()
+                .any(|a| label.contains(a.as_str()) || rel.contains(a.as_str()))
+        {
             continue;
         }
         let text = std::fs::read_to_string(root.join(rel)).expect("bench scenario");
@@ -29,7 +45,10 @@ fn main() {
         let mut last = None;
         for _ in 0..reps {
             let t = Instant::now();
-            let out = api::run_str(&text, Format::Toml, rel, RunOptions::default(), &mut |_| {}).expect("bench run");
+            let out = api::run_str(&text, Format::Toml, rel, RunOptions::default(), &mut |_| {
+                std::ops::ControlFlow::Continue(())
+            })
+            .expect("bench run");
             walls.push(t.elapsed().as_secs_f64());
             last = Some(out.summary);
         }

@@ -3,11 +3,12 @@
 //! Owns: [`Format`], [`RunOptions`], [`RunOutput`], [`Series`], [`validate_str`] and
 //! [`run_str`]. The Python extension (`crates/atmsim-py`) is a thin wrapper over these.
 
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::measure::report;
 use crate::net::Network;
 use crate::scenario::{self, ScenarioDoc};
 use serde_json::json;
+use std::ops::ControlFlow;
 
 /// Text format of a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,32 +51,43 @@ pub fn validate_str(text: &str, format: Format, origin: &str) -> Result<()> {
 }
 
 /// Parse, validate and run a scenario. `progress` is called with the fraction of simulated
-/// time done (0.0 ..= 1.0), at most a few hundred times per run.
+/// time done (0.0 ..= 1.0), at most a few hundred times per run; returning
+/// `ControlFlow::Break(())` stops the run with an [`ErrorKind::Interrupted`] error.
 pub fn run_str(
     text: &str,
     format: Format,
     origin: &str,
     opts: RunOptions,
-    progress: &mut dyn FnMut(f64),
+    progress: &mut dyn FnMut(f64) -> ControlFlow<()>,
 ) -> Result<RunOutput> {
     let doc = scenario::parse(text, format, origin)?;
     let name = doc.name.clone().unwrap_or_else(|| default_name(origin));
     let mut net = scenario::build(&doc, opts.seed, opts.batching).map_err(|e| e.in_file(origin))?;
     let seed = opts.seed.unwrap_or(doc.simulation.seed as u64);
     let wall = std::time::Instant::now();
-    net.run(progress);
+    if !net.run(progress) {
+        return Err(Error {
+            kind: ErrorKind::Interrupted,
+            file: origin.to_string(),
+            field: String::new(),
+            message: "run stopped by the caller".into(),
+        });
+    }
     let wall_s = wall.elapsed().as_secs_f64();
     let mut summary = report::summary(&net, wall_s);
     summary["scenario"] = json!(name);
     summary["seed"] = json!(seed);
-    Ok(RunOutput { summary, series: net.rec.to_series() })
+    Ok(RunOutput {
+        summary,
+        series: net.rec.to_series(),
+    })
 }
 
 /// Build and run a network from an already parsed document (for tests and benchmarks).
 pub fn run_doc(doc: &ScenarioDoc, opts: RunOptions) -> Result<(Network, serde_json::Value)> {
     let mut net = scenario::build(doc, opts.seed, opts.batching)?;
     let wall = std::time::Instant::now();
-    net.run(&mut |_| {});
+    net.run(&mut |_| ControlFlow::Continue(()));
     let s = report::summary(&net, wall.elapsed().as_secs_f64());
     Ok((net, s))
 }

@@ -16,6 +16,8 @@ pub enum ErrorKind {
     Invalid,
     /// The simulation itself failed (an internal invariant broke): a bug, please report.
     Internal,
+    /// The caller's progress callback asked to stop; the run's results are discarded.
+    Interrupted,
 }
 
 impl ErrorKind {
@@ -24,6 +26,7 @@ impl ErrorKind {
             ErrorKind::Parse => "parse",
             ErrorKind::Invalid => "invalid",
             ErrorKind::Internal => "internal",
+            ErrorKind::Interrupted => "interrupted",
         }
     }
 }
@@ -42,13 +45,28 @@ pub struct Error {
 
 impl Error {
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Invalid, file: String::new(), field: field.into(), message: message.into() }
+        Error {
+            kind: ErrorKind::Invalid,
+            file: String::new(),
+            field: field.into(),
+            message: message.into(),
+        }
     }
     pub fn parse(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Parse, file: String::new(), field: field.into(), message: message.into() }
+        Error {
+            kind: ErrorKind::Parse,
+            file: String::new(),
+            field: field.into(),
+            message: message.into(),
+        }
     }
     pub fn internal(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Internal, file: String::new(), field: String::new(), message: message.into() }
+        Error {
+            kind: ErrorKind::Internal,
+            file: String::new(),
+            field: String::new(),
+            message: message.into(),
+        }
     }
     pub fn in_file(mut self, file: &str) -> Self {
         if self.file.is_empty() {

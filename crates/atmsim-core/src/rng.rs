@@ -10,8 +10,8 @@
 //! `(seed, purpose, index)`; the derivation is fixed, so a scenario and seed give the same
 //! draws on every machine.
 
-use rand::SeedableRng;
 pub use rand::Rng;
+use rand::SeedableRng;
 
 /// The generator used for every stream.
 pub type Stream = rand_xoshiro::Xoshiro256PlusPlus;
@@ -48,10 +48,30 @@ mod tests {
 
     #[test]
     fn same_inputs_same_stream_and_different_indices_differ() {
-        let a: Vec<u64> = (0..4).map({ let mut r = stream(7, Purpose::App, 3); move |_| r.gen() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut r = stream(7, Purpose::App, 3); move |_| r.gen() }).collect();
-        let c: Vec<u64> = (0..4).map({ let mut r = stream(7, Purpose::App, 4); move |_| r.gen() }).collect();
-        let d: Vec<u64> = (0..4).map({ let mut r = stream(7, Purpose::TcpEndpoint, 3); move |_| r.gen() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, Purpose::App, 3);
+                move |_| r.gen()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, Purpose::App, 3);
+                move |_| r.gen()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, Purpose::App, 4);
+                move |_| r.gen()
+            })
+            .collect();
+        let d: Vec<u64> = (0..4)
+            .map({
+                let mut r = stream(7, Purpose::TcpEndpoint, 3);
+                move |_| r.gen()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

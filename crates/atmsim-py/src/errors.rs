@@ -10,6 +10,7 @@
 //! | `Parse` | `"parse"` | `atmsim.ScenarioError` |
 //! | `Invalid` | `"invalid"` | `atmsim.ScenarioError` |
 //! | `Internal` | `"internal"` | `atmsim.SimulationError` |
+//! | `Interrupted` | `"interrupted"` | the Python error that asked to stop (Ctrl-C, callback) |
 //! | (panic in the core) | `"internal"` | `atmsim.SimulationError` |
 
 use atmsim_core::{Error, ErrorKind};
@@ -19,7 +20,9 @@ use pyo3::types::PyDict;
 fn class_for(kind: ErrorKind) -> &'static str {
     match kind {
         ErrorKind::Parse | ErrorKind::Invalid => "ScenarioError",
-        ErrorKind::Internal => "SimulationError",
+        // `Interrupted` only arises when Python asked to stop; the Python error is raised
+        // instead (see `interrupt`), so this mapping is a fallback.
+        ErrorKind::Internal | ErrorKind::Interrupted => "SimulationError",
     }
 }
 

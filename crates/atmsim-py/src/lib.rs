@@ -123,7 +123,9 @@ fn _fake_run<'py>(
         interrupt::run_interruptible(
             |report| {
                 for k in 0..=reports {
-                    report(f64::from(k) / f64::from(reports.max(1)));
+                    if report(f64::from(k) / f64::from(reports.max(1))).is_break() {
+                        return Err(atmsim_core::Error::internal("stopped").in_file("<fake>"));
+                    }
                 }
                 match failure {
                     None => Ok((summary, series)),
@@ -150,7 +152,6 @@ fn _fake_run<'py>(
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    interrupt::install_quiet_hook();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

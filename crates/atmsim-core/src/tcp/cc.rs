@@ -103,9 +103,9 @@ impl CcState {
             self.ssthresh = halved_window(snd_wnd, self.cwnd, mss);
             let cwnd_after = match self.variant {
                 Variant::Tahoe => mss,
-                Variant::Reno | Variant::NewReno => {
-                    self.ssthresh.saturating_add(mss.saturating_mul(self.dupacks))
-                }
+                Variant::Reno | Variant::NewReno => self
+                    .ssthresh
+                    .saturating_add(mss.saturating_mul(self.dupacks)),
             };
             if self.variant == Variant::NewReno {
                 self.recover = snd_max;
@@ -221,7 +221,9 @@ mod tests {
         assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::None);
         assert_eq!(
             c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3),
-            DupAckAction::FastRetransmit { cwnd_after: 8 * MSS }
+            DupAckAction::FastRetransmit {
+                cwnd_after: 8 * MSS
+            }
         );
         assert_eq!(c.ssthresh, 5 * MSS);
         c.cwnd = 8 * MSS;
@@ -253,10 +255,16 @@ mod tests {
         }
         assert!(c.in_recovery);
         c.cwnd = 8 * MSS;
-        assert_eq!(c.on_new_ack(MSS, 2 * MSS, 2 * MSS, 3, 0), NewAckAction::RetransmitHole);
+        assert_eq!(
+            c.on_new_ack(MSS, 2 * MSS, 2 * MSS, 3, 0),
+            NewAckAction::RetransmitHole
+        );
         assert_eq!(c.cwnd, 7 * MSS);
         assert!(c.in_recovery);
-        assert_eq!(c.on_new_ack(MSS, 10 * MSS, 8 * MSS, 3, 0), NewAckAction::None);
+        assert_eq!(
+            c.on_new_ack(MSS, 10 * MSS, 8 * MSS, 3, 0),
+            NewAckAction::None
+        );
         assert!(!c.in_recovery);
         // min(7000, ssthresh 5000) = 5000, then + mss (cw == ssthresh: slow-start step).
         assert_eq!(c.cwnd, 6 * MSS);

@@ -47,7 +47,10 @@ impl State {
     /// `TCPS_HAVERCVDFIN`: a FIN has been received (no more data will arrive).
     #[inline]
     pub fn have_rcvd_fin(self) -> bool {
-        matches!(self, State::CloseWait | State::Closing | State::LastAck | State::TimeWait)
+        matches!(
+            self,
+            State::CloseWait | State::Closing | State::LastAck | State::TimeWait
+        )
     }
 }
 
@@ -194,7 +197,11 @@ impl TcpConn {
             t_persist: 0,
             t_2msl: 0,
             rtt: RttEstimator::new(cfg.rto_initial_ticks, cfg.rto_min_ticks, cfg.rto_max_ticks),
-            cc: CcState::new(cfg.variant, maxseg.saturating_mul(cfg.initial_cwnd_segments.max(1)), iss),
+            cc: CcState::new(
+                cfg.variant,
+                maxseg.saturating_mul(cfg.initial_cwnd_segments.max(1)),
+                iss,
+            ),
             last_rcv: SimTime::ZERO,
             cont_idle: None,
             out_queue: VecDeque::new(),

@@ -1,7 +1,7 @@
 //! Integration tests of atmsim-core, one binary; each module is named after a behaviour.
 
 mod cells_flow_through_switches;
-mod magic_table1;
 mod common;
+mod magic_table1;
 mod scenario_errors;
 mod tcp_recovers_from_cell_loss;
