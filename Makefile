@@ -1,6 +1,7 @@
 # atmsim — two commands:
 #   make demo   set up (venv, deps, extension) and run the main job
 #   make test   set up and run all tests (cargo + pytest)
+#   make bench  benchmarks (events/s, cell-hops/s)
 #
 # Setup is incremental: the venv and Python deps are redone only when pyproject.toml
 # changes, the extension only when Rust sources, Cargo files or pyproject.toml change.
@@ -21,12 +22,17 @@ export PIP_PROGRESS_BAR := off
 export CARGO_TERM_COLOR := never
 endif
 
-.PHONY: demo test test-rust test-python setup clean
+.PHONY: demo test test-rust test-python setup bench clean
 
 demo: setup
 	$(VENV)/bin/atmsim reproduce magic95 --out out/magic95
 
 test: test-rust test-python
+
+# Benchmarks (not part of the tests): whole-scenario throughput, then the event-queue micro-benchmark.
+bench:
+	cargo bench -p atmsim-core --bench throughput
+	cargo bench -p atmsim-core --bench kernel
 
 test-rust:
 	cargo test --workspace --exclude atmsim-py

@@ -1,8 +1,4 @@
-"""End-to-end runs through the real simulator (atmsim-core).
-
-These need the core's scenario parser and simulator; until they land, every test here
-fails with SimulationError("not implemented yet").
-"""
+"""End-to-end runs through the real simulator (atmsim-core), from Python and the CLI."""
 
 from __future__ import annotations
 
