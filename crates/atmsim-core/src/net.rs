@@ -477,6 +477,11 @@ impl Network {
         for (i, p) in self.ports.iter().enumerate() {
             let e = self.rec.port_entity(i);
             self.rec.push(t, e, "queue_cells", p.occupancy as f64);
+            self.rec.push(t, e, "drops_cells", p.stats.drops() as f64);
+        }
+        for (i, h) in self.hosts.iter().enumerate() {
+            let e = self.rec.host_entity(i);
+            self.rec.push(t, e, "frames_discarded", h.frames_corrupt as f64);
         }
     }
 

@@ -21,13 +21,14 @@ pub struct Recorder {
     metric_names: Vec<&'static str>,
     conn_entities: Vec<u32>,
     port_entities: Vec<u32>,
+    host_entities: Vec<u32>,
     /// Port counters at the end of the warm-up (empty if there was no warm-up).
     pub ports_warm: Vec<PortStats>,
 }
 
 impl Recorder {
     /// Declare the entities (in arena order) so probes can refer to them by index.
-    pub fn new(conn_names: &[String], port_names: &[String]) -> Self {
+    pub fn new(conn_names: &[String], port_names: &[String], host_names: &[String]) -> Self {
         let mut r = Recorder::default();
         for n in conn_names {
             r.conn_entities.push(r.entity_names.len() as u32);
@@ -37,6 +38,10 @@ impl Recorder {
             r.port_entities.push(r.entity_names.len() as u32);
             r.entity_names.push(format!("port:{n}"));
         }
+        for n in host_names {
+            r.host_entities.push(r.entity_names.len() as u32);
+            r.entity_names.push(format!("host:{n}"));
+        }
         r
     }
 
@@ -45,6 +50,9 @@ impl Recorder {
     }
     pub fn port_entity(&self, i: usize) -> u32 {
         self.port_entities[i]
+    }
+    pub fn host_entity(&self, i: usize) -> u32 {
+        self.host_entities[i]
     }
 
     pub fn push(&mut self, t: f64, entity: u32, metric: &'static str, value: f64) {

@@ -730,6 +730,7 @@ pub fn build(
     }
 
     let port_names: Vec<String> = ports.iter().map(|p| p.name.clone()).collect();
+    let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
     let mut net = Network {
         q: EventQueue::new(),
         now: SimTime::ZERO,
@@ -745,7 +746,7 @@ pub fn build(
         sources,
         frames: Frames::default(),
         cells: CellCounts::default(),
-        rec: Recorder::new(&conn_names, &port_names),
+        rec: Recorder::new(&conn_names, &port_names, &host_names),
         cell_hops: 0,
         inline_steps: 0,
     };
