@@ -15,10 +15,7 @@ use atmsim_core::api::{self, Format, RunOptions};
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let quick = std::env::args().any(|a| a == "--quick");
     let reps = if quick { 1 } else { 5 };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -27,17 +24,10 @@ fn main() {
         "scenario", "best_s", "median_s", "events", "cell_hops", "events/s", "cell_hops/s"
     );
     for (label, rel) in [
-        (
-            "(a) magic 128KB 60s",
-            "scenarios/bench/magic_w128k_60s.toml",
-        ),
+        ("(a) magic 128KB 60s", "scenarios/bench/magic_w128k_60s.toml"),
         ("(b) rr64 oc3c 20s", "scenarios/bench/rr64.toml"),
     ] {
-        if !args.is_empty()
-            && !args
-                .iter()
-                .any(|a| label.contains(a.as_str()) || rel.contains(a.as_str()))
-        {
+        if !args.is_empty() && !args.iter().any(|a| label.contains(a.as_str()) || rel.contains(a.as_str())) {
             continue;
         }
         let text = std::fs::read_to_string(root.join(rel)).expect("bench scenario");

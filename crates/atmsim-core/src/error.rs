@@ -45,28 +45,13 @@ pub struct Error {
 
 impl Error {
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Invalid,
-            file: String::new(),
-            field: field.into(),
-            message: message.into(),
-        }
+        Error { kind: ErrorKind::Invalid, file: String::new(), field: field.into(), message: message.into() }
     }
     pub fn parse(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Parse,
-            file: String::new(),
-            field: field.into(),
-            message: message.into(),
-        }
+        Error { kind: ErrorKind::Parse, file: String::new(), field: field.into(), message: message.into() }
     }
     pub fn internal(message: impl Into<String>) -> Self {
-        Error {
-            kind: ErrorKind::Internal,
-            file: String::new(),
-            field: String::new(),
-            message: message.into(),
-        }
+        Error { kind: ErrorKind::Internal, file: String::new(), field: String::new(), message: message.into() }
     }
     pub fn in_file(mut self, file: &str) -> Self {
         if self.file.is_empty() {

@@ -68,12 +68,7 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
-            seq: 0,
-            cancelled: HashSet::new(),
-            popped: 0,
-        }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, cancelled: HashSet::new(), popped: 0 }
     }
 
     /// Schedule `ev` at `time`. Events at equal times run in scheduling order.
@@ -81,10 +76,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn schedule(&mut self, time: SimTime, ev: E) -> EventKey {
         let seq = self.seq;
         self.seq += 1;
-        self.heap.push(Entry {
-            key: ((time.0 as u128) << 64) | seq as u128,
-            ev,
-        });
+        self.heap.push(Entry { key: ((time.0 as u128) << 64) | seq as u128, ev });
         EventKey(seq)
     }
 

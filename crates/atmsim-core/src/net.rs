@@ -165,10 +165,7 @@ impl Network {
     fn port_tx_done(&mut self, p: PortId) {
         loop {
             let port = &mut self.ports[p.idx()];
-            let cell = port
-                .in_tx
-                .take()
-                .expect("PortTx without a cell in transmission");
+            let cell = port.in_tx.take().expect("PortTx without a cell in transmission");
             port.stats.cells_tx += 1;
             self.cell_hops += 1;
             let link = port.link;
@@ -303,14 +300,7 @@ impl Network {
     }
 
     /// Segment an IP datagram onto VC `vci` of host `h`'s adapter.
-    fn send_datagram(
-        &mut self,
-        h: HostId,
-        port: PortId,
-        vci: u32,
-        payload: Payload,
-        ip_bytes: u32,
-    ) -> bool {
+    fn send_datagram(&mut self, h: HostId, port: PortId, vci: u32, payload: Payload, ip_bytes: u32) -> bool {
         let now = self.now;
         let f = self.frames.alloc(payload, h, ip_bytes, now);
         let ncells = self.frames.get(f).ncells;
@@ -330,15 +320,11 @@ impl Network {
     fn host_receive_cell(&mut self, h: HostId, cell: Cell) {
         self.cells.delivered += 1;
         let host = &mut self.hosts[h.idx()];
-        let verdict = host
-            .reasm
-            .get_mut(cell.vci as usize)
-            .map(|r| r.push(&mut self.frames, cell.frame, cell.is_eof()));
+        let verdict =
+            host.reasm.get_mut(cell.vci as usize).map(|r| r.push(&mut self.frames, cell.frame, cell.is_eof()));
         let verdict = match verdict {
             Some(v) => v,
-            None => host
-                .reassembler(cell.vci)
-                .push(&mut self.frames, cell.frame, cell.is_eof()),
+            None => host.reassembler(cell.vci).push(&mut self.frames, cell.frame, cell.is_eof()),
         };
         match verdict {
             Reassembled::Pending => {}
@@ -415,8 +401,7 @@ impl Network {
         } else {
             let n = conn.ep[1].tcp.recv(u64::MAX);
             conn.bytes_read += n;
-            if n > 0 && conn.finished_at.is_none() && conn.app.total_bytes == Some(conn.bytes_read)
-            {
+            if n > 0 && conn.finished_at.is_none() && conn.app.total_bytes == Some(conn.bytes_read) {
                 conn.finished_at = Some(now);
             }
         }
@@ -426,11 +411,7 @@ impl Network {
                 break;
             };
             let (h, port, vci) = (ep.host, ep.port, ep.vci);
-            let payload = Payload::Tcp {
-                conn: c,
-                side: (1 - side) as u8,
-                seg,
-            };
+            let payload = Payload::Tcp { conn: c, side: (1 - side) as u8, seg };
             self.send_datagram(h, port, vci, payload, seg.ip_bytes());
         }
         let ep = &mut self.conns[c.idx()].ep[side];
@@ -471,8 +452,7 @@ impl Network {
             let gp = (c.bytes_read - c.bytes_read_sampled) as f64 * 8.0 / dt;
             c.bytes_read_sampled = c.bytes_read;
             self.rec.push(t, e, "goodput_bps", gp);
-            self.rec
-                .push(t, e, "rexmt_segs", tcp.stats().rexmt_segs as f64);
+            self.rec.push(t, e, "rexmt_segs", tcp.stats().rexmt_segs as f64);
         }
         for (i, p) in self.ports.iter().enumerate() {
             let e = self.rec.port_entity(i);
@@ -487,22 +467,14 @@ impl Network {
 
     /// Cells inside the network now: queued, in transmission, or on a link.
     pub fn cells_in_flight(&self) -> u64 {
-        let q: u64 = self
-            .ports
-            .iter()
-            .map(|p| p.occupancy as u64 + p.in_tx.is_some() as u64)
-            .sum();
+        let q: u64 = self.ports.iter().map(|p| p.occupancy as u64 + p.in_tx.is_some() as u64).sum();
         let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
         q + l
     }
 
     /// Cells delivered to hosts but waiting in reassembly buffers for an end-of-frame cell.
     pub fn cells_in_reassembly(&self) -> u64 {
-        self.hosts
-            .iter()
-            .flat_map(|h| h.reasm.iter())
-            .map(|r| r.held_cells())
-            .sum()
+        self.hosts.iter().flat_map(|h| h.reasm.iter()).map(|r| r.held_cells()).sum()
     }
 }
 
@@ -523,17 +495,8 @@ mod tests {
     #[test]
     fn grid_points_are_strictly_after_now() {
         let ms = SimDuration::from_millis;
-        assert_eq!(
-            next_grid(SimTime(0), ms(100), ms(500)),
-            SimTime(0) + ms(100)
-        );
-        assert_eq!(
-            next_grid(SimTime(0) + ms(100), ms(100), ms(500)),
-            SimTime(0) + ms(600)
-        );
-        assert_eq!(
-            next_grid(SimTime(0) + ms(601), ms(100), ms(500)),
-            SimTime(0) + ms(1100)
-        );
+        assert_eq!(next_grid(SimTime(0), ms(100), ms(500)), SimTime(0) + ms(100));
+        assert_eq!(next_grid(SimTime(0) + ms(100), ms(100), ms(500)), SimTime(0) + ms(600));
+        assert_eq!(next_grid(SimTime(0) + ms(601), ms(100), ms(500)), SimTime(0) + ms(1100));
     }
 }

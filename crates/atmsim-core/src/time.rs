@@ -149,14 +149,8 @@ pub struct Serializer {
 
 impl Serializer {
     pub fn new(rate: Rate) -> Self {
-        assert!(
-            rate.0 > 0,
-            "rate must be positive (validated by the scenario layer)"
-        );
-        Serializer {
-            rate: rate.0,
-            rem: 0,
-        }
+        assert!(rate.0 > 0, "rate must be positive (validated by the scenario layer)");
+        Serializer { rate: rate.0, rem: 0 }
     }
     pub fn rate(&self) -> Rate {
         Rate(self.rate)
@@ -183,10 +177,7 @@ mod tests {
     #[test]
     fn unit_constructors_agree() {
         assert_eq!(SimDuration::from_secs(1).as_ps(), PS_PER_SEC);
-        assert_eq!(
-            SimDuration::from_millis(1500),
-            SimDuration::from_secs_f64(1.5)
-        );
+        assert_eq!(SimDuration::from_millis(1500), SimDuration::from_secs_f64(1.5));
         assert_eq!(SimDuration::from_micros(3).as_ps(), 3_000_000);
         assert_eq!(SimDuration::from_secs_f64(-1.0), SimDuration::ZERO);
     }

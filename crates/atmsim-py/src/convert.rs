@@ -45,18 +45,14 @@ pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>
 
 fn floats<'py>(py: Python<'py>, xs: &[f64]) -> PyResult<Bound<'py, PyAny>> {
     let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_ne_bytes()).collect();
-    py.import("array")?
-        .getattr("array")?
-        .call1(("d", PyBytes::new(py, &bytes)))
+    py.import("array")?.getattr("array")?.call1(("d", PyBytes::new(py, &bytes)))
 }
 
 fn names<'py>(py: Python<'py>, xs: &[String]) -> PyResult<Bound<'py, PyList>> {
     let mut interned: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
     let list = PyList::empty(py);
     for x in xs {
-        let s = interned
-            .entry(x.as_str())
-            .or_insert_with(|| PyString::new(py, x));
+        let s = interned.entry(x.as_str()).or_insert_with(|| PyString::new(py, x));
         list.append(s.clone())?;
     }
     Ok(list)

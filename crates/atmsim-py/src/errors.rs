@@ -42,25 +42,11 @@ fn build(py: Python<'_>, class: &str, file: &str, field: &str, message: &str, co
 
 /// Convert a core error into the matching `atmsim` exception.
 pub fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
-    build(
-        py,
-        class_for(e.kind),
-        &e.file,
-        &e.field,
-        &e.message,
-        e.kind.code(),
-    )
+    build(py, class_for(e.kind), &e.file, &e.field, &e.message, e.kind.code())
 }
 
 /// A panic inside the core is a bug: report it as a `SimulationError`.
 pub fn panic_to_pyerr(py: Python<'_>, origin: &str, msg: &str) -> PyErr {
     let message = format!("simulator panicked (a bug, please report): {msg}");
-    build(
-        py,
-        "SimulationError",
-        origin,
-        "",
-        &message,
-        ErrorKind::Internal.code(),
-    )
+    build(py, "SimulationError", origin, "", &message, ErrorKind::Internal.code())
 }

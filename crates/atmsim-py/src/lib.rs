@@ -29,9 +29,9 @@ fn parse_format(fmt: &str) -> PyResult<Format> {
     match fmt {
         "toml" => Ok(Format::Toml),
         "json" => Ok(Format::Json),
-        other => Err(PyValueError::new_err(format!(
-            "unknown scenario format {other:?}: expected \"toml\" or \"json\""
-        ))),
+        other => {
+            Err(PyValueError::new_err(format!("unknown scenario format {other:?}: expected \"toml\" or \"json\"")))
+        }
     }
 }
 
@@ -60,12 +60,8 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let format = parse_format(fmt)?;
     let opts = RunOptions { seed, batching };
-    let outcome = py.detach(|| {
-        interrupt::run_interruptible(
-            |report| api::run_str(text, format, origin, opts, report),
-            progress,
-        )
-    });
+    let outcome =
+        py.detach(|| interrupt::run_interruptible(|report| api::run_str(text, format, origin, opts, report), progress));
     let output = match outcome {
         interrupt::Outcome::Done(Ok(out)) => out,
         interrupt::Outcome::Done(Err(e)) => return Err(errors::to_pyerr(py, &e)),
@@ -104,21 +100,12 @@ fn _fake_run<'py>(
             "invalid" => Ok(atmsim_core::Error::invalid(field, message)),
             "internal" => Ok(atmsim_core::Error::internal(message)),
             "panic" => Err(message.clone()),
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown error code {other:?}"
-                )))
-            }
+            other => return Err(PyValueError::new_err(format!("unknown error code {other:?}"))),
         }),
     };
     let summary: serde_json::Value =
         serde_json::from_str(summary_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let series = api::Series {
-        time_s,
-        entity,
-        metric,
-        value,
-    };
+    let series = api::Series { time_s, entity, metric, value };
     let outcome = py.detach(|| {
         interrupt::run_interruptible(
             |report| {
@@ -140,9 +127,7 @@ fn _fake_run<'py>(
         interrupt::Outcome::Done(Ok(out)) => out,
         interrupt::Outcome::Done(Err(e)) => return Err(errors::to_pyerr(py, &e)),
         interrupt::Outcome::Stopped(err) => return Err(err),
-        interrupt::Outcome::Panicked(msg) => {
-            return Err(errors::panic_to_pyerr(py, "<fake>", &msg))
-        }
+        interrupt::Outcome::Panicked(msg) => return Err(errors::panic_to_pyerr(py, "<fake>", &msg)),
     };
     let result = PyDict::new(py);
     result.set_item("summary", convert::json_to_py(py, &summary)?)?;

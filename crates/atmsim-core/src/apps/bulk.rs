@@ -25,15 +25,7 @@ pub struct BulkSender {
 
 impl BulkSender {
     pub fn new(write_bytes: u64, total_bytes: Option<u64>, lowat: u64) -> Self {
-        BulkSender {
-            write_bytes,
-            total_bytes,
-            lowat,
-            cur_left: 0,
-            written: 0,
-            writes: 0,
-            closed: false,
-        }
+        BulkSender { write_bytes, total_bytes, lowat, cur_left: 0, written: 0, writes: 0, closed: false }
     }
 
     /// Copy as much as the socket takes now; close after the last byte.

@@ -29,11 +29,7 @@ pub fn cells_for(ip_bytes: u32) -> u32 {
 #[derive(Clone, Copy, Debug)]
 pub enum Payload {
     /// A TCP segment for endpoint `side` (0 = client, 1 = server) of connection `conn`.
-    Tcp {
-        conn: ConnId,
-        side: u8,
-        seg: Segment,
-    },
+    Tcp { conn: ConnId, side: u8, seg: Segment },
     /// Opaque data from cell-level source number `source`.
     Raw { source: u32 },
 }
@@ -255,10 +251,7 @@ mod tests {
         r.push(&mut fr, f, false);
         fr.cell_dropped(f);
         assert!(matches!(r.push(&mut fr, f, true), Reassembled::Corrupt));
-        assert_eq!(
-            (fr.counts.discarded, fr.counts.delivered, fr.live()),
-            (1, 0, 0)
-        );
+        assert_eq!((fr.counts.discarded, fr.counts.delivered, fr.live()), (1, 0, 0));
     }
 
     #[test]

@@ -61,10 +61,7 @@ pub enum Sink {
     /// A host's adapter: cells go to per-VC reassembly.
     Host(HostId),
     /// A switch input: `table[vci]` is the VC translation (out port, out VCI).
-    Switch {
-        switch: SwitchId,
-        table: Vec<Option<Route>>,
-    },
+    Switch { switch: SwitchId, table: Vec<Option<Route>> },
 }
 
 /// One entry of a switch's VC translation table: (in link, in VCI) → (out port, out VCI).

@@ -127,14 +127,7 @@ pub struct OutPort {
 }
 
 impl OutPort {
-    pub fn new(
-        name: String,
-        link: LinkId,
-        d: Discipline,
-        limit: u32,
-        policy: DropPolicy,
-        ser: Serializer,
-    ) -> Self {
+    pub fn new(name: String, link: LinkId, d: Discipline, limit: u32, policy: DropPolicy, ser: Serializer) -> Self {
         OutPort {
             name,
             link,
@@ -238,11 +231,7 @@ impl OutPort {
     pub fn push_frame(&mut self, now: SimTime, vci: u32, frame: u32, ncells: u32) {
         self.stats.cells_in += ncells as u64;
         for i in 0..ncells {
-            let flags = if i + 1 == ncells {
-                super::cell::flags::EOF
-            } else {
-                0
-            };
+            let flags = if i + 1 == ncells { super::cell::flags::EOF } else { 0 };
             self.enqueue(now, Cell { vci, frame, flags });
         }
     }
@@ -295,31 +284,15 @@ mod tests {
     use crate::time::Rate;
 
     fn port(limit: u32, policy: DropPolicy) -> OutPort {
-        OutPort::new(
-            "p".into(),
-            LinkId(0),
-            Discipline::Fifo,
-            limit,
-            policy,
-            Serializer::new(Rate::bps(1_000_000)),
-        )
+        OutPort::new("p".into(), LinkId(0), Discipline::Fifo, limit, policy, Serializer::new(Rate::bps(1_000_000)))
     }
 
     fn frame_cells(vci: u32, frame: u32, n: u32) -> Vec<Cell> {
-        (0..n)
-            .map(|i| Cell {
-                vci,
-                frame,
-                flags: if i + 1 == n { EOF } else { 0 },
-            })
-            .collect()
+        (0..n).map(|i| Cell { vci, frame, flags: if i + 1 == n { EOF } else { 0 } }).collect()
     }
 
     fn offer(p: &mut OutPort, cells: &[Cell]) -> Vec<Option<DropReason>> {
-        cells
-            .iter()
-            .map(|&c| p.offer_cell(SimTime::ZERO, c))
-            .collect()
+        cells.iter().map(|&c| p.offer_cell(SimTime::ZERO, c)).collect()
     }
 
     #[test]
@@ -337,19 +310,10 @@ mod tests {
         offer(&mut p, &frame_cells(1, 0, 3)); // fills the buffer
         p.start_next(SimTime::ZERO); // one cell leaves: room for one
         p.in_tx = None;
-        let v = offer(
-            &mut p,
-            &frame_cells(2, 1, 2)
-                .into_iter()
-                .chain(frame_cells(2, 2, 1))
-                .collect::<Vec<_>>(),
-        );
+        let v = offer(&mut p, &frame_cells(2, 1, 2).into_iter().chain(frame_cells(2, 2, 1)).collect::<Vec<_>>());
         // frame 1: first cell accepted (room for one), EOF dropped by tail;
         // frame 2 (a new frame): tail drop.
-        assert_eq!(
-            v,
-            vec![None, Some(DropReason::Tail), Some(DropReason::Tail)]
-        );
+        assert_eq!(v, vec![None, Some(DropReason::Tail), Some(DropReason::Tail)]);
     }
 
     #[test]
@@ -357,16 +321,7 @@ mod tests {
         let mut p = port(2, DropPolicy::Ppd);
         let v = offer(&mut p, &frame_cells(1, 0, 5));
         // cells 0,1 in; cell 2 tail-dropped -> PPD; cell 3 PPD; EOF: buffer still full -> tail.
-        assert_eq!(
-            v,
-            vec![
-                None,
-                None,
-                Some(DropReason::Tail),
-                Some(DropReason::Ppd),
-                Some(DropReason::Tail)
-            ]
-        );
+        assert_eq!(v, vec![None, None, Some(DropReason::Tail), Some(DropReason::Ppd), Some(DropReason::Tail)]);
         p.start_next(SimTime::ZERO);
         p.in_tx = None;
         let v = offer(&mut p, &frame_cells(1, 1, 3));

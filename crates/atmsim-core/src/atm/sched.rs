@@ -37,10 +37,7 @@ impl Scheduler {
     pub fn new(d: Discipline) -> Self {
         match d {
             Discipline::Fifo => Scheduler::Fifo(VecDeque::new()),
-            Discipline::RoundRobin => Scheduler::RoundRobin {
-                tokens: VecDeque::new(),
-                queues: Vec::new(),
-            },
+            Discipline::RoundRobin => Scheduler::RoundRobin { tokens: VecDeque::new(), queues: Vec::new() },
         }
     }
 
@@ -95,11 +92,7 @@ mod tests {
     use super::*;
 
     fn cell(vci: u32, frame: u32) -> Cell {
-        Cell {
-            vci,
-            frame,
-            flags: 0,
-        }
+        Cell { vci, frame, flags: 0 }
     }
 
     #[test]

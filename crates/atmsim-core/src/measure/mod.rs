@@ -84,16 +84,8 @@ impl Recorder {
     pub fn to_series(&self) -> Series {
         Series {
             time_s: self.time_s.clone(),
-            entity: self
-                .entity
-                .iter()
-                .map(|&e| self.entity_names[e as usize].clone())
-                .collect(),
-            metric: self
-                .metric
-                .iter()
-                .map(|&m| self.metric_names[m as usize].to_string())
-                .collect(),
+            entity: self.entity.iter().map(|&e| self.entity_names[e as usize].clone()).collect(),
+            metric: self.metric.iter().map(|&m| self.metric_names[m as usize].to_string()).collect(),
             value: self.value.clone(),
         }
     }

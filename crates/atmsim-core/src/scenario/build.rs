@@ -64,10 +64,7 @@ fn int_in(field: String, v: i64, lo: i64, hi: i64, what: &str) -> Result<i64> {
     if (lo..=hi).contains(&v) {
         Ok(v)
     } else {
-        invalid(
-            field,
-            format!("expected {what} between {lo} and {hi}, got {v}"),
-        )
+        invalid(field, format!("expected {what} between {lo} and {hi}, got {v}"))
     }
 }
 
@@ -86,22 +83,10 @@ struct VcInfo {
 }
 
 /// Validate `doc` and build the network it describes. `seed` overrides the document's.
-pub fn build(
-    doc: &ScenarioDoc,
-    seed_override: Option<u64>,
-    batching_override: Option<bool>,
-) -> Result<Network> {
+pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: Option<bool>) -> Result<Network> {
     let sim = &doc.simulation;
-    let duration = positive_f64(
-        "simulation.duration_s".into(),
-        sim.duration_s,
-        "duration in seconds",
-    )?;
-    let warmup = nonneg_f64(
-        "simulation.warmup_s".into(),
-        sim.warmup_s,
-        "warm-up in seconds",
-    )?;
+    let duration = positive_f64("simulation.duration_s".into(), sim.duration_s, "duration in seconds")?;
+    let warmup = nonneg_f64("simulation.warmup_s".into(), sim.warmup_s, "warm-up in seconds")?;
     if warmup >= duration {
         return invalid(
             "simulation.warmup_s".into(),
@@ -109,20 +94,13 @@ pub fn build(
         );
     }
     if sim.seed < 0 {
-        return invalid(
-            "simulation.seed".into(),
-            format!("expected a non-negative integer seed, got {}", sim.seed),
-        );
+        return invalid("simulation.seed".into(), format!("expected a non-negative integer seed, got {}", sim.seed));
     }
     let seed = seed_override.unwrap_or(sim.seed as u64);
     let until = SimTime::ZERO + SimDuration::from_secs_f64(duration);
     let sample_every = match sim.sample_interval_ms {
         Some(ms) => {
-            let ms = nonneg_f64(
-                "simulation.sample_interval_ms".into(),
-                ms,
-                "interval in milliseconds",
-            )?;
+            let ms = nonneg_f64("simulation.sample_interval_ms".into(), ms, "interval in milliseconds")?;
             (ms > 0.0).then(|| SimDuration::from_secs_f64(ms / 1000.0))
         }
         None => Some(SimDuration::from_secs_f64(duration / 500.0)),
@@ -133,27 +111,9 @@ pub fn build(
     let mut hosts = Vec::new();
     for (i, h) in doc.hosts.iter().enumerate() {
         let f = |k: &str| format!("host[{i}].{k}");
-        check_name(&f("name"), &h.name)?;
-        if nodes
-            .insert(&h.name, Node::Host(HostId(i as u32)))
-            .is_some()
-        {
-            return invalid(
-                f("name"),
-                format!(
-                    "expected a unique node name, but `{}` is already used",
-                    h.name
-                ),
-            );
-        }
+        check_unique_name(&f("name"), &h.name, nodes.insert(&h.name, Node::Host(HostId(i as u32))).is_some(), "node")?;
         if let Some(b) = h.buffer_cells {
-            int_in(
-                f("buffer_cells"),
-                b,
-                1,
-                u32::MAX as i64 - 1,
-                "a buffer size in cells",
-            )?;
+            int_in(f("buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
         }
         int_in(f("mtu_bytes"), h.mtu_bytes, 68, 65535, "an MTU in bytes")?;
         hosts.push(Host {
@@ -168,27 +128,14 @@ pub fn build(
     let mut switches = Vec::new();
     for (i, s) in doc.switches.iter().enumerate() {
         let f = |k: &str| format!("switch[{i}].{k}");
-        check_name(&f("name"), &s.name)?;
-        if nodes
-            .insert(&s.name, Node::Switch(SwitchId(i as u32)))
-            .is_some()
-        {
-            return invalid(
-                f("name"),
-                format!(
-                    "expected a unique node name, but `{}` is already used",
-                    s.name
-                ),
-            );
-        }
+        check_unique_name(
+            &f("name"),
+            &s.name,
+            nodes.insert(&s.name, Node::Switch(SwitchId(i as u32))).is_some(),
+            "node",
+        )?;
         if let Some(b) = s.buffer_cells {
-            int_in(
-                f("buffer_cells"),
-                b,
-                1,
-                u32::MAX as i64 - 1,
-                "a buffer size in cells",
-            )?;
+            int_in(f("buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
         }
         match (s.drop_policy, s.epd_threshold_cells) {
             (DropPolicyName::Epd, None) => {
@@ -199,13 +146,7 @@ pub fn build(
             }
             (DropPolicyName::Epd, Some(t)) => {
                 let max = s.buffer_cells.unwrap_or(u32::MAX as i64 - 1);
-                int_in(
-                    f("epd_threshold_cells"),
-                    t,
-                    1,
-                    max,
-                    "a threshold in cells (at most buffer_cells)",
-                )?;
+                int_in(f("epd_threshold_cells"), t, 1, max, "a threshold in cells (at most buffer_cells)")?;
             }
             (_, Some(_)) => {
                 return invalid(
@@ -215,19 +156,13 @@ pub fn build(
             }
             _ => {}
         }
-        switches.push(Switch {
-            name: s.name.clone(),
-            ports: Vec::new(),
-            misrouted: 0,
-        });
+        switches.push(Switch { name: s.name.clone(), ports: Vec::new(), misrouted: 0 });
     }
     let lookup = |field: String, name: &str| -> Result<Node> {
-        nodes.get(name).copied().ok_or_else(|| {
-            Error::invalid(
-                field,
-                format!("expected the name of a host or switch, got `{name}`"),
-            )
-        })
+        nodes
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::invalid(field, format!("expected the name of a host or switch, got `{name}`")))
     };
 
     // ---- links and ports
@@ -240,45 +175,28 @@ pub fn build(
         let a = lookup(f("a"), &l.a)?;
         let b = lookup(f("b"), &l.b)?;
         if a == b {
-            return invalid(
-                f("b"),
-                format!(
-                    "expected a different node than a (`{}`): a link joins two nodes",
-                    l.a
-                ),
-            );
+            return invalid(f("b"), format!("expected a different node than a (`{}`): a link joins two nodes", l.a));
         }
         let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
-        if link_names.insert(name.clone(), i).is_some() {
-            return invalid(
-                f("name"),
-                format!("expected a unique link name, but `{name}` is already used"),
-            );
-        }
+        let taken = link_names.insert(name.clone(), i).is_some();
+        check_unique_name(&f("name"), &name, taken, "link")?;
         let rate = match (&l.preset, l.rate_bps) {
-            (Some(_), Some(_)) => {
-                return invalid(
-                    f("rate_bps"),
-                    "expected either preset or rate_bps, not both",
-                )
-            }
-            (None, None) => {
-                return invalid(f("rate_bps"), "expected a rate: give rate_bps or preset")
-            }
+            (Some(_), Some(_)) => return invalid(f("rate_bps"), "expected either preset or rate_bps, not both"),
+            (None, None) => return invalid(f("rate_bps"), "expected a rate: give rate_bps or preset"),
             (Some(p), None) => match Preset::parse(p) {
                 Some(p) => p.rate(),
                 None => {
                     let names: Vec<&str> = Preset::ALL.iter().map(|(n, _)| *n).collect();
-                    return invalid(
-                        f("preset"),
-                        format!("expected one of {}, got `{p}`", names.join(", ")),
-                    );
+                    return invalid(f("preset"), format!("expected one of {}, got `{p}`", names.join(", ")));
                 }
             },
             (None, Some(r)) => {
                 let r = positive_f64(f("rate_bps"), r, "rate in bits per second")?;
                 if !(424.0..=1e13).contains(&r) {
-                    return invalid(f("rate_bps"), format!("expected a rate between 424 b/s (one cell per second) and 10 Tb/s, got {r}"));
+                    return invalid(
+                        f("rate_bps"),
+                        format!("expected a rate between 424 b/s (one cell per second) and 10 Tb/s, got {r}"),
+                    );
                 }
                 Rate::bps(r.round() as u64)
             }
@@ -287,10 +205,7 @@ pub fn build(
         let delay = SimDuration::from_secs_f64(delay_ms / 1000.0);
         for (from, to, from_name, to_name) in [(a, b, &l.a, &l.b), (b, a, &l.b, &l.a)] {
             if adjacency.contains_key(&(from, to)) {
-                return invalid(
-                    f("b"),
-                    format!("expected at most one link between `{from_name}` and `{to_name}`"),
-                );
+                return invalid(f("b"), format!("expected at most one link between `{from_name}` and `{to_name}`"));
             }
             let lid = LinkId(links.len() as u32);
             let pid = PortId(ports.len() as u32);
@@ -307,14 +222,7 @@ pub fn build(
                     }
                     hosts[h.idx()].port = Some(pid);
                     let limit = hs.buffer_cells.map_or(u32::MAX, |b| b as u32);
-                    OutPort::new(
-                        port_name,
-                        lid,
-                        hs.scheduler,
-                        limit,
-                        DropPolicy::Tail,
-                        Serializer::new(rate),
-                    )
+                    OutPort::new(port_name, lid, hs.scheduler, limit, DropPolicy::Tail, Serializer::new(rate))
                 }
                 Node::Switch(s) => {
                     let ss = &doc.switches[s.idx()];
@@ -323,27 +231,17 @@ pub fn build(
                     let policy = match ss.drop_policy {
                         DropPolicyName::Tail => DropPolicy::Tail,
                         DropPolicyName::Ppd => DropPolicy::Ppd,
-                        DropPolicyName::Epd => DropPolicy::Epd {
-                            threshold: ss.epd_threshold_cells.unwrap_or(0) as u32,
-                        },
+                        DropPolicyName::Epd => {
+                            DropPolicy::Epd { threshold: ss.epd_threshold_cells.unwrap_or(0) as u32 }
+                        }
                     };
-                    OutPort::new(
-                        port_name,
-                        lid,
-                        ss.scheduler,
-                        limit,
-                        policy,
-                        Serializer::new(rate),
-                    )
+                    OutPort::new(port_name, lid, ss.scheduler, limit, policy, Serializer::new(rate))
                 }
             };
             ports.push(port);
             let sink = match to {
                 Node::Host(h) => Sink::Host(h),
-                Node::Switch(s) => Sink::Switch {
-                    switch: s,
-                    table: Vec::new(),
-                },
+                Node::Switch(s) => Sink::Switch { switch: s, table: Vec::new() },
             };
             links.push(Link {
                 name: format!("{name}:{from_name}->{to_name}"),
@@ -362,21 +260,9 @@ pub fn build(
     let mut vcs: HashMap<&str, VcInfo> = HashMap::new();
     for (i, v) in doc.vcs.iter().enumerate() {
         let f = |k: &str| format!("vc[{i}].{k}");
-        check_name(&f("name"), &v.name)?;
-        if vcs.contains_key(v.name.as_str()) {
-            return invalid(
-                f("name"),
-                format!(
-                    "expected a unique VC name, but `{}` is already used",
-                    v.name
-                ),
-            );
-        }
+        check_unique_name(&f("name"), &v.name, vcs.contains_key(v.name.as_str()), "VC")?;
         if v.path.len() < 2 {
-            return invalid(
-                f("path"),
-                "expected at least two nodes: host, [switches...], host",
-            );
+            return invalid(f("path"), "expected at least two nodes: host, [switches...], host");
         }
         let mut path = Vec::new();
         for (k, n) in v.path.iter().enumerate() {
@@ -384,7 +270,10 @@ pub fn build(
             let end = k == 0 || k + 1 == v.path.len();
             match (end, node) {
                 (true, Node::Switch(_)) => {
-                    return invalid(format!("vc[{i}].path[{k}]"), format!("expected a host at the end of the path, got switch `{n}`"))
+                    return invalid(
+                        format!("vc[{i}].path[{k}]"),
+                        format!("expected a host at the end of the path, got switch `{n}`"),
+                    )
                 }
                 (false, Node::Host(_)) => {
                     return invalid(
@@ -423,9 +312,7 @@ pub fn build(
         for reverse in [false, true] {
             let (nodes_d, hops_d): (Vec<Node>, Vec<LinkId>) = if reverse {
                 let n: Vec<Node> = path.iter().rev().copied().collect();
-                let h: Vec<LinkId> = (0..n.len() - 1)
-                    .map(|k| adjacency[&(n[k], n[k + 1])])
-                    .collect();
+                let h: Vec<LinkId> = (0..n.len() - 1).map(|k| adjacency[&(n[k], n[k + 1])]).collect();
                 (n, h)
             } else {
                 (path.clone(), hops.clone())
@@ -446,40 +333,21 @@ pub fn build(
                     if table.len() <= idx {
                         table.resize(idx + 1, None);
                     }
-                    table[idx] = Some(Route {
-                        port: out_port,
-                        vci: vcis[k],
-                    });
+                    table[idx] = Some(Route { port: out_port, vci: vcis[k] });
                 }
             }
-            let Node::Host(from) = nodes_d[0] else {
-                unreachable!()
-            };
-            dirs.push(VcDir {
-                from,
-                port: links[hops_d[0].idx()].from,
-                vci: vcis[0],
-            });
+            let Node::Host(from) = nodes_d[0] else { unreachable!() };
+            dirs.push(VcDir { from, port: links[hops_d[0].idx()].from, vci: vcis[0] });
         }
-        let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else {
-            unreachable!()
-        };
-        vcs.insert(
-            &v.name,
-            VcInfo {
-                ends: [h0, h1],
-                dirs: [dirs[0], dirs[1]],
-            },
-        );
+        let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
+        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [dirs[0], dirs[1]] });
     }
 
     // ---- TCP connections
     let host_of = |field: String, name: &str| -> Result<HostId> {
         match nodes.get(name) {
             Some(Node::Host(h)) => Ok(*h),
-            Some(Node::Switch(_)) => {
-                invalid(field, format!("expected a host, got switch `{name}`"))
-            }
+            Some(Node::Switch(_)) => invalid(field, format!("expected a host, got switch `{name}`")),
             None => invalid(field, format!("expected the name of a host, got `{name}`")),
         }
     };
@@ -487,16 +355,7 @@ pub fn build(
     let mut conn_names: Vec<String> = Vec::new();
     for (i, t) in doc.tcp.iter().enumerate() {
         let f = |k: &str| format!("tcp[{i}].{k}");
-        check_name(&f("name"), &t.name)?;
-        if conn_names.contains(&t.name) {
-            return invalid(
-                f("name"),
-                format!(
-                    "expected a unique connection name, but `{}` is already used",
-                    t.name
-                ),
-            );
-        }
+        check_unique_name(&f("name"), &t.name, conn_names.contains(&t.name), "connection")?;
         let client = host_of(f("client"), &t.client)?;
         let server = host_of(f("server"), &t.server)?;
         if client == server {
@@ -504,47 +363,33 @@ pub fn build(
         }
         let vc = match &t.vc {
             Some(name) => {
-                let v = vcs.get(name.as_str()).ok_or_else(|| {
-                    Error::invalid(
-                        f("vc"),
-                        format!("expected the name of a [[vc]], got `{name}`"),
-                    )
-                })?;
+                let v = vcs
+                    .get(name.as_str())
+                    .ok_or_else(|| Error::invalid(f("vc"), format!("expected the name of a [[vc]], got `{name}`")))?;
                 if !(v.ends == [client, server] || v.ends == [server, client]) {
                     return invalid(
                         f("vc"),
-                        format!(
-                            "expected a VC joining `{}` and `{}`, but `{name}` does not",
-                            t.client, t.server
-                        ),
+                        format!("expected a VC joining `{}` and `{}`, but `{name}` does not", t.client, t.server),
                     );
                 }
                 v
             }
             None => {
-                let mut found: Vec<(&&str, &VcInfo)> = vcs
-                    .iter()
-                    .filter(|(_, v)| v.ends == [client, server] || v.ends == [server, client])
-                    .collect();
+                let mut found: Vec<(&&str, &VcInfo)> =
+                    vcs.iter().filter(|(_, v)| v.ends == [client, server] || v.ends == [server, client]).collect();
                 found.sort_by_key(|(n, _)| **n);
                 match found.len() {
                     1 => found[0].1,
                     0 => {
                         return invalid(
                             f("vc"),
-                            format!(
-                                "expected a [[vc]] joining `{}` and `{}`; none is declared",
-                                t.client, t.server
-                            ),
+                            format!("expected a [[vc]] joining `{}` and `{}`; none is declared", t.client, t.server),
                         )
                     }
                     _ => {
                         return invalid(
                             f("vc"),
-                            format!(
-                                "several VCs join `{}` and `{}`: name one",
-                                t.client, t.server
-                            ),
+                            format!("several VCs join `{}` and `{}`: name one", t.client, t.server),
                         )
                     }
                 }
@@ -557,71 +402,33 @@ pub fn build(
                 vc.dirs[1]
             }
         };
-        let win = t
-            .window_bytes
-            .map(|w| int_in(f("window_bytes"), w, 1, MAX_BUF_BYTES, "a window in bytes"))
-            .transpose()?;
+        let win =
+            t.window_bytes.map(|w| int_in(f("window_bytes"), w, 1, MAX_BUF_BYTES, "a window in bytes")).transpose()?;
         let snd = t
             .snd_buf_bytes
-            .map(|w| {
-                int_in(
-                    f("snd_buf_bytes"),
-                    w,
-                    1,
-                    MAX_BUF_BYTES,
-                    "a buffer size in bytes",
-                )
-            })
+            .map(|w| int_in(f("snd_buf_bytes"), w, 1, MAX_BUF_BYTES, "a buffer size in bytes"))
             .transpose()?;
         let rcv = t
             .rcv_buf_bytes
-            .map(|w| {
-                int_in(
-                    f("rcv_buf_bytes"),
-                    w,
-                    1,
-                    MAX_BUF_BYTES,
-                    "a buffer size in bytes",
-                )
-            })
+            .map(|w| int_in(f("rcv_buf_bytes"), w, 1, MAX_BUF_BYTES, "a buffer size in bytes"))
             .transpose()?;
-        let mtu = hosts[client.idx()]
-            .mtu_bytes
-            .min(hosts[server.idx()].mtu_bytes) as i64;
+        let mtu = hosts[client.idx()].mtu_bytes.min(hosts[server.idx()].mtu_bytes) as i64;
         let mss = match t.mss_bytes {
-            Some(m) => int_in(
-                f("mss_bytes"),
-                m,
-                1,
-                mtu - 40,
-                "an MSS in bytes (at most the hosts' MTU - 40)",
-            )?,
+            Some(m) => int_in(f("mss_bytes"), m, 1, mtu - 40, "an MSS in bytes (at most the hosts' MTU - 40)")?,
             None => mtu - 40,
         };
         let start = nonneg_f64(f("start_s"), t.start_s, "start time in seconds")?;
         if start >= duration {
             return invalid(
                 f("start_s"),
-                format!(
-                    "expected a start time before the end of the run ({duration} s), got {start}"
-                ),
+                format!("expected a start time before the end of the run ({duration} s), got {start}"),
             );
         }
         let app = match &t.app {
-            AppSec::Bulk {
-                write_bytes,
-                total_bytes,
-            } => {
-                let w = int_in(
-                    f("app.write_bytes"),
-                    *write_bytes,
-                    1,
-                    i64::MAX,
-                    "a write size in bytes",
-                )?;
-                let tot = total_bytes
-                    .map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count"))
-                    .transpose()?;
+            AppSec::Bulk { write_bytes, total_bytes } => {
+                let w = int_in(f("app.write_bytes"), *write_bytes, 1, i64::MAX, "a write size in bytes")?;
+                let tot =
+                    total_bytes.map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count")).transpose()?;
                 (w as u64, tot.map(|b| b as u64))
             }
         };
@@ -676,40 +483,19 @@ pub fn build(
     let mut sources = Vec::new();
     for (i, s) in doc.cell_sources.iter().enumerate() {
         let f = |k: &str| format!("cell_source[{i}].{k}");
-        check_name(&f("name"), &s.name)?;
-        if sources.iter().any(|x: &GreedySource| x.name == s.name) {
-            return invalid(
-                f("name"),
-                format!(
-                    "expected a unique source name, but `{}` is already used",
-                    s.name
-                ),
-            );
-        }
-        let vc = vcs.get(s.vc.as_str()).ok_or_else(|| {
-            Error::invalid(
-                f("vc"),
-                format!("expected the name of a [[vc]], got `{}`", s.vc),
-            )
-        })?;
+        check_unique_name(&f("name"), &s.name, sources.iter().any(|x: &GreedySource| x.name == s.name), "source")?;
+        let vc = vcs
+            .get(s.vc.as_str())
+            .ok_or_else(|| Error::invalid(f("vc"), format!("expected the name of a [[vc]], got `{}`", s.vc)))?;
         let from = host_of(f("from"), &s.from)?;
         let d = if vc.dirs[0].from == from {
             vc.dirs[0]
         } else if vc.dirs[1].from == from {
             vc.dirs[1]
         } else {
-            return invalid(
-                f("from"),
-                format!("expected an end of VC `{}`, got `{}`", s.vc, s.from),
-            );
+            return invalid(f("from"), format!("expected an end of VC `{}`, got `{}`", s.vc, s.from));
         };
-        let fb = int_in(
-            f("frame_bytes"),
-            s.frame_bytes,
-            1,
-            65535,
-            "a datagram size in bytes",
-        )?;
+        let fb = int_in(f("frame_bytes"), s.frame_bytes, 1, 65535, "a datagram size in bytes")?;
         let port = &mut ports[d.port.idx()];
         let v = d.vci as usize;
         if port.vcs.len() <= v {
@@ -754,12 +540,13 @@ pub fn build(
     Ok(net)
 }
 
-fn check_name(field: &str, name: &str) -> Result<()> {
+/// A name must be non-empty, without spaces, and not `taken` by another `what`.
+fn check_unique_name(field: &str, name: &str, taken: bool, what: &str) -> Result<()> {
+    if taken {
+        return invalid(field.to_string(), format!("expected a unique {what} name, but `{name}` is already used"));
+    }
     if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return invalid(
-            field.to_string(),
-            format!("expected a non-empty name without spaces, got `{name}`"),
-        );
+        return invalid(field.to_string(), format!("expected a non-empty name without spaces, got `{name}`"));
     }
     Ok(())
 }

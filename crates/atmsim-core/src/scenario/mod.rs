@@ -42,12 +42,7 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
 
 /// Error messages stay on one line (the CLI prints exactly one line per error).
 fn one_line(m: &str) -> String {
-    m.trim()
-        .split('\n')
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
+    m.trim().split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
 }
 
 /// serde_path_to_error prints "." for the root and "?" for unknown segments.
@@ -111,19 +106,9 @@ name = "a"
 
     #[test]
     fn json_documents_use_the_same_model() {
-        let d = parse(
-            r#"{"simulation": {"duration_s": 2.0}, "host": [{"name": "h"}]}"#,
-            Format::Json,
-            "<py>",
-        )
-        .unwrap();
+        let d = parse(r#"{"simulation": {"duration_s": 2.0}, "host": [{"name": "h"}]}"#, Format::Json, "<py>").unwrap();
         assert_eq!(d.hosts.len(), 1);
-        let e = parse(
-            r#"{"simulation": {"duration_s": 2.0, "bogus": 1}}"#,
-            Format::Json,
-            "<py>",
-        )
-        .unwrap_err();
+        let e = parse(r#"{"simulation": {"duration_s": 2.0, "bogus": 1}}"#, Format::Json, "<py>").unwrap_err();
         assert_eq!(e.field, "simulation.bogus");
     }
 }

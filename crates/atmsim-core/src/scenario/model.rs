@@ -179,10 +179,7 @@ pub enum AppSec {
 
 impl Default for AppSec {
     fn default() -> Self {
-        AppSec::Bulk {
-            write_bytes: write_default(),
-            total_bytes: None,
-        }
+        AppSec::Bulk { write_bytes: write_default(), total_bytes: None }
     }
 }
 

@@ -83,14 +83,7 @@ impl CcState {
 
     /// A duplicate ACK (`tcp_input`: no data, same window, `ack == snd_una`, rexmt timer
     /// running). `snd_max` is only used by NewReno to set `recover`.
-    pub fn on_dup_ack(
-        &mut self,
-        mss: u32,
-        snd_wnd: u32,
-        ack: u32,
-        snd_max: u32,
-        threshold: u32,
-    ) -> DupAckAction {
+    pub fn on_dup_ack(&mut self, mss: u32, snd_wnd: u32, ack: u32, snd_max: u32, threshold: u32) -> DupAckAction {
         let threshold = threshold.max(1);
         self.dupacks = self.dupacks.saturating_add(1);
         if self.dupacks == threshold {
@@ -103,9 +96,7 @@ impl CcState {
             self.ssthresh = halved_window(snd_wnd, self.cwnd, mss);
             let cwnd_after = match self.variant {
                 Variant::Tahoe => mss,
-                Variant::Reno | Variant::NewReno => self
-                    .ssthresh
-                    .saturating_add(mss.saturating_mul(self.dupacks)),
+                Variant::Reno | Variant::NewReno => self.ssthresh.saturating_add(mss.saturating_mul(self.dupacks)),
             };
             if self.variant == Variant::NewReno {
                 self.recover = snd_max;
@@ -129,14 +120,7 @@ impl CcState {
     /// An ACK of `acked` new bytes up to `ack` (4.4-Lite tcp_input, after the duplicate-ACK
     /// code): deflate an inflated window, then open it — slow start `+mss` below ssthresh,
     /// congestion avoidance `+mss·mss/cwnd` above, capped at `TCP_MAXWIN << snd_scale`.
-    pub fn on_new_ack(
-        &mut self,
-        mss: u32,
-        ack: u32,
-        acked: u32,
-        threshold: u32,
-        snd_scale: u8,
-    ) -> NewAckAction {
+    pub fn on_new_ack(&mut self, mss: u32, ack: u32, acked: u32, threshold: u32, snd_scale: u8) -> NewAckAction {
         let max_cwnd = TCP_MAXWIN << snd_scale.min(TCP_MAX_WINSHIFT);
         if self.variant == Variant::NewReno && self.in_recovery {
             if seq_lt(ack, self.recover) {
@@ -219,12 +203,7 @@ mod tests {
         let mut c = CcState::new(Variant::Reno, 10 * MSS, 0);
         assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::None);
         assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::None);
-        assert_eq!(
-            c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3),
-            DupAckAction::FastRetransmit {
-                cwnd_after: 8 * MSS
-            }
-        );
+        assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::FastRetransmit { cwnd_after: 8 * MSS });
         assert_eq!(c.ssthresh, 5 * MSS);
         c.cwnd = 8 * MSS;
         assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::Output);
@@ -240,10 +219,7 @@ mod tests {
         let mut c = CcState::new(Variant::Tahoe, 10 * MSS, 0);
         c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3);
         c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3);
-        assert_eq!(
-            c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3),
-            DupAckAction::FastRetransmit { cwnd_after: MSS }
-        );
+        assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::FastRetransmit { cwnd_after: MSS });
         assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::None);
     }
 
@@ -255,16 +231,10 @@ mod tests {
         }
         assert!(c.in_recovery);
         c.cwnd = 8 * MSS;
-        assert_eq!(
-            c.on_new_ack(MSS, 2 * MSS, 2 * MSS, 3, 0),
-            NewAckAction::RetransmitHole
-        );
+        assert_eq!(c.on_new_ack(MSS, 2 * MSS, 2 * MSS, 3, 0), NewAckAction::RetransmitHole);
         assert_eq!(c.cwnd, 7 * MSS);
         assert!(c.in_recovery);
-        assert_eq!(
-            c.on_new_ack(MSS, 10 * MSS, 8 * MSS, 3, 0),
-            NewAckAction::None
-        );
+        assert_eq!(c.on_new_ack(MSS, 10 * MSS, 8 * MSS, 3, 0), NewAckAction::None);
         assert!(!c.in_recovery);
         // min(7000, ssthresh 5000) = 5000, then + mss (cw == ssthresh: slow-start step).
         assert_eq!(c.cwnd, 6 * MSS);

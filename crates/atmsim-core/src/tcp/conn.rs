@@ -47,10 +47,7 @@ impl State {
     /// `TCPS_HAVERCVDFIN`: a FIN has been received (no more data will arrive).
     #[inline]
     pub fn have_rcvd_fin(self) -> bool {
-        matches!(
-            self,
-            State::CloseWait | State::Closing | State::LastAck | State::TimeWait
-        )
+        matches!(self, State::CloseWait | State::Closing | State::LastAck | State::TimeWait)
     }
 }
 
@@ -197,11 +194,7 @@ impl TcpConn {
             t_persist: 0,
             t_2msl: 0,
             rtt: RttEstimator::new(cfg.rto_initial_ticks, cfg.rto_min_ticks, cfg.rto_max_ticks),
-            cc: CcState::new(
-                cfg.variant,
-                maxseg.saturating_mul(cfg.initial_cwnd_segments.max(1)),
-                iss,
-            ),
+            cc: CcState::new(cfg.variant, maxseg.saturating_mul(cfg.initial_cwnd_segments.max(1)), iss),
             last_rcv: SimTime::ZERO,
             cont_idle: None,
             out_queue: VecDeque::new(),
@@ -315,10 +308,7 @@ impl TcpConn {
     }
     /// Free space in the send buffer [bytes].
     pub fn send_space(&self) -> u64 {
-        let open = matches!(
-            self.state,
-            State::SynSent | State::SynReceived | State::Established | State::CloseWait
-        );
+        let open = matches!(self.state, State::SynSent | State::SynReceived | State::Established | State::CloseWait);
         if !open || self.cant_send_more {
             return 0;
         }
@@ -433,8 +423,7 @@ impl TcpConn {
     /// Smoothed RTT [s], if any sample was taken (BSD t_srtt converted from ticks).
     pub fn srtt_secs(&self) -> Option<f64> {
         (self.rtt.srtt != 0).then(|| {
-            self.rtt.srtt as f64 / (1u32 << super::rtt::TCP_RTT_SHIFT) as f64
-                * self.cfg.slow_tick.as_secs_f64()
+            self.rtt.srtt as f64 / (1u32 << super::rtt::TCP_RTT_SHIFT) as f64 * self.cfg.slow_tick.as_secs_f64()
         })
     }
     /// Current retransmission timeout [slow ticks] (t_rxtcur).

@@ -56,11 +56,7 @@ impl TcpConn {
             return;
         }
         let rst = if seg.flags.contains(Flags::ACK) {
-            Segment {
-                seq: seg.ack,
-                flags: Flags::RST,
-                ..Default::default()
-            }
+            Segment { seq: seg.ack, flags: Flags::RST, ..Default::default() }
         } else {
             Segment {
                 seq: 0,
@@ -101,23 +97,16 @@ impl TcpConn {
         // "Segment received on connection. Reset idle time."
         self.last_rcv = now;
         // Window scaling applies to every segment but a SYN (RFC 1323 §2.2).
-        let mut tiwin = if flags.contains(Flags::SYN) {
-            seg.wnd as u32
-        } else {
-            (seg.wnd as u32) << self.snd_scale
-        };
+        let mut tiwin = if flags.contains(Flags::SYN) { seg.wnd as u32 } else { (seg.wnd as u32) << self.snd_scale };
         // "Calculate amount of space in receive window, and then do TCP input processing.
         // Receive window is amount of space in rcv queue, but not less than advertised."
-        self.rcv_wnd = (self.rcv_space() as i64)
-            .max(seq_diff(self.rcv_adv, self.rcv_nxt) as i64)
-            .max(0) as u32;
+        self.rcv_wnd = (self.rcv_space() as i64).max(seq_diff(self.rcv_adv, self.rcv_nxt) as i64).max(0) as u32;
 
         // ---- Header prediction (Van Jacobson): the common cases of a pure in-sequence ACK
         // or pure in-sequence data on an ESTABLISHED connection. atmsim adds "not in fast
         // recovery" to the test, as later BSDs do, so that an inflated window is deflated.
         if self.state == State::Established
-            && (flags.0 & (Flags::SYN.0 | Flags::FIN.0 | Flags::RST.0 | Flags::ACK.0))
-                == Flags::ACK.0
+            && (flags.0 & (Flags::SYN.0 | Flags::FIN.0 | Flags::RST.0 | Flags::ACK.0)) == Flags::ACK.0
             && seq == self.rcv_nxt
             && tiwin != 0
             && tiwin == self.snd_wnd
@@ -126,10 +115,7 @@ impl TcpConn {
             && !self.cc.in_recovery
         {
             if len == 0 {
-                if seq_gt(ack, self.snd_una)
-                    && seq_leq(ack, self.snd_max)
-                    && self.cc.cwnd >= self.snd_wnd
-                {
+                if seq_gt(ack, self.snd_una) && seq_leq(ack, self.snd_max) && self.cc.cwnd >= self.snd_wnd {
                     // "This is a pure ack for outstanding data."
                     if let Some(r) = self.rtt.sample_for_ack(ack) {
                         self.rtt_sample(r);
@@ -180,9 +166,7 @@ impl TcpConn {
             }
             // RFC 793 p.66 "If the state is SYN-SENT".
             State::SynSent => {
-                if flags.contains(Flags::ACK)
-                    && (seq_leq(ack, self.iss) || seq_gt(ack, self.snd_max))
-                {
+                if flags.contains(Flags::ACK) && (seq_leq(ack, self.iss) || seq_gt(ack, self.snd_max)) {
                     return Err(Exit::DropWithReset);
                 }
                 if flags.contains(Flags::RST) {
@@ -246,10 +230,7 @@ impl TcpConn {
         }
         // "If segment ends after window, drop trailing data (and PUSH and FIN); if nothing
         // left, just ACK."
-        let after = seq_diff(
-            seq.wrapping_add(len),
-            self.rcv_nxt.wrapping_add(self.rcv_wnd),
-        ) as i64;
+        let after = seq_diff(seq.wrapping_add(len), self.rcv_nxt.wrapping_add(self.rcv_wnd)) as i64;
         if after > 0 {
             if after >= len as i64 {
                 // "If window is closed can only take segments at window edge, and have to
@@ -299,8 +280,7 @@ impl TcpConn {
 
         // ---- step6: "Update window information. Don't look at window if no ACK."
         if seq_lt(self.snd_wl1, seq)
-            || (self.snd_wl1 == seq
-                && (seq_lt(self.snd_wl2, ack) || (self.snd_wl2 == ack && tiwin > self.snd_wnd)))
+            || (self.snd_wl1 == seq && (seq_lt(self.snd_wl2, ack) || (self.snd_wl2 == ack && tiwin > self.snd_wnd)))
         {
             self.update_window(seq, ack, tiwin);
         }
@@ -321,13 +301,7 @@ impl TcpConn {
                 if self.t_rexmt == 0 || ack != self.snd_una {
                     self.cc.reset_dupacks();
                 } else {
-                    match self.cc.on_dup_ack(
-                        mss,
-                        self.snd_wnd,
-                        ack,
-                        self.snd_max,
-                        self.cfg.dupack_threshold,
-                    ) {
+                    match self.cc.on_dup_ack(mss, self.snd_wnd, ack, self.snd_max, self.cfg.dupack_threshold) {
                         DupAckAction::FastRetransmit { cwnd_after } => {
                             self.stats.fast_retransmits += 1;
                             let onxt = self.snd_nxt;
@@ -375,9 +349,7 @@ impl TcpConn {
             self.t_rexmt = self.rtt.rxtcur;
         }
         // "When new data is acked, open the congestion window."
-        let action = self
-            .cc
-            .on_new_ack(mss, ack, acked, self.cfg.dupack_threshold, self.snd_scale);
+        let action = self.cc.on_new_ack(mss, ack, acked, self.cfg.dupack_threshold, self.snd_scale);
         let ourfinisacked = if acked > self.snd_cc {
             self.snd_wnd = self.snd_wnd.saturating_sub(self.snd_cc);
             self.snd_cc = 0;
@@ -453,15 +425,7 @@ impl TcpConn {
 
     /// LISTEN / SYN_SENT tail ("trimthenstep6"): advance past the SYN, trim data to the
     /// window, then the window update, data and FIN steps.
-    fn trim_then_step6(
-        &mut self,
-        _now: SimTime,
-        seg: &Segment,
-        mut flags: Flags,
-        seq: u32,
-        mut len: u32,
-        tiwin: u32,
-    ) {
+    fn trim_then_step6(&mut self, _now: SimTime, seg: &Segment, mut flags: Flags, seq: u32, mut len: u32, tiwin: u32) {
         let seq = seq.wrapping_add(1);
         self.rcv_wnd = self.rcv_space();
         if len > self.rcv_wnd {
@@ -505,9 +469,7 @@ impl TcpConn {
                 if seq != self.rcv_nxt {
                     self.stats.ooo_segs_rcvd += 1;
                 }
-                let out = self
-                    .reass
-                    .insert(self.rcv_nxt, seq, len, flags.contains(Flags::FIN));
+                let out = self.reass.insert(self.rcv_nxt, seq, len, flags.contains(Flags::FIN));
                 self.stats.dup_bytes_rcvd += out.dup_bytes;
                 flags = without(flags, Flags::FIN);
                 if self.state != State::SynReceived && self.present_reass() {

@@ -74,11 +74,7 @@ impl TcpConn {
         }
         let mut off = seq_diff(self.snd_nxt, self.snd_una) as i64;
         // Data waits until our SYN is acknowledged (sosend blocks until connected).
-        let sb = if self.syn_acked {
-            self.snd_cc as i64
-        } else {
-            0
-        };
+        let sb = if self.syn_acked { self.snd_cc as i64 } else { 0 };
         let mut win = (self.snd_wnd.min(self.cc.cwnd)) as i64;
         // "If in persist timeout with window of 0, send 1 byte. Otherwise, if window is
         // small but nonzero and timer expired, we will send what we can and go to transmit
@@ -112,10 +108,7 @@ impl TcpConn {
             len = mss;
             sendalot = true;
         }
-        if seq_lt(
-            self.snd_nxt.wrapping_add(len as u32),
-            self.snd_una.wrapping_add(sb as u32),
-        ) {
+        if seq_lt(self.snd_nxt.wrapping_add(len as u32), self.snd_una.wrapping_add(sb as u32)) {
             flags = without(flags, Flags::FIN);
         }
         let rwin = self.rcv_space() as i64;
@@ -134,12 +127,7 @@ impl TcpConn {
 
         // ---- send: build the segment ----
         let len = len as u32;
-        let mut seg = Segment {
-            flags,
-            ack: self.rcv_nxt,
-            len,
-            ..Default::default()
-        };
+        let mut seg = Segment { flags, ack: self.rcv_nxt, len, ..Default::default() };
         if flags.contains(Flags::SYN) {
             seg.mss = Some(self.offered_mss());
             if self.req_scale && (!flags.contains(Flags::ACK) || self.rcvd_scale) {
@@ -162,11 +150,7 @@ impl TcpConn {
             self.snd_nxt = self.snd_nxt.wrapping_sub(1);
         }
         // A pure ACK carries snd_max (not a retransmission point), except in persist.
-        seg.seq = if len > 0
-            || flags.contains(Flags::SYN)
-            || flags.contains(Flags::FIN)
-            || self.t_persist != 0
-        {
+        seg.seq = if len > 0 || flags.contains(Flags::SYN) || flags.contains(Flags::FIN) || self.t_persist != 0 {
             self.snd_nxt
         } else {
             self.snd_max
@@ -230,16 +214,7 @@ impl TcpConn {
 
     /// The `goto send` tests of `tcp_output()`.
     #[allow(clippy::too_many_arguments)]
-    fn should_send(
-        &self,
-        flags: Flags,
-        syn_due: bool,
-        len: i64,
-        off: i64,
-        sb: i64,
-        idle: bool,
-        rwin: i64,
-    ) -> bool {
+    fn should_send(&self, flags: Flags, syn_due: bool, len: i64, off: i64, sb: i64, idle: bool, rwin: i64) -> bool {
         let mss = self.maxseg as i64;
         // "Sender silly window avoidance. If connection is idle and can send all data, a
         // maximum segment, at least a maximum default-size segment do it, or are forced, do

@@ -48,11 +48,7 @@ impl ReassQueue {
         let mut start = off(seq).max(0);
         let end = off(seq) + len as i64;
         // First queued segment starting after us.
-        let pos = self
-            .segs
-            .iter()
-            .position(|q| off(q.seq) > start)
-            .unwrap_or(self.segs.len());
+        let pos = self.segs.iter().position(|q| off(q.seq) > start).unwrap_or(self.segs.len());
         if pos > 0 {
             let p = self.segs[pos - 1];
             let p_end = off(p.seq) + p.len as i64;
@@ -87,19 +83,11 @@ impl ReassQueue {
             } else {
                 let cut = (end - q_start) as u32;
                 out.dup_bytes += cut as u64;
-                self.segs[i] = ReassSeg {
-                    seq: q.seq.wrapping_add(cut),
-                    len: q.len - cut,
-                    fin: q.fin,
-                };
+                self.segs[i] = ReassSeg { seq: q.seq.wrapping_add(cut), len: q.len - cut, fin: q.fin };
                 break;
             }
         }
-        let new = ReassSeg {
-            seq: rcv_nxt.wrapping_add(start as u32),
-            len: (end - start) as u32,
-            fin,
-        };
+        let new = ReassSeg { seq: rcv_nxt.wrapping_add(start as u32), len: (end - start) as u32, fin };
         self.segs.insert(pos, new);
         out
     }

@@ -164,11 +164,7 @@ impl RttEstimator {
     /// (4.4-Lite uses the old `((srtt >> 2) + rttvar) >> 1` expression here.)
     pub fn persist_interval(&mut self) -> u32 {
         let t = (((self.srtt >> 2) + self.rttvar) >> 1).max(0) as u32;
-        let v = rangeset(
-            t.saturating_mul(backoff(self.rxtshift)),
-            TCPTV_PERSMIN,
-            TCPTV_PERSMAX,
-        );
+        let v = rangeset(t.saturating_mul(backoff(self.rxtshift)), TCPTV_PERSMIN, TCPTV_PERSMAX);
         if self.rxtshift < TCP_MAXRXTSHIFT {
             self.rxtshift += 1;
         }

@@ -60,9 +60,7 @@ impl Segment {
     /// with a NOP to 4 (as BSD 4.4 `tcp_output` lays them out).
     #[inline]
     pub fn header_bytes(&self) -> u32 {
-        TCP_HEADER_BYTES
-            + if self.mss.is_some() { 4 } else { 0 }
-            + if self.wscale.is_some() { 4 } else { 0 }
+        TCP_HEADER_BYTES + if self.mss.is_some() { 4 } else { 0 } + if self.wscale.is_some() { 4 } else { 0 }
     }
     /// The IP datagram's total length [bytes].
     #[inline]
@@ -82,10 +80,7 @@ mod tests {
 
     #[test]
     fn header_sizes_follow_options() {
-        let mut s = Segment {
-            len: 9140,
-            ..Default::default()
-        };
+        let mut s = Segment { len: 9140, ..Default::default() };
         assert_eq!(s.ip_bytes(), 9180);
         s.mss = Some(9140);
         s.wscale = Some(2);

@@ -39,12 +39,7 @@ struct Net {
 }
 
 fn cfg(mss: u32, buf: u32) -> TcpConfig {
-    TcpConfig {
-        mss_bytes: mss,
-        snd_buf_bytes: buf,
-        rcv_buf_bytes: buf,
-        ..TcpConfig::default()
-    }
+    TcpConfig { mss_bytes: mss, snd_buf_bytes: buf, rcv_buf_bytes: buf, ..TcpConfig::default() }
 }
 
 impl Net {
@@ -73,10 +68,7 @@ impl Net {
 
     fn established(ca: TcpConfig, cb: TcpConfig, delay_ms: u64) -> Net {
         let mut n = Net::new(ca, cb, delay_ms);
-        n.run_until(
-            |n| n.a.state() == State::Established && n.b.state() == State::Established,
-            10.0,
-        );
+        n.run_until(|n| n.a.state() == State::Established && n.b.state() == State::Established, 10.0);
         assert_eq!(n.a.state(), State::Established);
         assert_eq!(n.b.state(), State::Established);
         n
@@ -168,11 +160,7 @@ fn closed_open_handshake_reaches_established_with_min_mss() {
     n.pump();
     let syn = n.sent_ab[0];
     assert_eq!(syn.flags, Flags::SYN);
-    assert_eq!(
-        syn.mss,
-        Some(8192),
-        "SYN offers min(mss, snd_buf) as BSD tcp_mss()"
-    );
+    assert_eq!(syn.mss, Some(8192), "SYN offers min(mss, snd_buf) as BSD tcp_mss()");
     assert_eq!(syn.wscale, None, "no window scale for buffers < 64 KiB");
     n.run_until(|n| n.b.state() == State::Established, 5.0);
     assert_eq!(n.a.state(), State::Established);
@@ -230,15 +218,7 @@ fn handshake_buffers_rounded_to_mss_like_bsd_tcp_mss() {
 fn listen_unexpected_ack_answered_with_rst() {
     let mut b = TcpConn::new(TcpConfig::default(), 7);
     b.open_passive();
-    b.on_segment(
-        SimTime::ZERO,
-        &Segment {
-            seq: 5,
-            ack: 99,
-            flags: Flags::ACK,
-            ..Default::default()
-        },
-    );
+    b.on_segment(SimTime::ZERO, &Segment { seq: 5, ack: 99, flags: Flags::ACK, ..Default::default() });
     let r = b.poll_transmit(SimTime::ZERO).unwrap();
     assert_eq!((r.flags, r.seq), (Flags::RST, 99));
     assert_eq!(b.state(), State::Listen);
@@ -294,30 +274,14 @@ fn established_slow_start_doubles_per_rtt_then_avoidance_adds_one_mss() {
     let start = n.trace.len();
     let t_end = n.now.as_secs_f64() + 3.0; // 30 RTTs
     n.run_until(|n| n.now.as_secs_f64() > t_end, 120.0);
-    let rec = n.trace[start..]
-        .iter()
-        .position(|s| s.fast == 1)
-        .expect("fast retransmit");
+    let rec = n.trace[start..].iter().position(|s| s.fast == 1).expect("fast retransmit");
     // After recovery (cwnd deflated to ssthresh) count the growth over 10 RTTs.
-    let j = start
-        + rec
-        + n.trace[start + rec..]
-            .iter()
-            .position(|s| s.cwnd <= s.ssthresh + mss)
-            .unwrap();
+    let j = start + rec + n.trace[start + rec..].iter().position(|s| s.cwnd <= s.ssthresh + mss).unwrap();
     let (t0, c0) = (n.trace[j].t.as_secs_f64(), n.trace[j].cwnd);
-    let c1 = n.trace[j..]
-        .iter()
-        .take_while(|s| s.t.as_secs_f64() <= t0 + 1.0 + 1e-9)
-        .last()
-        .unwrap()
-        .cwnd;
+    let c1 = n.trace[j..].iter().take_while(|s| s.t.as_secs_f64() <= t0 + 1.0 + 1e-9).last().unwrap().cwnd;
     // Above ssthresh each ACK adds mss²/cwnd: about one mss per window's worth of ACKs.
     let per_rtt_growth = (c1 - c0) as f64 / 10.0;
-    assert!(
-        per_rtt_growth > 0.5 * mss as f64 && per_rtt_growth < 1.5 * mss as f64,
-        "{per_rtt_growth}"
-    );
+    assert!(per_rtt_growth > 0.5 * mss as f64 && per_rtt_growth < 1.5 * mss as f64, "{per_rtt_growth}");
 }
 
 // ---------------------------------------------------------------- delayed ACK and window updates
@@ -330,22 +294,13 @@ fn established_single_segment_acked_only_at_fast_tick() {
     let s = n.a.poll_transmit(n.now).unwrap();
     assert_eq!(s.len, 1000);
     n.b.on_segment(n.now, &s);
-    assert!(
-        n.b.poll_transmit(n.now).is_none(),
-        "in-order data: TF_DELACK, no ACK yet"
-    );
+    assert!(n.b.poll_transmit(n.now).is_none(), "in-order data: TF_DELACK, no ACK yet");
     assert!(n.b.wants_fast_tick());
     n.b.fast_timo(n.now);
-    let ack =
-        n.b.poll_transmit(n.now)
-            .expect("delayed ACK at the fast tick");
+    let ack = n.b.poll_transmit(n.now).expect("delayed ACK at the fast tick");
     assert!(ack.flags.contains(Flags::ACK) && ack.len == 0);
     assert_eq!(ack.ack, s.seq.wrapping_add(1000));
-    assert_eq!(
-        n.b.stats().acks_sent,
-        1,
-        "the server's handshake segment was a SYN-ACK"
-    );
+    assert_eq!(n.b.stats().acks_sent, 1, "the server's handshake segment was a SYN-ACK");
     assert!(!n.b.wants_fast_tick());
 }
 
@@ -361,14 +316,9 @@ fn established_two_full_segments_read_causes_window_update_ack() {
     n.b.on_segment(n.now, &s1);
     assert!(n.b.poll_transmit(n.now).is_none());
     n.b.on_segment(n.now, &s2);
-    assert!(
-        n.b.poll_transmit(n.now).is_none(),
-        "4.4-Lite does not ACK every other segment on input"
-    );
+    assert!(n.b.poll_transmit(n.now).is_none(), "4.4-Lite does not ACK every other segment on input");
     assert_eq!(n.b.recv(u64::MAX), 2000);
-    let upd =
-        n.b.poll_transmit(n.now)
-            .expect("adv >= 2 mss after the read");
+    let upd = n.b.poll_transmit(n.now).expect("adv >= 2 mss after the read");
     assert_eq!(upd.ack, s2.seq.wrapping_add(1000));
     assert_eq!(upd.wnd, 16000);
 }
@@ -408,25 +358,10 @@ fn reno_one_loss_three_dupacks_fast_retransmit_then_deflate() {
     let i = n.trace.iter().position(|s| s.fast == 1).unwrap();
     let at = n.trace[i];
     assert_eq!(at.cwnd, at.ssthresh + 3 * 1000, "cwnd = ssthresh + 3 mss");
-    let max_inflated = n.trace[i..]
-        .iter()
-        .take_while(|s| s.cwnd > s.ssthresh + 1000)
-        .map(|s| s.cwnd)
-        .max()
-        .unwrap();
-    assert!(
-        max_inflated > at.cwnd,
-        "inflates by one mss per further dup ACK"
-    );
-    let j = i + n.trace[i..]
-        .iter()
-        .position(|s| s.cwnd <= s.ssthresh + 1000)
-        .expect("deflation");
-    assert_eq!(
-        n.trace[j].cwnd,
-        n.trace[j].ssthresh + 1000,
-        "deflated to ssthresh, then one ACK's growth"
-    );
+    let max_inflated = n.trace[i..].iter().take_while(|s| s.cwnd > s.ssthresh + 1000).map(|s| s.cwnd).max().unwrap();
+    assert!(max_inflated > at.cwnd, "inflates by one mss per further dup ACK");
+    let j = i + n.trace[i..].iter().position(|s| s.cwnd <= s.ssthresh + 1000).expect("deflation");
+    assert_eq!(n.trace[j].cwnd, n.trace[j].ssthresh + 1000, "deflated to ssthresh, then one ACK's growth");
 }
 
 #[test]
@@ -509,15 +444,8 @@ fn established_black_hole_rto_doubles_to_max_then_drops() {
         }
     }
     // 3 × {2,4,8,16,32,64,64…} clamped at rto_max 128.
-    assert_eq!(
-        rtos,
-        vec![6, 12, 24, 48, 96, 128, 128, 128, 128, 128, 128, 128]
-    );
-    assert_eq!(
-        n.a.state(),
-        State::Closed,
-        "dropped after TCP_MAXRXTSHIFT back-offs"
-    );
+    assert_eq!(rtos, vec![6, 12, 24, 48, 96, 128, 128, 128, 128, 128, 128, 128]);
+    assert_eq!(n.a.state(), State::Closed, "dropped after TCP_MAXRXTSHIFT back-offs");
 }
 
 #[test]
@@ -528,18 +456,10 @@ fn established_retransmitted_segment_gives_no_rtt_sample_karn() {
     n.transfer(1000, 30.0);
     assert_eq!(n.a.stats().timeouts, 1);
     n.run_until(|n| n.a.in_flight() == 0, 30.0);
-    assert_eq!(
-        n.a.stats().rtt_samples,
-        samples0,
-        "ACK of a retransmission is not timed"
-    );
+    assert_eq!(n.a.stats().rtt_samples, samples0, "ACK of a retransmission is not timed");
     n.transfer(1000, 60.0);
     n.run_until(|n| n.a.in_flight() == 0, 60.0);
-    assert_eq!(
-        n.a.stats().rtt_samples,
-        samples0 + 1,
-        "timing resumes with new data"
-    );
+    assert_eq!(n.a.stats().rtt_samples, samples0 + 1, "timing resumes with new data");
 }
 
 // ---------------------------------------------------------------- close
@@ -572,14 +492,8 @@ fn established_simultaneous_close_goes_through_closing() {
     let mut n = Net::established(cfg(1000, 16000), cfg(1000, 16000), 5);
     n.a.close();
     n.b.close();
-    n.run_until(
-        |n| n.a.state() == State::TimeWait && n.b.state() == State::TimeWait,
-        10.0,
-    );
-    assert_eq!(
-        (n.a.state(), n.b.state()),
-        (State::TimeWait, State::TimeWait)
-    );
+    n.run_until(|n| n.a.state() == State::TimeWait && n.b.state() == State::TimeWait, 10.0);
+    assert_eq!((n.a.state(), n.b.state()), (State::TimeWait, State::TimeWait));
 }
 
 // ---------------------------------------------------------------- Nagle and persist
@@ -588,16 +502,9 @@ fn established_simultaneous_close_goes_through_closing() {
 fn established_nagle_on_holds_small_write_while_data_outstanding() {
     let mut n = Net::established(cfg(1000, 16000), cfg(1000, 16000), 5);
     n.a.send(100);
-    assert_eq!(
-        n.a.poll_transmit(n.now).map(|s| s.len),
-        Some(100),
-        "idle: sent"
-    );
+    assert_eq!(n.a.poll_transmit(n.now).map(|s| s.len), Some(100), "idle: sent");
     n.a.send(100);
-    assert!(
-        n.a.poll_transmit(n.now).is_none(),
-        "Nagle: held while 100 bytes are unacked"
-    );
+    assert!(n.a.poll_transmit(n.now).is_none(), "Nagle: held while 100 bytes are unacked");
 }
 
 #[test]
@@ -608,11 +515,7 @@ fn established_nagle_off_sends_small_write_at_once() {
     n.a.send(100);
     assert_eq!(n.a.poll_transmit(n.now).map(|s| s.len), Some(100));
     n.a.send(100);
-    assert_eq!(
-        n.a.poll_transmit(n.now).map(|s| s.len),
-        Some(100),
-        "TCP_NODELAY"
-    );
+    assert_eq!(n.a.poll_transmit(n.now).map(|s| s.len), Some(100), "TCP_NODELAY");
 }
 
 #[test]
@@ -626,21 +529,9 @@ fn established_zero_window_persist_probe_then_resume() {
     let probes_before = n.sent_ab.iter().filter(|s| s.len == 1).count();
     assert_eq!(probes_before, 0);
     n.run_until(|n| n.sent_ab.iter().any(|s| s.len == 1), 30.0);
-    let probe = n
-        .sent_ab
-        .iter()
-        .find(|s| s.len == 1)
-        .copied()
-        .expect("persist probe");
-    assert_eq!(
-        n.b.stats().bytes_rcvd,
-        8000,
-        "probe byte refused by the zero window"
-    );
-    n.run_until(
-        |n| n.a.persist_timer() > 0 && n.now.as_secs_f64() > 12.0,
-        40.0,
-    );
+    let probe = n.sent_ab.iter().find(|s| s.len == 1).copied().expect("persist probe");
+    assert_eq!(n.b.stats().bytes_rcvd, 8000, "probe byte refused by the zero window");
+    n.run_until(|n| n.a.persist_timer() > 0 && n.now.as_secs_f64() > 12.0, 40.0);
     n.b_auto_read = true;
     n.run_until(|n| n.b.stats().bytes_rcvd == 20_000, 200.0);
     assert_eq!(n.b.stats().bytes_rcvd, 20_000);
@@ -654,36 +545,10 @@ fn established_zero_window_persist_probe_then_resume() {
 fn any_state_garbage_segments_do_not_panic() {
     let mut n = Net::established(cfg(1000, 16000), cfg(1000, 16000), 5);
     let weird = [
-        Segment {
-            seq: 0,
-            ack: 0,
-            flags: Flags(0xff),
-            wnd: 0,
-            len: u32::MAX,
-            mss: Some(0),
-            wscale: Some(200),
-        },
-        Segment {
-            seq: 12345,
-            ack: 999,
-            flags: Flags::SYN,
-            ..Default::default()
-        },
-        Segment {
-            seq: 1,
-            ack: 2,
-            flags: Flags::FIN,
-            len: 5,
-            ..Default::default()
-        },
-        Segment {
-            seq: 7,
-            ack: u32::MAX,
-            flags: Flags::ACK,
-            wnd: u16::MAX,
-            len: 70000,
-            ..Default::default()
-        },
+        Segment { seq: 0, ack: 0, flags: Flags(0xff), wnd: 0, len: u32::MAX, mss: Some(0), wscale: Some(200) },
+        Segment { seq: 12345, ack: 999, flags: Flags::SYN, ..Default::default() },
+        Segment { seq: 1, ack: 2, flags: Flags::FIN, len: 5, ..Default::default() },
+        Segment { seq: 7, ack: u32::MAX, flags: Flags::ACK, wnd: u16::MAX, len: 70000, ..Default::default() },
     ];
     for s in weird {
         n.b.on_segment(n.now, &s);

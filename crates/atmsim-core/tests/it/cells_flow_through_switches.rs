@@ -62,10 +62,7 @@ fn a_greedy_source_fills_its_link_at_the_aal5_payload_rate() {
     // 9180-byte datagrams in 192 cells: goodput = 149.76e6 * 9180 / (192 * 53).
     let expect = 149.76e6 * 9180.0 / (192.0 * 53.0);
     let got = s["sources"][0]["goodput_bps"].as_f64().unwrap();
-    assert!(
-        (got - expect).abs() / expect < 0.002,
-        "goodput {got} vs {expect}"
-    );
+    assert!((got - expect).abs() / expect < 0.002, "goodput {got} vs {expect}");
     let util = s["ports"][0]["utilization"].as_f64().unwrap();
     assert!((util - 1.0).abs() < 1e-3, "utilization {util}");
     assert_conserved(s);
@@ -74,25 +71,7 @@ fn a_greedy_source_fills_its_link_at_the_aal5_payload_rate() {
 #[test]
 fn batching_gives_identical_results_to_event_by_event() {
     let text = std::fs::read_to_string(repo_file("scenarios/examples/greedy_rr.toml")).unwrap();
-    let a = run_text(
-        &text,
-        RunOptions {
-            batching: Some(true),
-            ..Default::default()
-        },
-    );
-    let b = run_text(
-        &text,
-        RunOptions {
-            batching: Some(false),
-            ..Default::default()
-        },
-    );
-    assert_eq!(
-        deterministic_part(&a.summary),
-        deterministic_part(&b.summary)
-    );
-    assert_eq!(a.series, b.series);
+    let (a, b) = assert_batching_invariant(&text);
     assert_eq!(a.summary["run"]["events"], b.summary["run"]["events"]);
 }
 
@@ -100,62 +79,26 @@ fn batching_gives_identical_results_to_event_by_event() {
 fn batching_serves_an_uncontended_port_inline_with_identical_results() {
     // A direct host-to-host link: nothing interleaves with the adapter's cells but the
     // end-of-frame arrivals, so almost every cell is sent inline.
-    let text = DIRECT;
-    let a = run_text(
-        text,
-        RunOptions {
-            batching: Some(true),
-            ..Default::default()
-        },
-    );
-    let b = run_text(
-        text,
-        RunOptions {
-            batching: Some(false),
-            ..Default::default()
-        },
-    );
-    assert_eq!(
-        deterministic_part(&a.summary),
-        deterministic_part(&b.summary)
-    );
-    assert_eq!(a.series, b.series);
+    let (a, b) = assert_batching_invariant(DIRECT);
     let heap_a = a.summary["run"]["heap_events"].as_u64().unwrap();
     let heap_b = b.summary["run"]["heap_events"].as_u64().unwrap();
-    assert!(
-        heap_a * 20 < heap_b,
-        "batched {heap_a} vs unbatched {heap_b} heap events"
-    );
+    assert!(heap_a * 20 < heap_b, "batched {heap_a} vs unbatched {heap_b} heap events");
 }
 
 #[test]
 fn round_robin_with_epd_shares_a_congested_port_equally() {
     let out = run_file("scenarios/examples/greedy_rr.toml", RunOptions::default());
     let s = &out.summary;
-    let g: Vec<f64> = (0..3)
-        .map(|i| s["sources"][i]["goodput_bps"].as_f64().unwrap())
-        .collect();
+    let g: Vec<f64> = (0..3).map(|i| s["sources"][i]["goodput_bps"].as_f64().unwrap()).collect();
     let total: f64 = g.iter().sum();
     let jain = total * total / (3.0 * g.iter().map(|x| x * x).sum::<f64>());
     assert!(jain > 0.999, "Jain index {jain}, goodputs {g:?}");
     // EPD keeps the bottleneck carrying whole frames: total goodput near the payload rate.
     let cap = 149.76e6 * 9180.0 / (192.0 * 53.0);
-    assert!(
-        total > 0.97 * cap && total <= cap * 1.0001,
-        "total {total} vs {cap}"
-    );
-    let sink_port = s["ports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "sw->sink")
-        .unwrap();
+    assert!(total > 0.97 * cap && total <= cap * 1.0001, "total {total} vs {cap}");
+    let sink_port = s["ports"].as_array().unwrap().iter().find(|p| p["name"] == "sw->sink").unwrap();
     assert!(sink_port["drop_epd"].as_u64().unwrap() > 0);
-    assert_eq!(
-        sink_port["drop_tail"].as_u64().unwrap(),
-        0,
-        "EPD threshold 700 of 1000 should avoid overflow"
-    );
+    assert_eq!(sink_port["drop_tail"].as_u64().unwrap(), 0, "EPD threshold 700 of 1000 should avoid overflow");
     assert_conserved(s);
 }
 
@@ -164,42 +107,17 @@ fn tail_drop_under_overload_wastes_bandwidth_that_epd_saves() {
     // Sources of unequal rates (so their cells interleave irregularly) overload one port.
     let text = std::fs::read_to_string(repo_file("scenarios/examples/greedy_rr.toml"))
         .unwrap()
-        .replacen(
-            "a = \"b\"\nb = \"sw\"\npreset = \"oc3c\"",
-            "a = \"b\"\nb = \"sw\"\npreset = \"taxi100\"",
-            1,
-        )
-        .replacen(
-            "a = \"c\"\nb = \"sw\"\npreset = \"oc3c\"",
-            "a = \"c\"\nb = \"sw\"\npreset = \"ds3\"",
-            1,
-        );
-    let tail_text = text.replace(
-        "drop_policy = \"epd\"\nepd_threshold_cells = 700",
-        "drop_policy = \"tail\"",
-    );
+        .replacen("a = \"b\"\nb = \"sw\"\npreset = \"oc3c\"", "a = \"b\"\nb = \"sw\"\npreset = \"taxi100\"", 1)
+        .replacen("a = \"c\"\nb = \"sw\"\npreset = \"oc3c\"", "a = \"c\"\nb = \"sw\"\npreset = \"ds3\"", 1);
+    let tail_text = text.replace("drop_policy = \"epd\"\nepd_threshold_cells = 700", "drop_policy = \"tail\"");
     assert_ne!(tail_text, text);
-    let total = |s: &serde_json::Value| {
-        (0..3)
-            .map(|i| s["sources"][i]["goodput_bps"].as_f64().unwrap())
-            .sum::<f64>()
-    };
+    let total = |s: &serde_json::Value| (0..3).map(|i| s["sources"][i]["goodput_bps"].as_f64().unwrap()).sum::<f64>();
     let epd = run_text(&text, RunOptions::default()).summary;
     let tail = run_text(&tail_text, RunOptions::default()).summary;
     let cap = 149.76e6 * 9180.0 / (192.0 * 53.0);
     assert!(total(&epd) > 0.97 * cap, "EPD goodput {}", total(&epd));
-    assert!(
-        total(&tail) < 0.8 * total(&epd),
-        "tail {} vs EPD {}",
-        total(&tail),
-        total(&epd)
-    );
-    assert!(
-        tail["conservation"]["frames"]["discarded"]
-            .as_u64()
-            .unwrap()
-            > 0
-    );
+    assert!(total(&tail) < 0.8 * total(&epd), "tail {} vs EPD {}", total(&tail), total(&epd));
+    assert!(tail["conservation"]["frames"]["discarded"].as_u64().unwrap() > 0);
     assert_conserved(&tail);
     assert_conserved(&epd);
 }
@@ -209,9 +127,6 @@ fn same_seed_gives_identical_results() {
     let text = std::fs::read_to_string(repo_file("scenarios/examples/greedy_rr.toml")).unwrap();
     let a = run_text(&text, RunOptions::default());
     let b = run_text(&text, RunOptions::default());
-    assert_eq!(
-        deterministic_part(&a.summary),
-        deterministic_part(&b.summary)
-    );
+    assert_eq!(deterministic_part(&a.summary), deterministic_part(&b.summary));
     assert_eq!(a.series, b.series);
 }

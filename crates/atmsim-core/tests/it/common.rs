@@ -4,24 +4,18 @@ use atmsim_core::api::{self, Format, RunOptions, RunOutput};
 use std::path::PathBuf;
 
 pub fn repo_file(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel)
 }
 
 pub fn run_text(text: &str, opts: RunOptions) -> RunOutput {
-    api::run_str(text, Format::Toml, "<test>", opts, &mut |_| {
-        std::ops::ControlFlow::Continue(())
-    })
-    .unwrap_or_else(|e| panic!("run failed: {e}"))
+    api::run_str(text, Format::Toml, "<test>", opts, &mut |_| std::ops::ControlFlow::Continue(()))
+        .unwrap_or_else(|e| panic!("run failed: {e}"))
 }
 
 pub fn run_file(rel: &str, opts: RunOptions) -> RunOutput {
     let text = std::fs::read_to_string(repo_file(rel)).unwrap();
-    api::run_str(&text, Format::Toml, rel, opts, &mut |_| {
-        std::ops::ControlFlow::Continue(())
-    })
-    .unwrap_or_else(|e| panic!("run failed: {e}"))
+    api::run_str(&text, Format::Toml, rel, opts, &mut |_| std::ops::ControlFlow::Continue(()))
+        .unwrap_or_else(|e| panic!("run failed: {e}"))
 }
 
 /// The summary with wall-clock fields removed (they differ between identical runs).
@@ -35,15 +29,10 @@ pub fn deterministic_part(s: &serde_json::Value) -> serde_json::Value {
 /// Assert the conservation ledger balances.
 pub fn assert_conserved(s: &serde_json::Value) {
     let c = &s["conservation"]["cells"];
-    let dropped = [
-        "dropped_tail",
-        "dropped_ppd",
-        "dropped_epd",
-        "dropped_no_route",
-    ]
-    .iter()
-    .map(|k| c[k].as_u64().unwrap())
-    .sum::<u64>();
+    let dropped = ["dropped_tail", "dropped_ppd", "dropped_epd", "dropped_no_route"]
+        .iter()
+        .map(|k| c[k].as_u64().unwrap())
+        .sum::<u64>();
     assert_eq!(
         c["injected"].as_u64().unwrap(),
         c["delivered"].as_u64().unwrap() + dropped + c["in_flight"].as_u64().unwrap(),
@@ -52,10 +41,25 @@ pub fn assert_conserved(s: &serde_json::Value) {
     let f = &s["conservation"]["frames"];
     assert_eq!(
         f["sent"].as_u64().unwrap(),
-        ["delivered", "discarded", "lost", "in_flight"]
-            .iter()
-            .map(|k| f[k].as_u64().unwrap())
-            .sum::<u64>(),
+        ["delivered", "discarded", "lost", "in_flight"].iter().map(|k| f[k].as_u64().unwrap()).sum::<u64>(),
         "frames not conserved: {f}"
     );
+}
+
+pub fn batching(on: bool) -> RunOptions {
+    RunOptions { batching: Some(on), ..Default::default() }
+}
+
+pub fn seed(s: u64) -> RunOptions {
+    RunOptions { seed: Some(s), ..Default::default() }
+}
+
+/// Run `text` with batching on and off, assert identical summaries and series, and return
+/// both outputs (batched first).
+pub fn assert_batching_invariant(text: &str) -> (RunOutput, RunOutput) {
+    let a = run_text(text, batching(true));
+    let b = run_text(text, batching(false));
+    assert_eq!(deterministic_part(&a.summary), deterministic_part(&b.summary));
+    assert_eq!(a.series, b.series);
+    (a, b)
 }

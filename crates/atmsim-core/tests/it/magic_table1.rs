@@ -37,11 +37,7 @@ fn oc3c_user_level_limit_is_near_134_mbps() {
 fn refined_bound_bps(w: f64, t: f64) -> f64 {
     let c = 149.76e6;
     let mss = 9140.0f64;
-    let (seg, weff) = if w < mss {
-        (w, w)
-    } else {
-        (mss, (w / mss).ceil() * mss)
-    };
+    let (seg, weff) = if w < mss { (w, w) } else { (mss, (w / mss).ceil() * mss) };
     let cells = ((seg + 40.0 + 8.0) / 48.0).ceil();
     let t_seg = cells * 424.0 / c;
     let per_ack = if weff / seg <= 2.0 { 1.0 } else { 2.0 };
@@ -53,10 +49,7 @@ fn refined_bound_bps(w: f64, t: f64) -> f64 {
 fn throughput_follows_w_over_t_for_every_window_in_table1() {
     let t = 8.8e-3;
     for (name, w, paper_mbps) in TABLE1 {
-        let out = run_file(
-            &format!("scenarios/magic95/table1_w{name}.toml"),
-            RunOptions::default(),
-        );
+        let out = run_file(&format!("scenarios/magic95/table1_w{name}.toml"), RunOptions::default());
         let s = &out.summary;
         assert_conserved(s);
         let c = &s["connections"][0];
@@ -75,24 +68,15 @@ fn throughput_follows_w_over_t_for_every_window_in_table1() {
         );
         // The refined closed form is a true upper bound; ttcp's 64 kB writes blocked on the
         // 2048-byte send low-water mark cost at most a few percent more.
-        assert!(
-            got <= refined * 1.005,
-            "window {name}: {got} above the refined bound {refined}"
-        );
-        assert!(
-            got >= refined * 0.96,
-            "window {name}: {got} too far below the refined bound {refined}"
-        );
+        assert!(got <= refined * 1.005, "window {name}: {got} above the refined bound {refined}");
+        assert!(got >= refined * 0.96, "window {name}: {got} too far below the refined bound {refined}");
         // Against B = W/T and the published table: within 5% wherever one 9180-byte segment's
         // transmission (0.54 ms) plus BSD's every-other-segment ACK (another 0.54 ms) are small
         // against the 8.8 ms round trip. At 128 kB they add 1.1 ms to each round trip, and no
         // window-limited sender can reach W/T: we stay within 10% there (see the report).
         let tol = if w >= 131072.0 { 0.10 } else { 0.055 };
         assert!(err_bound.abs() < tol, "window {name}: {got} vs W/T {bound}");
-        assert!(
-            err_paper.abs() < tol,
-            "window {name}: {got} vs paper {paper_mbps} Mb/s"
-        );
+        assert!(err_paper.abs() < tol, "window {name}: {got} vs paper {paper_mbps} Mb/s");
         // No losses on this uncongested path.
         assert_eq!(c["rexmt_segs"].as_u64().unwrap(), 0, "window {name}");
     }
@@ -105,12 +89,7 @@ fn a_window_beyond_the_bandwidth_delay_product_reaches_the_oc3c_limit() {
         .replace("window_bytes = 131072", "window_bytes = 1048576")
         .replace("duration_s = 6.0", "duration_s = 4.0");
     let out = run_text(&text, RunOptions::default());
-    let got = out.summary["connections"][0]["goodput_bps"]
-        .as_f64()
-        .unwrap();
+    let got = out.summary["connections"][0]["goodput_bps"].as_f64().unwrap();
     let limit = oc3c_user_limit_bps();
-    assert!(
-        got <= limit * 1.0001 && got > 0.97 * limit,
-        "{got} vs {limit}"
-    );
+    assert!(got <= limit * 1.0001 && got > 0.97 * limit, "{got} vs {limit}");
 }

@@ -4,10 +4,7 @@ use atmsim_core::api::{validate_str, Format};
 use atmsim_core::ErrorKind;
 
 fn base() -> String {
-    std::fs::read_to_string(crate::common::repo_file(
-        "scenarios/magic95/table1_w128k.toml",
-    ))
-    .unwrap()
+    std::fs::read_to_string(crate::common::repo_file("scenarios/magic95/table1_w128k.toml")).unwrap()
 }
 
 fn err(text: &str) -> atmsim_core::Error {
@@ -26,12 +23,7 @@ fn shipped_scenarios_are_valid() {
 #[test]
 fn table_of_bad_inputs() {
     let cases: &[(&str, &str, &str, &str)] = &[
-        (
-            "delay_ms = 2.2\n\n[[link]]",
-            "delay_ms = -2.2\n\n[[link]]",
-            "link[0].delay_ms",
-            "non-negative delay",
-        ),
+        ("delay_ms = 2.2\n\n[[link]]", "delay_ms = -2.2\n\n[[link]]", "link[0].delay_ms", "non-negative delay"),
         (
             "preset = \"oc3c\"\ndelay_ms = 2.2\n\n[[link]]",
             "rate_bps = -5.0\ndelay_ms = 2.2\n\n[[link]]",
@@ -44,36 +36,11 @@ fn table_of_bad_inputs() {
             "link[0].preset",
             "oc3c",
         ),
-        (
-            "b = \"asx100\"",
-            "b = \"asx200\"",
-            "link[0].b",
-            "name of a host or switch",
-        ),
-        (
-            "window_bytes = 131072",
-            "window_bytes = -1",
-            "tcp[0].window_bytes",
-            "window in bytes",
-        ),
-        (
-            "window_bytes = 131072",
-            "window_bytes = 131072\nwindw = 3",
-            "tcp[0].windw",
-            "unknown field",
-        ),
-        (
-            "duration_s = 6.0",
-            "duration_s = 0",
-            "simulation.duration_s",
-            "positive duration",
-        ),
-        (
-            "warmup_s = 1.0",
-            "warmup_s = 7.0",
-            "simulation.warmup_s",
-            "shorter than duration",
-        ),
+        ("b = \"asx100\"", "b = \"asx200\"", "link[0].b", "name of a host or switch"),
+        ("window_bytes = 131072", "window_bytes = -1", "tcp[0].window_bytes", "window in bytes"),
+        ("window_bytes = 131072", "window_bytes = 131072\nwindw = 3", "tcp[0].windw", "unknown field"),
+        ("duration_s = 6.0", "duration_s = 0", "simulation.duration_s", "positive duration"),
+        ("warmup_s = 1.0", "warmup_s = 7.0", "simulation.warmup_s", "shorter than duration"),
         (
             "path = [\"dec-lawrence\", \"asx100\", \"dec-remote\"]",
             "path = [\"dec-lawrence\", \"dec-remote\"]",
@@ -86,12 +53,7 @@ fn table_of_bad_inputs() {
             "vc[0].path[0]",
             "host at the end",
         ),
-        (
-            "server = \"dec-remote\"",
-            "server = \"dec-lawrence\"",
-            "tcp[0].server",
-            "different host",
-        ),
+        ("server = \"dec-remote\"", "server = \"dec-lawrence\"", "tcp[0].server", "different host"),
         (
             "buffer_cells = 256",
             "buffer_cells = 256\ndrop_policy = \"epd\"",
@@ -104,12 +66,7 @@ fn table_of_bad_inputs() {
             "switch[0].epd_threshold_cells",
             "at most buffer_cells",
         ),
-        (
-            "kind = \"bulk\"",
-            "kind = \"telnet\"",
-            "tcp[0].app.kind",
-            "unknown variant",
-        ),
+        ("kind = \"bulk\"", "kind = \"telnet\"", "tcp[0].app.kind", "unknown variant"),
     ];
     for (from, to, field, expect) in cases {
         let text = base();
@@ -117,19 +74,14 @@ fn table_of_bad_inputs() {
         let e = err(&text.replacen(from, to, 1));
         assert_eq!(e.file, "bad.toml");
         assert_eq!(&e.field, field, "case {to:?}: {e}");
-        assert!(
-            e.message.contains(expect),
-            "case {to:?}: message {:?} lacks {expect:?}",
-            e.message
-        );
+        assert!(e.message.contains(expect), "case {to:?}: message {:?} lacks {expect:?}", e.message);
         assert!(matches!(e.kind, ErrorKind::Parse | ErrorKind::Invalid));
     }
 }
 
 #[test]
 fn a_host_with_two_links_is_refused() {
-    let text = base()
-        + "\n[[link]]\na = \"dec-lawrence\"\nb = \"dec-remote\"\npreset = \"t1\"\ndelay_ms = 1\n";
+    let text = base() + "\n[[link]]\na = \"dec-lawrence\"\nb = \"dec-remote\"\npreset = \"t1\"\ndelay_ms = 1\n";
     let e = err(&text);
     assert_eq!(e.field, "link[2].a");
     assert!(e.message.contains("single link"), "{e}");

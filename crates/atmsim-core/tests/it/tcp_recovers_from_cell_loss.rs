@@ -16,12 +16,7 @@ fn contention() -> String {
 fn cell_loss_causes_retransmissions_and_the_ledgers_balance() {
     let s = run_text(&contention(), RunOptions::default()).summary;
     assert_conserved(&s);
-    let port = s["ports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "asx100->sparc")
-        .unwrap();
+    let port = s["ports"].as_array().unwrap().iter().find(|p| p["name"] == "asx100->sparc").unwrap();
     assert!(port["drop_tail"].as_u64().unwrap() > 0);
     assert!(port["max_queue_cells"].as_u64().unwrap() <= 256);
     assert!(s["conservation"]["frames"]["discarded"].as_u64().unwrap() > 0);
@@ -30,34 +25,25 @@ fn cell_loss_causes_retransmissions_and_the_ledgers_balance() {
         assert!(c["goodput_bps"].as_f64().unwrap() > 0.0, "{c}");
     }
     // Goodput never exceeds the TAXI user-level limit: 100 Mb/s · 9140 / (192·53).
-    let total: f64 = s["connections"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["goodput_bps"].as_f64().unwrap())
-        .sum();
+    let total: f64 = s["connections"].as_array().unwrap().iter().map(|c| c["goodput_bps"].as_f64().unwrap()).sum();
     assert!(total < 100e6 * 9140.0 / (192.0 * 53.0));
 }
 
 #[test]
 fn a_finite_transfer_arrives_exactly_once_despite_losses() {
     for variant in ["tahoe", "reno", "newreno"] {
-        let text = contention()
-            .replace("duration_s = 4.0", "duration_s = 60.0")
-            .replace("window_bytes = 131072\n", &format!("window_bytes = 131072\nvariant = \"{variant}\"\napp = {{ kind = \"bulk\", total_bytes = 3000000 }}\n"));
+        let text = contention().replace("duration_s = 4.0", "duration_s = 60.0").replace(
+            "window_bytes = 131072\n",
+            &format!(
+                "window_bytes = 131072\nvariant = \"{variant}\"\napp = {{ kind = \"bulk\", total_bytes = 3000000 }}\n"
+            ),
+        );
         let s = run_text(&text, RunOptions::default()).summary;
         assert_conserved(&s);
         for c in s["connections"].as_array().unwrap() {
-            assert_eq!(
-                c["bytes_read"].as_u64().unwrap(),
-                3_000_000,
-                "{variant}: {c}"
-            );
+            assert_eq!(c["bytes_read"].as_u64().unwrap(), 3_000_000, "{variant}: {c}");
             assert!(c["finished_at_s"].as_f64().is_some(), "{variant}: {c}");
-            assert!(
-                c["rexmt_segs"].as_u64().unwrap() > 0,
-                "{variant}: the transfer should have seen loss"
-            );
+            assert!(c["rexmt_segs"].as_u64().unwrap() > 0, "{variant}: the transfer should have seen loss");
         }
     }
 }
@@ -65,37 +51,13 @@ fn a_finite_transfer_arrives_exactly_once_despite_losses() {
 #[test]
 fn lossy_runs_are_deterministic_and_batching_invariant() {
     let text = contention();
-    let a = run_text(&text, RunOptions::default());
-    let b = run_text(&text, RunOptions::default());
-    let c = run_text(
-        &text,
-        RunOptions {
-            batching: Some(false),
-            ..Default::default()
-        },
-    );
-    assert_eq!(
-        deterministic_part(&a.summary),
-        deterministic_part(&b.summary)
-    );
-    assert_eq!(a.series, b.series);
-    assert_eq!(
-        deterministic_part(&a.summary),
-        deterministic_part(&c.summary)
-    );
-    assert_eq!(a.series, c.series);
+    let (a, _) = assert_batching_invariant(&text);
+    let again = run_text(&text, RunOptions::default());
+    assert_eq!(deterministic_part(&a.summary), deterministic_part(&again.summary));
+    assert_eq!(a.series, again.series);
     // A different seed moves the TCP timer phases and so the loss pattern.
-    let d = run_text(
-        &text,
-        RunOptions {
-            seed: Some(2),
-            ..Default::default()
-        },
-    );
-    assert_ne!(
-        deterministic_part(&a.summary)["connections"],
-        deterministic_part(&d.summary)["connections"]
-    );
+    let d = run_text(&text, seed(2));
+    assert_ne!(deterministic_part(&a.summary)["connections"], deterministic_part(&d.summary)["connections"]);
 }
 
 #[test]
@@ -103,23 +65,5 @@ fn the_magic_window_runs_are_batching_invariant() {
     let text = std::fs::read_to_string(repo_file("scenarios/magic95/table1_w64k.toml"))
         .unwrap()
         .replace("duration_s = 6.0", "duration_s = 2.0");
-    let a = run_text(
-        &text,
-        RunOptions {
-            batching: Some(true),
-            ..Default::default()
-        },
-    );
-    let b = run_text(
-        &text,
-        RunOptions {
-            batching: Some(false),
-            ..Default::default()
-        },
-    );
-    assert_eq!(
-        deterministic_part(&a.summary),
-        deterministic_part(&b.summary)
-    );
-    assert_eq!(a.series, b.series);
+    assert_batching_invariant(&text);
 }
