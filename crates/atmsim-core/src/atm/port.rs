@@ -353,4 +353,45 @@ mod tests {
         assert_eq!(p.offer_cell(SimTime::ZERO, c2[1]), Some(DropReason::Epd));
         assert_eq!(p.offer_cell(SimTime::ZERO, c1[3]), None);
     }
+
+    proptest::proptest! {
+        /// EPD on random interleavings of frames from several VCs and random departures:
+        /// the buffer never overflows; a frame refused at its first cell loses every cell;
+        /// an admitted frame keeps a prefix of its cells, plus its end-of-frame cell unless
+        /// the buffer was full when that arrived.
+        #[test]
+        fn epd_discards_whole_frames_or_keeps_a_prefix(
+            ops in proptest::collection::vec((0u32..4, 1u32..12, proptest::bool::ANY), 1..200),
+            limit in 8u32..64,
+            thr_frac in 0.2f64..1.0,
+        ) {
+            let threshold = ((limit as f64 * thr_frac) as u32).max(1);
+            let mut p = port(limit, DropPolicy::Epd { threshold });
+            // (vc, frame id, cells) for each frame, and the verdicts of its cells.
+            let mut verdicts: Vec<Vec<Option<DropReason>>> = Vec::new();
+            for (i, &(vc, n, depart)) in ops.iter().enumerate() {
+                let mut v = Vec::new();
+                for c in frame_cells(vc, i as u32, n) {
+                    v.push(p.offer_cell(SimTime::ZERO, c));
+                    proptest::prop_assert!(p.occupancy <= limit);
+                    if depart && p.start_next(SimTime::ZERO).is_some() {
+                        p.in_tx = None;
+                    }
+                }
+                verdicts.push(v);
+            }
+            for v in &verdicts {
+                if v[0] == Some(DropReason::Epd) {
+                    proptest::prop_assert!(v.iter().all(|d| *d == Some(DropReason::Epd)));
+                    continue;
+                }
+                let body = &v[..v.len() - 1];
+                let first_drop = body.iter().position(|d| d.is_some()).unwrap_or(body.len());
+                proptest::prop_assert!(body[..first_drop].iter().all(|d| d.is_none()));
+                proptest::prop_assert!(body[first_drop..].iter().all(|d| d.is_some()));
+                let eof = v[v.len() - 1];
+                proptest::prop_assert!(eof.is_none() || eof == Some(DropReason::Tail));
+            }
+        }
+    }
 }
