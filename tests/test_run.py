@@ -86,6 +86,17 @@ def test_cli_run_writes_outputs(tmp_path):
     saved = Results.load(out)
     assert saved.summary["seed"] == 1
     assert without_wall_clock(saved.summary) == without_wall_clock(atmsim.run(MAGIC, seed=1).summary)
+    # Figures and the run's HTML page are written beside the data.
+    page = (out / "report.html").read_text()
+    for fig in ("cwnd.png", "goodput.png"):
+        assert (out / fig).stat().st_size > 5_000 and fig in page
+
+
+def test_cli_run_no_plot_writes_data_only(tmp_path):
+    out = tmp_path / "magic"
+    proc = atmsim_cli("run", str(MAGIC), "--out", str(out), "--quiet", "--no-plot")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["series.parquet", "summary.json"]
 
 
 def test_cli_run_default_out_dir(tmp_path):

@@ -1,6 +1,6 @@
 """The ``atmsim`` command line.
 
-    atmsim run SCENARIO.toml [--seed N] [--out DIR] [--no-batching] [--quiet]
+    atmsim run SCENARIO.toml [--seed N] [--out DIR] [--no-batching] [--no-plot] [--quiet]
     atmsim check SCENARIO.toml
     atmsim reproduce STUDY [--full] [--seed N] [--out DIR]
     atmsim version
@@ -24,6 +24,7 @@ from rich.table import Table
 
 from . import __version__
 from .errors import ScenarioError, SimulationError
+from .plots import write_run_report
 from .progress import progress_bar, runs_bar
 from .reproduce import STUDIES
 from .results import Results
@@ -82,8 +83,9 @@ def run(
     out: Annotated[Path | None, typer.Option(help="Output directory [default: out/<scenario stem>].")] = None,
     no_batching: Annotated[bool, typer.Option("--no-batching", help="Serve every cell as its own event.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
+    plot: Annotated[bool, typer.Option("--plot/--no-plot", help="Also write figures and report.html.")] = True,
 ) -> None:
-    """Run a scenario and write summary.json and series.parquet."""
+    """Run a scenario and write summary.json, series.parquet and (with --plot) report.html."""
     out_dir = out if out is not None else Path("out") / scenario.stem
     with _reported_errors():
         scen = Scenario.from_toml(scenario)
@@ -94,6 +96,8 @@ def run(
             with progress_bar(scenario.stem, console=_stderr()) as report:
                 results = scen.run(seed=seed, batching=batching, progress=report)
         results.save(out_dir)
+        if plot:
+            write_run_report(results, out_dir)
     if not quiet:
         print_summary(results, _stdout())
     _stderr().print(f"wrote {out_dir}", highlight=False, markup=False)

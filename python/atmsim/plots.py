@@ -1,0 +1,94 @@
+"""Figures and an HTML page for one run: TCP windows, goodput and queues over time.
+
+Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). Figures are
+PNG files beside ``report.html`` in the run's output directory; the page also tables the
+per-connection and per-port results from the summary.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pandas as pd
+
+from .report import figure_path, write_report
+from .results import Results
+
+
+def _line_plot(frames: list[tuple[pd.DataFrame, str]], ylabel: str, title: str, path: Path, scale: float = 1.0) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    colors: dict[str, str] = {}
+    for k, (frame, style) in enumerate(frames):
+        for col in frame.columns:
+            color = colors.setdefault(col, f"C{len(colors) % 10}")
+            label = col if k == 0 else None  # one legend entry per entity; styles are in the label
+            ax.plot(frame.index, frame[col] * scale, style, color=color, drawstyle="steps-post", label=label)
+    ax.set_xlabel("simulated time [s]")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if len(colors) <= 12:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label, _ in columns)
+    body = ""
+    for row in rows:
+        cells = []
+        for key, _, fmt in columns:
+            v = row.get(key)
+            cells.append(f"<td>{html.escape(format(v, fmt) if isinstance(v, int | float) and fmt else str(v))}</td>")
+        body += "<tr>" + "".join(cells) + "</tr>"
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def write_run_report(results: Results, out_dir: str | Path) -> Path:
+    """Write PNG figures and ``report.html`` for ``results`` into ``out_dir``."""
+    out = Path(out_dir)
+    s = results.summary
+    parts = []
+    figs = []
+    metrics = set(results.series["metric"].unique()) if len(results.series) else set()
+    if "cwnd_bytes" in metrics:
+        cwnd = results.trace("cwnd_bytes")
+        ssthresh = results.trace("ssthresh_bytes").clip(upper=cwnd.max().max() * 2 if len(cwnd) else None)
+        figs.append(_line_plot([(cwnd, "-"), (ssthresh, ":")], "bytes (— cwnd, ··· ssthresh)", "TCP congestion window", figure_path(out, "cwnd.png")))
+    if "goodput_bps" in metrics:
+        figs.append(_line_plot([(results.trace("goodput_bps"), "-")], "goodput [Mb/s]", "Goodput per sample interval", figure_path(out, "goodput.png"), 1e-6))
+    if "queue_cells" in metrics:
+        q = results.trace("queue_cells")
+        q = q.loc[:, q.max() > 0]
+        if len(q.columns):
+            figs.append(_line_plot([(q, "-")], "queue [cells]", "Output queues (ports that ever queued)", figure_path(out, "queues.png")))
+    parts.append(
+        "<h2>Connections</h2>"
+        + _table(
+            s.get("connections", []),
+            [("name", "name", ""), ("goodput_bps", "goodput [b/s]", ".4g"), ("rexmt_segs", "retransmitted segs", ""),
+             ("timeouts", "timeouts", ""), ("fast_retransmits", "fast retransmits", ""), ("dup_acks_rcvd", "dup ACKs", "")],
+        )
+    )
+    parts.append(
+        "<h2>Ports</h2>"
+        + _table(
+            s.get("ports", []),
+            [("name", "port", ""), ("utilization", "utilisation", ".3f"), ("cells_tx", "cells sent", ""),
+             ("drops", "cells dropped", ""), ("max_queue_cells", "max queue", ""), ("mean_queue_cells", "mean queue", ".2f")],
+        )
+    )
+    parts += [f'<p><img src="{f.name}" alt="{f.stem}"></p>' for f in figs]
+    cons = s.get("conservation", {})
+    parts.append(f"<h2>Conservation</h2><pre>{html.escape(pd.Series(cons).to_string())}</pre>")
+    title = f"atmsim run — {s.get('scenario', '?')} (seed {s.get('seed', '?')}, {s.get('duration_s', '?')} s)"
+    return write_report(out, title, "".join(parts))
