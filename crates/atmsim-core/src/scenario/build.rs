@@ -115,7 +115,13 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         if let Some(b) = h.buffer_cells {
             int_in(f("buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
         }
-        int_in(f("mtu_bytes"), h.mtu_bytes, 68, 65535, "an MTU in bytes")?;
+        int_in(
+            f("mtu_bytes"),
+            h.mtu_bytes,
+            72,
+            65535,
+            "an MTU in bytes (at least 72: TCP needs 40 bytes of headers and BSD a 32-byte MSS)",
+        )?;
         hosts.push(Host {
             name: h.name.clone(),
             port: None,
@@ -414,7 +420,13 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             .transpose()?;
         let mtu = hosts[client.idx()].mtu_bytes.min(hosts[server.idx()].mtu_bytes) as i64;
         let mss = match t.mss_bytes {
-            Some(m) => int_in(f("mss_bytes"), m, 1, mtu - 40, "an MSS in bytes (at most the hosts' MTU - 40)")?,
+            Some(m) => int_in(
+                f("mss_bytes"),
+                m,
+                32,
+                mtu - 40,
+                "an MSS in bytes (BSD accepts no MSS under 32; at most the hosts' MTU - 40)",
+            )?,
             None => mtu - 40,
         };
         let start = nonneg_f64(f("start_s"), t.start_s, "start time in seconds")?;
