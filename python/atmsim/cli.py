@@ -3,6 +3,7 @@
     atmsim run SCENARIO.toml [--seed N] [--out DIR] [--no-batching] [--no-plot] [--quiet]
     atmsim check SCENARIO.toml
     atmsim reproduce STUDY [--full] [--seed N] [--out DIR]
+    atmsim report [STORE] [--out DIR] [--sweep ID]
     atmsim version
 
 Exit codes: 0 success; 2 user error (bad scenario, missing file, bad option) printed as
@@ -131,6 +132,23 @@ def reproduce(
             with runs_bar(study, console=_stderr()) as tick:
                 report = module.run(out_dir, full=full, seed=seed, progress=tick)
     _stderr().print(f"wrote {report}", highlight=False, markup=False)
+
+
+@app.command()
+def report(
+    store: Annotated[Path, typer.Argument(metavar="[STORE]", help="Results store (DuckDB file).")] = Path("results.duckdb"),
+    out: Annotated[Path, typer.Option(help="Report directory.")] = Path("report"),
+    sweep: Annotated[str | None, typer.Option(help="Report only this sweep [default: all].")] = None,
+) -> None:
+    """Write an HTML report (tables, figures with confidence intervals) of a results store."""
+    from .report_store import StoreError, write_store_report  # duckdb is imported only here
+
+    with _reported_errors():
+        try:
+            page = write_store_report(store, out, sweep=sweep)
+        except StoreError as exc:
+            raise _fail(str(exc), EXIT_USER_ERROR) from None
+    _stderr().print(f"wrote {page}", highlight=False, markup=False)
 
 
 @app.command()
