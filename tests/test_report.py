@@ -223,3 +223,31 @@ def test_summary_values_are_finite_for_three_seeds(report):
     with open(report / "summary.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert rows and all(np.isfinite(float(r["ci_low"])) for r in rows)
+
+
+def test_categorical_parameter_single_seed_and_runs_without_a_sweep(tmp_path):
+    path = tmp_path / "cat.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(SCHEMA)
+    con.execute("INSERT INTO sweeps VALUES ('sched', 'greedy_rr', ?, '[1]', NULL)", [json.dumps({"port.scheduler": ["fifo", "rr"]})])
+    for i, (sweep, sched) in enumerate([("sched", "fifo"), ("sched", "rr"), (None, "rr")]):
+        rid = f"r{i}"
+        con.execute(
+            "INSERT INTO runs VALUES (?, ?, 'greedy_rr', ?, '{}', 1, 'ok', NULL, NULL, '0.1.0', NULL, 0.1, NULL)",
+            [rid, sweep, json.dumps({"port.scheduler": sched})],
+        )
+        con.executemany(
+            "INSERT INTO metrics VALUES (?, ?, 'goodput_bps', ?)",
+            [(rid, "conn:a", 10e6 + i), (rid, "conn:b", 20e6 - i)],
+        )
+    con.close()
+    out = tmp_path / "r"
+    text = write_store_report(path, out).read_text()
+    assert "sweep sched" in text and "runs without a sweep" in text
+    assert "(n=1)" in text  # one seed: the mean without an interval
+    images = re.findall(r'<img src="([^"]+)"', text)
+    assert images and all("port.scheduler" in i for i in images)
+    with open(out / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["param:port.scheduler"] for r in rows if r["sweep_id"] == "sched"} == {"fifo", "rr"}
+    assert all(r["ci_low"] == "" for r in rows)
