@@ -71,7 +71,11 @@ def _json(v: Any) -> Any:
 
 
 def load_store(path: str | Path) -> Store:
-    """Read the sweeps, runs and metrics tables of the DuckDB store at ``path`` (read-only)."""
+    """Read the sweeps, runs and metrics tables of the DuckDB store at ``path`` (read-only).
+
+    DuckDB admits a reader from another process only while no process has the file open for
+    writing, so reporting on a sweep that is still running fails with :class:`StoreError`.
+    """
     import duckdb
 
     p = Path(path)
