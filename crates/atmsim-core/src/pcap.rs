@@ -77,9 +77,19 @@ pub fn tcp_port(c: ConnId, side: usize) -> u16 {
 /// One IP datagram to write, described by what the simulator knows of it.
 #[derive(Clone, Copy, Debug)]
 pub enum Packet<'a> {
-    Tcp { src: [u8; 4], dst: [u8; 4], sport: u16, dport: u16, seg: &'a Segment },
+    Tcp {
+        src: [u8; 4],
+        dst: [u8; 4],
+        sport: u16,
+        dport: u16,
+        seg: &'a Segment,
+    },
     /// A cell source's frame of `ip_bytes` bytes.
-    Raw { src: [u8; 4], dst: [u8; 4], ip_bytes: u32 },
+    Raw {
+        src: [u8; 4],
+        dst: [u8; 4],
+        ip_bytes: u32,
+    },
 }
 
 /// Write the first `snaplen` bytes of `pkt` into `buf` (cleared first); returns the
@@ -118,9 +128,8 @@ pub fn synthesize(pkt: &Packet<'_>, snaplen: u32, buf: &mut Vec<u8>) -> u32 {
         }
         Packet::Raw { src, dst, ip_bytes } => {
             let ip_bytes = ip_bytes.clamp(IP_HEADER_BYTES, u16::MAX as u32);
-            let mut ip =
-                Ipv4Header::new((ip_bytes - IP_HEADER_BYTES) as u16, TTL, IpNumber(RAW_PROTOCOL), src, dst)
-                    .expect("clamped to 65535 bytes");
+            let mut ip = Ipv4Header::new((ip_bytes - IP_HEADER_BYTES) as u16, TTL, IpNumber(RAW_PROTOCOL), src, dst)
+                .expect("clamped to 65535 bytes");
             ip.header_checksum = ip.calc_header_checksum();
             ip.write(buf).expect("writing to a Vec");
             ip_bytes
@@ -203,15 +212,7 @@ mod tests {
     }
 
     fn syn() -> Segment {
-        Segment {
-            seq: 0x0102_0304,
-            ack: 0,
-            flags: Flags::SYN,
-            wnd: 65535,
-            len: 0,
-            mss: Some(9140),
-            wscale: Some(2),
-        }
+        Segment { seq: 0x0102_0304, ack: 0, flags: Flags::SYN, wnd: 65535, len: 0, mss: Some(9140), wscale: Some(2) }
     }
 
     #[test]
@@ -254,14 +255,8 @@ mod tests {
 
     #[test]
     fn tcp_checksum_covers_the_full_zero_payload() {
-        let s = Segment {
-            seq: 1000,
-            ack: 77,
-            flags: Flags::ACK | Flags::PSH,
-            wnd: 4096,
-            len: 9140,
-            ..Default::default()
-        };
+        let s =
+            Segment { seq: 1000, ack: 77, flags: Flags::ACK | Flags::PSH, wnd: 4096, len: 9140, ..Default::default() };
         let mut buf = Vec::new();
         let (src, dst) = ([10, 0, 0, 1], [10, 0, 0, 2]);
         let orig = synthesize(&Packet::Tcp { src, dst, sport: 1024, dport: 5001, seg: &s }, 96, &mut buf);

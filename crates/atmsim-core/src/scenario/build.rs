@@ -538,7 +538,10 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         if let Some(other) = hosts[h.idx()].tap {
             return invalid(
                 f("host"),
-                format!("expected at most one capture per host, but `{}` already has `{}`", c.host, taps[other as usize].name),
+                format!(
+                    "expected at most one capture per host, but `{}` already has `{}`",
+                    c.host, taps[other as usize].name
+                ),
             );
         }
         let name = c.name.clone().unwrap_or_else(|| c.host.clone());

@@ -10,7 +10,8 @@ fn contention(extra: &str) -> String {
     text.replace("duration_s = 10.0", "duration_s = 1.0").replace("warmup_s = 2.0", "warmup_s = 0.2") + extra
 }
 
-const CAPTURES: &str = "\n[[capture]]\nhost = \"dec1\"\n[[capture]]\nhost = \"sparc\"\nname = \"sink\"\nsnaplen_bytes = 64\n";
+const CAPTURES: &str =
+    "\n[[capture]]\nhost = \"dec1\"\n[[capture]]\nhost = \"sparc\"\nname = \"sink\"\nsnaplen_bytes = 64\n";
 
 /// (packet count, [(incl_len, orig_len)]) of a little-endian nanosecond pcap file.
 fn records(pcap: &[u8]) -> Vec<(u32, u32)> {
@@ -56,7 +57,7 @@ fn captures_count_every_datagram_sent_and_received() {
         assert!(recs.iter().all(|&(incl, orig)| incl == orig.min(snap) && orig >= 40));
     }
     // Data segments are 9180-byte datagrams cut to the snap length.
-    assert!(records(&c0.pcap).iter().any(|&r| r == (96, 9180)));
+    assert!(records(&c0.pcap).contains(&(96, 9180)));
 }
 
 #[test]
@@ -105,8 +106,16 @@ fn bad_captures_are_refused_with_the_field() {
     let cases: &[(&str, &str, &str)] = &[
         ("[[capture]]\nhost = \"nobody\"\n", "capture[0].host", "name of a host"),
         ("[[capture]]\nhost = \"asx100\"\n", "capture[0].host", "expected a host"),
-        ("[[capture]]\nhost = \"dec1\"\n[[capture]]\nhost = \"dec1\"\nname = \"x\"\n", "capture[1].host", "at most one"),
-        ("[[capture]]\nhost = \"dec1\"\nname = \"a\"\n[[capture]]\nhost = \"dec2\"\nname = \"a\"\n", "capture[1].name", "unique"),
+        (
+            "[[capture]]\nhost = \"dec1\"\n[[capture]]\nhost = \"dec1\"\nname = \"x\"\n",
+            "capture[1].host",
+            "at most one",
+        ),
+        (
+            "[[capture]]\nhost = \"dec1\"\nname = \"a\"\n[[capture]]\nhost = \"dec2\"\nname = \"a\"\n",
+            "capture[1].name",
+            "unique",
+        ),
         ("[[capture]]\nhost = \"dec1\"\nname = \"../x\"\n", "capture[0].name", "file name"),
         ("[[capture]]\nhost = \"dec1\"\nsnaplen_bytes = 20\n", "capture[0].snaplen_bytes", "between 48 and 65535"),
         ("[[capture]]\nhost = \"dec1\"\nsnaplen = 20\n", "capture[0].snaplen", "unknown field"),
