@@ -2,6 +2,7 @@
 #   make demo   set up (venv, deps, extension) and run the main job
 #   make test   set up and run all tests (cargo + pytest)
 #   make bench  benchmarks (events/s, cell-hops/s)
+#   make tools  external tools the tests use (tshark, from Debian's packages, when root)
 #
 # Setup is incremental: the venv and Python deps are redone only when pyproject.toml
 # changes, the extension only when Rust sources, Cargo files or pyproject.toml change.
@@ -22,7 +23,7 @@ export PIP_PROGRESS_BAR := off
 export CARGO_TERM_COLOR := never
 endif
 
-.PHONY: demo test test-rust test-python setup bench clean
+.PHONY: demo test test-rust test-python setup tools bench clean
 
 demo: setup
 	$(VENV)/bin/atmsim reproduce magic95 --out out/magic95
@@ -37,8 +38,20 @@ bench:
 test-rust:
 	cargo test --workspace --exclude atmsim-py
 
-test-python: setup
+test-python: setup tools
 	$(PY) -m pytest -q tests
+
+# tshark reads the pcap captures in tests/test_pcap.py. Installed non-interactively from
+# Debian's packages if missing and we are root with apt-get (as CI is); otherwise those
+# tests skip locally and fail under CI. Quick when already installed.
+tools:
+	@if command -v tshark >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing tshark (Debian package)"; \
+		echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections && \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tshark >/dev/null; \
+	else echo "tshark not found and cannot install it (not root or no apt-get): pcap tests will skip"; fi
 
 setup: $(BUILD_STAMP)
 

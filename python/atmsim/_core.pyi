@@ -16,9 +16,15 @@ class SeriesColumns(TypedDict):
     metric: list[str]
     value: array  # array("d")
 
+class CaptureFile(TypedDict):
+    name: str  # the [[capture]]'s name (default: its host's)
+    host: str
+    pcap: bytes  # a complete pcap file (nanosecond timestamps, LINKTYPE_RAW)
+
 class RunResult(TypedDict):
     summary: dict[str, Any]
     series: SeriesColumns
+    captures: list[CaptureFile]
 
 def validate(
     text: str,

@@ -6,11 +6,15 @@ On disk (``Results.save(out_dir)``):
   ``duration_s``, ``warmup_s``, ``connections`` (list of dicts with ``name``,
   ``goodput_bps``, ...), ``ports`` (list of dicts), ``conservation`` and ``run``;
 * ``series.parquet`` — long form, one row per sample: ``time_s``, ``entity``, ``metric``,
-  ``value``.
+  ``value``;
+* ``<name>.pcap`` — one per ``[[capture]]`` of the scenario (``summary["captures"]`` lists
+  them with their packet counts): the IP datagrams a host sent and received, readable by
+  tshark/Wireshark.
 
 Saving is all-or-nothing: files are written into a staging directory beside ``out_dir``
 and moved into place only once all of them are complete, so a failure never leaves
-partial files over the results of an earlier run.
+partial files over the results of an earlier run. Capture files listed by the earlier
+run's summary that the new run does not have are removed.
 """
 
 from __future__ import annotations
@@ -31,10 +35,11 @@ import pyarrow.parquet as pq
 if TYPE_CHECKING:
     from .scenario import Scenario
 
-__all__ = ["Results", "SUMMARY_FILE", "SERIES_FILE"]
+__all__ = ["Results", "SUMMARY_FILE", "SERIES_FILE", "PCAP_SUFFIX"]
 
 SUMMARY_FILE = "summary.json"
 SERIES_FILE = "series.parquet"
+PCAP_SUFFIX = ".pcap"
 SERIES_COLUMNS = ("time_s", "entity", "metric", "value")
 
 
@@ -51,13 +56,25 @@ def _series_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     )
 
 
-class Results:
-    """What a run produced: ``.summary`` (dict) and ``.series`` (DataFrame)."""
+def _capture_names(summary: Mapping[str, Any]) -> list[str]:
+    return [c["name"] for c in summary.get("captures", [])]
 
-    def __init__(self, summary: dict[str, Any], series: pd.DataFrame, scenario: Scenario | None = None):
+
+class Results:
+    """What a run produced: ``.summary`` (dict), ``.series`` (DataFrame) and ``.captures``
+    (dict: capture name -> bytes of a pcap file)."""
+
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        series: pd.DataFrame,
+        scenario: Scenario | None = None,
+        captures: Mapping[str, bytes] | None = None,
+    ):
         self.summary = summary
         self.series = series
         self.scenario = scenario
+        self.captures: dict[str, bytes] = dict(captures or {})
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], scenario: Scenario | None = None) -> Results:
@@ -65,7 +82,8 @@ class Results:
         summary = raw["summary"]
         if isinstance(summary, str):
             summary = json.loads(summary)
-        return cls(summary, _series_frame(raw["series"]), scenario)
+        captures = {c["name"]: bytes(c["pcap"]) for c in raw.get("captures", [])}
+        return cls(summary, _series_frame(raw["series"]), scenario, captures)
 
     @classmethod
     def load(cls, out_dir: str | Path) -> Results:
@@ -73,7 +91,8 @@ class Results:
         out = Path(out_dir)
         summary = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
         series = pq.read_table(out / SERIES_FILE).to_pandas()
-        return cls(summary, series)
+        captures = {n: (out / f"{n}{PCAP_SUFFIX}").read_bytes() for n in _capture_names(summary)}
+        return cls(summary, series, captures=captures)
 
     # ----- tidy views ---------------------------------------------------------------
     def connections(self) -> pd.DataFrame:
@@ -98,7 +117,8 @@ class Results:
 
     # ----- storage ------------------------------------------------------------------
     def save(self, out_dir: str | Path) -> Path:
-        """Write ``summary.json`` and ``series.parquet`` into ``out_dir`` atomically."""
+        """Write ``summary.json``, ``series.parquet`` and the ``<name>.pcap`` captures into
+        ``out_dir`` atomically."""
         out = Path(out_dir)
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
@@ -109,13 +129,31 @@ class Results:
             else:
                 if not out.is_dir():
                     raise NotADirectoryError(f"{out}: exists and is not a directory")
-                for name in (SERIES_FILE, SUMMARY_FILE):
+                stale = set(self._old_captures(out)) - set(self.captures)
+                pcaps = [f"{n}{PCAP_SUFFIX}" for n in self.captures]
+                for name in (*pcaps, SERIES_FILE, SUMMARY_FILE):
                     os.replace(staging / name, out / name)
+                for n in stale:
+                    if isinstance(n, str) and n and Path(n).name == n and not n.startswith("."):
+                        (out / f"{n}{PCAP_SUFFIX}").unlink(missing_ok=True)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return out
 
+    @staticmethod
+    def _old_captures(out: Path) -> list[str]:
+        """Capture names listed by the summary already in ``out`` (none if unreadable)."""
+        try:
+            return _capture_names(json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return []
+
     def _write_files(self, directory: Path) -> None:
+        for name, data in self.captures.items():
+            with open(directory / f"{name}{PCAP_SUFFIX}", "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
         summary_path = directory / SUMMARY_FILE
         with open(summary_path, "w", encoding="utf-8") as f:
             json.dump(self.summary, f, indent=2)

@@ -1,11 +1,12 @@
 //! Entry points: parse a scenario, validate it, run it, hand back results.
 //!
-//! Owns: [`Format`], [`RunOptions`], [`RunOutput`], [`Series`], [`validate_str`] and
+//! Owns: [`Format`], [`RunOptions`], [`RunOutput`] (with its [`Capture`]s), [`Series`], [`validate_str`] and
 //! [`run_str`]. The Python extension (`crates/atmsim-py`) is a thin wrapper over these.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::measure::report;
 use crate::net::Network;
+pub use crate::pcap::Capture;
 use crate::scenario::{self, ScenarioDoc};
 use serde_json::json;
 use std::ops::ControlFlow;
@@ -41,6 +42,8 @@ pub struct RunOutput {
     /// The summary document (per-connection, per-port, conservation, run statistics).
     pub summary: serde_json::Value,
     pub series: Series,
+    /// One complete pcap file per `[[capture]]`, in scenario order.
+    pub captures: Vec<Capture>,
 }
 
 /// Parse and validate a scenario without running it.
@@ -77,7 +80,7 @@ pub fn run_str(
     let mut summary = report::summary(&net, wall_s);
     summary["scenario"] = json!(name);
     summary["seed"] = json!(seed);
-    Ok(RunOutput { summary, series: net.rec.to_series() })
+    Ok(RunOutput { summary, series: net.rec.to_series(), captures: net.take_captures() })
 }
 
 /// Build and run a network from an already parsed document (for tests and benchmarks).

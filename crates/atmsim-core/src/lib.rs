@@ -10,7 +10,8 @@
 //! 6. [`ip`] — hosts and the TCP connections they terminate.
 //! 7. [`apps`] — the ttcp-like bulk sender and greedy cell sources.
 //! 8. [`net`] — the assembled network and its event loop.
-//! 9. [`measure`] — probes, time series and the end-of-run summary.
+//! 9. [`measure`] — probes, time series and the end-of-run summary; [`pcap`] — packet
+//!    captures at host interfaces.
 //! 10. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder.
 //! 11. [`api`] — the entry points the Python package and tests call.
 //!
@@ -25,6 +26,7 @@ pub mod ip;
 pub mod kernel;
 pub mod measure;
 pub mod net;
+pub mod pcap;
 pub mod rng;
 pub mod scenario;
 pub mod tcp;

@@ -27,6 +27,7 @@ use crate::ids::{ConnId, HostId, LinkId, PortId, SourceId};
 use crate::ip::{Conn, Host};
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
+use crate::pcap::{self, Capture, Packet, Tap};
 use crate::tcp::Segment;
 use crate::time::{SimDuration, SimTime};
 use std::ops::ControlFlow;
@@ -78,6 +79,8 @@ pub struct Network {
     pub hosts: Vec<Host>,
     pub conns: Vec<Conn>,
     pub sources: Vec<GreedySource>,
+    /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
+    pub taps: Vec<Tap>,
     pub frames: Frames,
     pub cells: CellCounts,
     pub rec: Recorder,
@@ -313,8 +316,41 @@ impl Network {
         }
         pt.push_frame(now, vci, f, ncells);
         self.cells.injected += ncells as u64;
+        if let Some(t) = self.hosts[h.idx()].tap {
+            self.capture(t, true, &payload, ip_bytes);
+        }
         self.kick(port);
         true
+    }
+
+    /// Record a datagram that the host of capture `t` sends (`outgoing`) or received.
+    #[cold]
+    #[inline(never)]
+    fn capture(&mut self, t: u32, outgoing: bool, payload: &Payload, ip_bytes: u32) {
+        let pkt = match payload {
+            Payload::Tcp { conn, side, seg } => {
+                // `side` is the receiving endpoint.
+                let (rx, tx) = (*side as usize, 1 - *side as usize);
+                let ep = &self.conns[conn.idx()].ep;
+                Packet::Tcp {
+                    src: pcap::host_addr(ep[tx].host),
+                    dst: pcap::host_addr(ep[rx].host),
+                    sport: pcap::tcp_port(*conn, tx),
+                    dport: pcap::tcp_port(*conn, rx),
+                    seg,
+                }
+            }
+            Payload::Raw { source } => {
+                let s = &self.sources[*source as usize];
+                Packet::Raw { src: pcap::host_addr(s.host), dst: pcap::host_addr(s.peer), ip_bytes }
+            }
+        };
+        self.taps[t as usize].record(self.now, outgoing, &pkt);
+    }
+
+    /// Hand over the finished captures (leaves none behind).
+    pub fn take_captures(&mut self) -> Vec<Capture> {
+        std::mem::take(&mut self.taps).into_iter().map(Tap::finish).collect()
     }
 
     fn host_receive_cell(&mut self, h: HostId, cell: Cell) {
@@ -331,6 +367,9 @@ impl Network {
             Reassembled::Corrupt => self.hosts[h.idx()].frames_corrupt += 1,
             Reassembled::Frame(f) => {
                 self.hosts[h.idx()].frames_rcvd += 1;
+                if let Some(t) = self.hosts[h.idx()].tap {
+                    self.capture(t, false, &f.payload, f.ip_bytes);
+                }
                 match f.payload {
                     Payload::Tcp { conn, side, seg } => self.tcp_receive(conn, side as usize, &seg),
                     Payload::Raw { source } => {

@@ -3,11 +3,12 @@
 //! * the summary (`serde_json::Value`) becomes plain dicts/lists/numbers/strings;
 //! * the series columns become `array.array("d")` for numbers (buffer protocol:
 //!   `numpy.frombuffer` reads them without a copy) and lists of `str` for names, with
-//!   repeated names sharing one string object.
+//!   repeated names sharing one string object;
+//! * captures become a list of `{"name": str, "host": str, "pcap": bytes}`.
 
 use std::collections::HashMap;
 
-use atmsim_core::api::Series;
+use atmsim_core::api::{Capture, Series};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
@@ -65,4 +66,16 @@ pub fn series_to_py<'py>(py: Python<'py>, s: &Series) -> PyResult<Bound<'py, PyD
     d.set_item("metric", names(py, &s.metric)?)?;
     d.set_item("value", floats(py, &s.value)?)?;
     Ok(d)
+}
+
+pub fn captures_to_py<'py>(py: Python<'py>, caps: &[Capture]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for c in caps {
+        let d = PyDict::new(py);
+        d.set_item("name", &c.name)?;
+        d.set_item("host", &c.host)?;
+        d.set_item("pcap", PyBytes::new(py, &c.pcap))?;
+        list.append(d)?;
+    }
+    Ok(list)
 }

@@ -44,7 +44,8 @@ fn validate(py: Python<'_>, text: &str, fmt: &str, origin: &str) -> PyResult<()>
     outcome.map_err(|e| errors::to_pyerr(py, &e))
 }
 
-/// Parse, validate and run a scenario; return `{"summary": dict, "series": {...}}`.
+/// Parse, validate and run a scenario; return `{"summary": dict, "series": {...},
+/// "captures": [{"name": str, "host": str, "pcap": bytes}, ...]}`.
 ///
 /// `progress`, if given, is called with the fraction of simulated time done (0.0..=1.0).
 #[pyfunction]
@@ -71,6 +72,7 @@ fn run<'py>(
     let result = PyDict::new(py);
     result.set_item("summary", convert::json_to_py(py, &output.summary)?)?;
     result.set_item("series", convert::series_to_py(py, &output.series)?)?;
+    result.set_item("captures", convert::captures_to_py(py, &output.captures)?)?;
     Ok(result)
 }
 
@@ -132,6 +134,7 @@ fn _fake_run<'py>(
     let result = PyDict::new(py);
     result.set_item("summary", convert::json_to_py(py, &summary)?)?;
     result.set_item("series", convert::series_to_py(py, &series)?)?;
+    result.set_item("captures", convert::captures_to_py(py, &[])?)?;
     Ok(result)
 }
 

@@ -10,6 +10,8 @@ use crate::ids::{HostId, PortId};
 pub struct GreedySource {
     pub name: String,
     pub host: HostId,
+    /// The host at the other end of its VC.
+    pub peer: HostId,
     pub port: PortId,
     pub vci: u32,
     pub frame_bytes: u32,

@@ -26,6 +26,8 @@ pub struct Host {
     pub frames_corrupt: u64,
     /// Frames reassembled here.
     pub frames_rcvd: u64,
+    /// Index of this host's packet capture in [`crate::net::Network::taps`], if any.
+    pub tap: Option<u32>,
 }
 
 impl Host {

@@ -108,6 +108,10 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "hosts": net.hosts.iter().map(|h| json!({
             "name": h.name, "frames_rcvd": h.frames_rcvd, "frames_corrupt": h.frames_corrupt,
         })).collect::<Vec<_>>(),
+        "captures": net.taps.iter().map(|t| json!({
+            "name": t.name, "host": t.host, "snaplen_bytes": t.snaplen,
+            "packets": t.packets(), "packets_out": t.packets_out, "packets_in": t.packets_in,
+        })).collect::<Vec<_>>(),
         "conservation": {
             "cells": {
                 "injected": c.injected,

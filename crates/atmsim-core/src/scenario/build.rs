@@ -24,6 +24,7 @@ use crate::ip::{Conn, Endpoint, Host};
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
 use crate::net::{CellCounts, Network};
+use crate::pcap::{Tap, MIN_SNAPLEN};
 use crate::rng::{self, Purpose, Rng};
 use crate::tcp::{TcpConfig, TcpConn};
 use crate::time::{Rate, Serializer, SimDuration, SimTime};
@@ -129,6 +130,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             reasm: Vec::new(),
             frames_corrupt: 0,
             frames_rcvd: 0,
+            tap: None,
         });
     }
     let mut switches = Vec::new();
@@ -517,6 +519,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         sources.push(GreedySource {
             name: s.name.clone(),
             host: from,
+            peer: if vc.ends[0] == from { vc.ends[1] } else { vc.ends[0] },
             port: d.port,
             vci: d.vci,
             frame_bytes: fb as u32,
@@ -525,6 +528,35 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             bytes_rcvd: 0,
             bytes_rcvd_warm: 0,
         });
+    }
+
+    // ---- captures
+    let mut taps: Vec<Tap> = Vec::new();
+    for (i, c) in doc.captures.iter().enumerate() {
+        let f = |k: &str| format!("capture[{i}].{k}");
+        let h = host_of(f("host"), &c.host)?;
+        if let Some(other) = hosts[h.idx()].tap {
+            return invalid(
+                f("host"),
+                format!(
+                    "expected at most one capture per host, but `{}` already has `{}`",
+                    c.host, taps[other as usize].name
+                ),
+            );
+        }
+        let name = c.name.clone().unwrap_or_else(|| c.host.clone());
+        let name_field = if c.name.is_some() { f("name") } else { f("host") };
+        check_unique_name(&name_field, &name, taps.iter().any(|t| t.name == name), "capture")?;
+        if name.starts_with('.') || !name.chars().all(|ch| ch.is_ascii_alphanumeric() || "._-".contains(ch)) {
+            let hint = if c.name.is_none() { " (the default is the host's name: set `name`)" } else { "" };
+            return invalid(
+                name_field,
+                format!("expected a name usable as a file name (letters, digits, '.', '_', '-'; not starting with '.'), got `{name}`{hint}"),
+            );
+        }
+        let snaplen = int_in(f("snaplen_bytes"), c.snaplen_bytes, MIN_SNAPLEN as i64, 65535, "a snap length in bytes")?;
+        hosts[h.idx()].tap = Some(taps.len() as u32);
+        taps.push(Tap::new(name, c.host.clone(), snaplen as u32));
     }
 
     let port_names: Vec<String> = ports.iter().map(|p| p.name.clone()).collect();
@@ -542,6 +574,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         hosts,
         conns,
         sources,
+        taps,
         frames: Frames::default(),
         cells: CellCounts::default(),
         rec: Recorder::new(&conn_names, &port_names, &host_names),

@@ -33,6 +33,8 @@ pub struct ScenarioDoc {
     pub tcp: Vec<TcpSec>,
     #[serde(default, rename = "cell_source")]
     pub cell_sources: Vec<CellSourceSec>,
+    #[serde(default, rename = "capture")]
+    pub captures: Vec<CaptureSec>,
 }
 
 /// `[simulation]`: run length and measurement.
@@ -199,6 +201,21 @@ pub struct CellSourceSec {
     pub frame_bytes: i64,
 }
 
+/// `[[capture]]`: a pcap capture of the IP datagrams a host sends and receives
+/// (see [`crate::pcap`]).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSec {
+    /// The host whose interface is captured.
+    pub host: String,
+    /// Name of the capture (and of its `<name>.pcap` file); default: the host's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Bytes kept of each packet [bytes] (48 ..= 65535). Default 96: the headers.
+    #[serde(default = "snaplen_default")]
+    pub snaplen_bytes: i64,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CellSourceKind {
@@ -213,6 +230,9 @@ fn one_i64() -> i64 {
 }
 fn mtu_default() -> i64 {
     9180
+}
+fn snaplen_default() -> i64 {
+    crate::pcap::DEFAULT_SNAPLEN as i64
 }
 fn write_default() -> i64 {
     65536

@@ -3,5 +3,6 @@
 mod cells_flow_through_switches;
 mod common;
 mod magic_table1;
+mod pcap_captures;
 mod scenario_errors;
 mod tcp_recovers_from_cell_loss;
