@@ -336,24 +336,23 @@ class Store:
             finally:
                 os.close(fd)
 
-        run_rows = [
-            (
-                rec.run_id,
-                sweep_id,
-                rec.scenario,
-                json.dumps(rec.params),
-                json.dumps(rec.scenario_doc),
-                rec.seed,
-                rec.status,
-                rec.error,
-                rec.error_field,
-                rec.version,
-                _timestamp(rec.started_at),
-                rec.wall_s,
-                series_paths[rec.run_id],
-            )
-            for rec in records
-        ]
+        new_runs = pa.table(
+            {
+                "run_id": pa.array([rec.run_id for rec in records], pa.string()),
+                "sweep_id": pa.array([sweep_id] * len(records), pa.string()),
+                "scenario": pa.array([rec.scenario for rec in records], pa.string()),
+                "params": pa.array([json.dumps(rec.params) for rec in records], pa.string()),
+                "scenario_doc": pa.array([json.dumps(rec.scenario_doc) for rec in records], pa.string()),
+                "seed": pa.array([rec.seed for rec in records], pa.int64()),
+                "status": pa.array([rec.status for rec in records], pa.string()),
+                "error": pa.array([rec.error for rec in records], pa.string()),
+                "error_field": pa.array([rec.error_field for rec in records], pa.string()),
+                "version": pa.array([rec.version for rec in records], pa.string()),
+                "started_at": pa.array([_timestamp(rec.started_at) for rec in records], pa.timestamp("us")),
+                "wall_s": pa.array([rec.wall_s for rec in records], pa.float64()),
+                "series_path": pa.array([series_paths[rec.run_id] for rec in records], pa.string()),
+            }
+        )
         metric_ids: list[str] = []
         entities: list[str] = []
         names: list[str] = []
@@ -372,15 +371,19 @@ class Store:
                 "value": pa.array(values, pa.float64()),
             }
         )
-        ids = pa.table({"run_id": pa.array([rec.run_id for rec in records], pa.string())})
         with self.connect(on_wait=on_wait) as con:
             self.init(con)
-            con.register("_ids", ids)
+            con.register("_new_runs", new_runs)
             con.register("_new_metrics", metrics)
             con.execute("BEGIN TRANSACTION")
             try:
-                con.execute("DELETE FROM metrics WHERE run_id IN (SELECT run_id FROM _ids)")
-                con.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", run_rows)
+                con.execute("DELETE FROM metrics WHERE run_id IN (SELECT run_id FROM _new_runs)")
+                con.execute(
+                    """INSERT OR REPLACE INTO runs
+                       SELECT run_id, sweep_id, scenario, params::JSON, scenario_doc::JSON, seed, status, error,
+                              error_field, version, started_at, wall_s, series_path
+                       FROM _new_runs"""
+                )
                 con.execute("INSERT INTO metrics SELECT run_id, entity, metric, value FROM _new_metrics")
                 con.execute("COMMIT")
             except BaseException:
