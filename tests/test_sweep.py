@@ -160,11 +160,11 @@ def _count_ok(store: Path) -> int:
 def test_kill_9_and_resume(tmp_path):
     store = tmp_path / "results.duckdb"
     series = tmp_path / "results.series"
-    # 30 runs of ~0.1 s each (2 s simulated over T1): long enough to be killed halfway.
+    # 60 runs of ~40 ms each (5 s simulated over T1), each committed as soon as it is done.
     args = [
-        "sweep", str(TINY), "--grid", "simulation.duration_s=2.0",
-        "--grid", "tcp[0].window_bytes=2048,4096,8192,16384,32768,65536", "--seeds", "1-5",
-        "--jobs", "2", "--store", str(store), "--quiet",
+        "sweep", str(TINY), "--grid", "simulation.duration_s=5.0",
+        "--grid", "tcp[0].window_bytes=2048,4096,8192,16384,32768,65536", "--seeds", "1-10",
+        "--jobs", "2", "--store", str(store), "--commit-every", "0", "--quiet",
     ]
     proc = subprocess.Popen(
         [sys.executable, "-m", "atmsim", *args],
@@ -174,6 +174,7 @@ def test_kill_9_and_resume(tmp_path):
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
             if series.is_dir() and len(list(series.glob("*.parquet"))) >= 6:
+                time.sleep(0.3)  # series files are renamed into place just before their commit
                 break
             time.sleep(0.02)
         assert proc.poll() is None, "the sweep finished before it could be killed: " + proc.stderr.read().decode()
@@ -185,21 +186,21 @@ def test_kill_9_and_resume(tmp_path):
                 os.killpg(proc.pid, 0)
                 time.sleep(0.1)
     committed = _count_ok(store)
-    assert 0 < committed < 30
+    assert 0 < committed < 60
 
     done = atmsim_cli(*args)
     assert done.returncode == 0, done.stderr
-    m = re.search(r"30 runs: (\d+) run now, (\d+) already stored", done.stderr)
+    m = re.search(r"60 runs: (\d+) run now, (\d+) already stored", done.stderr)
     assert m, done.stderr
-    assert int(m.group(2)) == committed and int(m.group(1)) == 30 - committed
+    assert int(m.group(2)) == committed and int(m.group(1)) == 60 - committed
     runs = runs_table(store)
-    assert len(runs) == 30 and runs["run_id"].is_unique and (runs["status"] == "ok").all()
+    assert len(runs) == 60 and runs["run_id"].is_unique and (runs["status"] == "ok").all()
     con = duckdb.connect(str(store), read_only=True)
     try:
         per_run = con.execute("SELECT run_id, count(*) AS n FROM metrics GROUP BY run_id").df()
     finally:
         con.close()
-    assert len(per_run) == 30 and per_run["n"].nunique() == 1  # no run's metrics twice or partial
+    assert len(per_run) == 60 and per_run["n"].nunique() == 1  # no run's metrics twice or partial
     assert sorted(p.stem for p in series.glob("*.parquet")) == sorted(runs["run_id"])
     assert not list(series.glob(".*.tmp"))
 

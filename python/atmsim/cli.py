@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -188,6 +190,10 @@ def sweep(
         float,
         typer.Option(metavar="SECONDS", min=0, help="How long to wait while another process holds the store."),
     ] = DEFAULT_LOCK_TIMEOUT_S,
+    commit_every: Annotated[
+        float,
+        typer.Option(metavar="SECONDS", min=0, help="Commit finished runs to the store at least this often."),
+    ] = 1.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run a scenario over a grid of parameter values and seeds into a DuckDB results store.
@@ -224,11 +230,20 @@ def sweep(
                 progress=not quiet,
                 retry_failed=retry_failed,
                 lock_timeout=lock_timeout,
+                flush_interval=commit_every,
             )
         except StoreError as exc:
             raise _fail(str(exc), EXIT_USER_ERROR) from None
         except SweepError as exc:
-            raise _fail(str(exc), EXIT_INTERNAL_ERROR) from None
+            raise _fail(str(exc), EXIT_USER_ERROR if exc.code == "scheduler" else EXIT_INTERNAL_ERROR) from None
+        except KeyboardInterrupt:
+            where = resolve_store(store, out)
+            _fail(f"interrupted; finished runs are in {where}: run the same command to resume", EXIT_INTERRUPTED)
+            # The finished runs are committed and the workers terminated; exit at once rather
+            # than wait for the process pool's threads, which can hang after an interrupt.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
     line = (
         f"{result.total} runs: {result.ok} run now, {result.skipped} already stored"
         + (f", {result.failed} failed" if result.failed else "")

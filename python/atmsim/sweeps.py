@@ -27,6 +27,7 @@ import math
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -359,6 +360,11 @@ class _InProcess(_Backend):
         return set(pending)
 
 
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent, which commits what finished and stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @contextlib.contextmanager
 def _main_module_hidden() -> Iterator[None]:
     """Start worker processes without them re-running the caller's main module.
@@ -385,7 +391,7 @@ def _main_module_hidden() -> Iterator[None]:
 class _Local(_Backend):
     def __init__(self, jobs: int):
         self.slots = jobs
-        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context())
+        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context(), initializer=_worker_init)
 
     def submit(self, run, origin):
         with _main_module_hidden():  # a submit may start a worker process
@@ -407,6 +413,11 @@ class _Local(_Backend):
             ) from None
 
     def close(self, abort=False):
+        if abort:
+            # Stop the runs in progress too: otherwise exiting waits for them to finish.
+            for proc in list((getattr(self.pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(Exception):
+                    proc.terminate()
         self.pool.shutdown(wait=not abort, cancel_futures=abort)
 
 
@@ -421,9 +432,9 @@ class _Dask(_Backend):
         else:
             address = getattr(scheduler, "scheduler_address", scheduler)
             try:
-                self.client = Client(address, timeout="20s", set_as_default=False)
+                self.client = Client(address, timeout="10s", set_as_default=False)
             except (OSError, TimeoutError) as exc:
-                raise SweepError(f"cannot connect to the Dask scheduler at {address}: {exc}") from None
+                raise SweepError(f"cannot connect to the Dask scheduler at {address}: {exc}", code="scheduler") from None
             self.own = True
         self.finished = threading.Event()
         nthreads = self.client.nthreads()
