@@ -7,6 +7,9 @@
     r.connections()          # DataFrame, one row per TCP connection
     r.save("out/w64k")       # summary.json + series.parquet
 
+    atmsim.sweep(s, grid={"tcp[0].window_bytes": [8192, 65536]}, seeds="1-5", store="results.duckdb")
+    atmsim.results(store="results.duckdb", wide=True)   # one row per run
+
 The simulator is the Rust crate ``atmsim-core``; ``atmsim._core`` is its thin binding.
 """
 
@@ -14,6 +17,8 @@ from . import _core
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .results import Results
 from .scenario import Scenario, load_scenario
+from .query import results
+from .sweeps import SweepSummary, sweep
 
 __version__: str = _core.__version__
 
@@ -23,9 +28,12 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "SimulationError",
+    "SweepSummary",
     "__version__",
     "load_scenario",
+    "results",
     "run",
+    "sweep",
 ]
 
 

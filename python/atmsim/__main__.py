@@ -1,5 +1,6 @@
 """``python -m atmsim`` — same as the ``atmsim`` command."""
 
-from .cli import main
+if __name__ == "__main__":  # not when a worker process re-imports the main module
+    from .cli import main
 
-main()
+    main()

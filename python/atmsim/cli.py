@@ -3,6 +3,8 @@
     atmsim run SCENARIO.toml [--seed N] [--out DIR] [--no-batching] [--no-plot] [--quiet]
     atmsim check SCENARIO.toml
     atmsim reproduce STUDY [--full] [--seed N] [--out DIR]
+    atmsim sweep SCENARIO.toml --grid PATH=V1,V2 [--grid ...] [--seeds 1-20] [--jobs N]
+                 [--scheduler ADDRESS] [--store PATH | --out DIR] [--retry-failed]
     atmsim report [STORE] [--out DIR] [--sweep ID]
     atmsim version
 
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -30,6 +34,7 @@ from .progress import progress_bar, runs_bar
 from .reproduce import STUDIES
 from .results import Results
 from .scenario import Scenario
+from .store import DEFAULT_LOCK_TIMEOUT_S
 
 app = typer.Typer(
     name="atmsim",
@@ -132,6 +137,122 @@ def reproduce(
             with runs_bar(study, console=_stderr()) as tick:
                 report = module.run(out_dir, full=full, seed=seed, progress=tick)
     _stderr().print(f"wrote {report}", highlight=False, markup=False)
+
+
+_SWEEP_EPILOG = """\b
+Examples:
+  atmsim sweep tiny.toml --grid "tcp[0].window_bytes=4096,8192,16384" --seeds 1-20
+  atmsim sweep tiny.toml -g "link[0].delay_ms=1,10" -g "tcp[0].variant=reno,newreno" -j 2
+  atmsim sweep tiny.toml -g "tcp[0].window_bytes=8192,65536" --scheduler tcp://127.0.0.1:8786
+
+\b
+Run again with the same arguments to resume: runs already stored are skipped.
+Read the results with atmsim.results(store=...) or any DuckDB client
+(tables runs, metrics, sweeps; see docs/results-store.md).
+"""
+
+
+@app.command(epilog=_SWEEP_EPILOG)
+def sweep(
+    scenario: ScenarioArg,
+    grid: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--grid",
+            "-g",
+            metavar="PATH=V1,V2,...",
+            help="A scenario field (dotted path, e.g. tcp[0].window_bytes) and its values, comma-separated; "
+            "repeat for more fields (the sweep is their cartesian product). Values are read as "
+            "true/false, integers, floats, JSON lists/tables, or else strings.",
+            show_default=False,
+        ),
+    ] = None,
+    seeds: Annotated[
+        str | None,
+        typer.Option(metavar="SEEDS", help="Seeds to run at every grid point: 1-20, 1,3,5 or 7 (default: simulation.seed)."),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=0, help="Worker processes (default: all cores); 0 runs in this process."),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(metavar="ADDRESS", help="Run on a Dask cluster instead: its scheduler, e.g. tcp://host:8786."),
+    ] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option(metavar="PATH", help="Results database (default: results.duckdb in --out, else in the current directory)."),
+    ] = None,
+    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Directory for the default store.")] = None,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Run again the runs stored as failed (by default they are kept).")
+    ] = False,
+    lock_timeout: Annotated[
+        float,
+        typer.Option(metavar="SECONDS", min=0, help="How long to wait while another process holds the store."),
+    ] = DEFAULT_LOCK_TIMEOUT_S,
+    commit_every: Annotated[
+        float,
+        typer.Option(metavar="SECONDS", min=0, help="Commit finished runs to the store at least this often."),
+    ] = 1.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a scenario over a grid of parameter values and seeds into a DuckDB results store.
+
+    Every grid point is validated before anything runs. Each finished run is committed to the store at once; an interrupted sweep resumes where it stopped when run again.
+    """
+    from .store import StoreError, resolve_store
+    from .sweeps import SweepError, parse_grid_option, parse_seeds
+    from .sweeps import sweep as run_sweep
+
+    with _reported_errors():
+        try:
+            grid_dict: dict[str, list[Any]] = {}
+            for option in grid or []:
+                try:
+                    path, values = parse_grid_option(option)
+                except ScenarioError as exc:
+                    raise ScenarioError(exc.message, file=str(scenario), field=exc.field, code=exc.code) from None
+                if path in grid_dict:
+                    raise ScenarioError("given twice in --grid", file=str(scenario), field=path)
+                grid_dict[path] = values
+            if seeds is not None:
+                try:
+                    parse_seeds(seeds)
+                except ScenarioError as exc:
+                    raise ScenarioError(exc.message, field="--seeds") from None
+            result = run_sweep(
+                Scenario.from_toml(scenario),
+                grid=grid_dict,
+                seeds=seeds,
+                store=resolve_store(store, out),
+                jobs=jobs,
+                scheduler=scheduler,
+                progress=not quiet,
+                retry_failed=retry_failed,
+                lock_timeout=lock_timeout,
+                flush_interval=commit_every,
+            )
+        except StoreError as exc:
+            raise _fail(str(exc), EXIT_USER_ERROR) from None
+        except SweepError as exc:
+            raise _fail(str(exc), EXIT_USER_ERROR if exc.code == "scheduler" else EXIT_INTERNAL_ERROR) from None
+        except KeyboardInterrupt:
+            where = resolve_store(store, out)
+            _fail(f"interrupted; finished runs are in {where}: run the same command to resume", EXIT_INTERRUPTED)
+            # The finished runs are committed and the workers terminated; exit at once rather
+            # than wait for the process pool's threads, which can hang after an interrupt.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
+    line = (
+        f"{result.total} runs: {result.ok} run now, {result.skipped} already stored"
+        + (f", {result.failed} failed" if result.failed else "")
+        + f"; sweep {result.sweep_id} in {result.store}"
+    )
+    _stderr().print(line, highlight=False, markup=False, soft_wrap=True)
+    for run_id, error in result.failures[:3]:
+        _stderr().print(f"  failed {run_id}: {error}", highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command()

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-__all__ = ["progress_bar", "runs_bar"]
+__all__ = ["progress_bar", "runs_bar", "sweep_bar"]
 
 
 @contextlib.contextmanager
@@ -47,5 +47,33 @@ def runs_bar(label: str, console: Console | None = None) -> Iterator[Callable[[i
 
         def tick(done: int, total: int, what: str) -> None:
             bar.update(task, completed=done, total=total, what=what)
+
+        yield tick
+
+
+@contextlib.contextmanager
+def sweep_bar(
+    label: str, skipped: int = 0, console: Console | None = None
+) -> Iterator[Callable[[int, int, int], None]]:
+    """Yield a callback ``tick(done, failed, total)`` for the runs of a sweep (with an ETA)."""
+    from rich.progress import TimeRemainingColumn
+
+    console = console or Console(stderr=True)
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} runs"),
+        TextColumn("[red]{task.fields[failed]} failed[/red]" if console.is_terminal else "{task.fields[failed]} failed"),
+        TextColumn("{task.fields[remaining]} remaining"),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    if skipped:
+        console.print(f"{label}: {skipped} runs already in the store", highlight=False, markup=False)
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(label, total=None, failed=0, remaining=0)
+
+        def tick(done: int, failed: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, failed=failed, remaining=total - done)
 
         yield tick

@@ -1,0 +1,128 @@
+"""Reading the results store back as pandas DataFrames: :func:`results`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import ScenarioError
+from .scenario import parse_path
+from .store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreError, resolve_store
+
+__all__ = ["results", "series"]
+
+ID_COLUMNS = ["run_id", "sweep_id", "scenario", "seed", "status"]
+_MISSING = object()
+
+
+def _lookup(doc: Any, keys: list[str | int]) -> Any:
+    node = doc
+    for key in keys:
+        if isinstance(key, int):
+            if not isinstance(node, list) or key >= len(node):
+                return None
+        elif not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def _select_runs(con, sweep: str | None) -> tuple[pd.DataFrame, list[str]]:
+    """The runs (id columns + scenario_doc) and the grid paths, in order."""
+    if sweep is None:
+        runs = con.execute(
+            "SELECT run_id, sweep_id, scenario, seed, status, params, scenario_doc FROM runs"
+        ).df()
+        paths: list[str] = []
+        for grid_json in con.execute("SELECT grid FROM sweeps ORDER BY created_at, sweep_id").fetchall():
+            for p in json.loads(grid_json[0]):
+                if p not in paths:
+                    paths.append(p)
+        for params_json in runs["params"]:
+            for p in json.loads(params_json) if params_json else {}:
+                if p not in paths:
+                    paths.append(p)
+        return runs, paths
+    row = con.execute("SELECT grid FROM sweeps WHERE sweep_id = ?", [sweep]).fetchone()
+    if row is None:
+        known = [r[0] for r in con.execute("SELECT sweep_id FROM sweeps ORDER BY created_at").fetchall()]
+        raise StoreError(f"no sweep {sweep!r} in the store (sweeps: {', '.join(known) or 'none'})")
+    runs = con.execute(
+        """SELECT r.run_id, ? AS sweep_id, r.scenario, r.seed, r.status, r.params, r.scenario_doc
+           FROM runs r JOIN sweep_runs s ON s.run_id = r.run_id WHERE s.sweep_id = ?""",
+        [sweep, sweep],
+    ).df()
+    return runs, list(json.loads(row[0]))
+
+
+def results(
+    store: str | Path | None = None,
+    sweep: str | Any = None,
+    wide: bool = False,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S,
+) -> pd.DataFrame:
+    """The store's metrics as a DataFrame.
+
+    Long form (default): one row per (run, entity, metric) with columns ``run_id, sweep_id,
+    scenario, seed, status``, one column per grid parameter (named by its dotted path),
+    ``entity, metric, value``. Runs that failed have no metrics and so no rows here.
+
+    ``wide=True``: one row per run (failed ones included, with NaN metrics) with columns
+    ``ENTITY.METRIC`` such as ``conn:ttcp.goodput_bps``.
+
+    ``sweep``: a sweep id (or the object :func:`atmsim.sweep` returned) to restrict to the
+    runs of that sweep, including those it found already stored; default: every run.
+    """
+    db = Store(resolve_store(store), lock_timeout=lock_timeout)
+    sweep_id = getattr(sweep, "sweep_id", sweep)
+    with db.connect(read_only=True) as con:
+        runs, paths = _select_runs(con, sweep_id)
+        con.register("_sel", runs[["run_id"]])
+        metrics = con.execute(
+            "SELECT m.run_id, m.entity, m.metric, m.value FROM metrics m JOIN _sel USING (run_id)"
+        ).df()
+        con.unregister("_sel")
+
+    # Grid parameters, read from each run's resolved document.
+    docs = [json.loads(d) for d in runs["scenario_doc"]]
+    for path in paths:
+        try:
+            keys = parse_path(path)
+        except ScenarioError:
+            continue
+        runs[path] = pd.Series([_lookup(d, keys) for d in docs], index=runs.index, dtype=object).infer_objects()
+    runs = runs.drop(columns=["params", "scenario_doc"])
+    param_cols = [p for p in paths if p in runs.columns]
+    runs = runs.sort_values([*param_cols, "seed", "run_id"], kind="stable", na_position="last").reset_index(drop=True)
+    runs["seed"] = runs["seed"].astype(np.int64)
+
+    if wide:
+        if metrics.empty:
+            return runs
+        metrics["column"] = metrics["entity"] + "." + metrics["metric"]
+        table = metrics.pivot_table(index="run_id", columns="column", values="value", aggfunc="first", sort=False)
+        table.columns.name = None
+        out = runs.merge(table, how="left", left_on="run_id", right_index=True)
+        return out.reset_index(drop=True)
+
+    order = {rid: i for i, rid in enumerate(runs["run_id"])}
+    metrics["_order"] = metrics["run_id"].map(order)
+    metrics = metrics.sort_values(["_order", "entity", "metric"], kind="stable").drop(columns="_order")
+    out = runs.merge(metrics, how="inner", on="run_id")
+    return out[[*ID_COLUMNS, *param_cols, "entity", "metric", "value"]].reset_index(drop=True)
+
+
+def series(run_id: str, store: str | Path | None = None) -> pd.DataFrame:
+    """The time series of one run (long form: ``time_s, entity, metric, value``)."""
+    db = Store(resolve_store(store))
+    with db.connect(read_only=True) as con:
+        row = con.execute("SELECT series_path FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    if row is None:
+        raise StoreError(f"no run {run_id!r} in the store", file=str(db.path))
+    if row[0] is None:
+        return pd.DataFrame({"time_s": [], "entity": [], "metric": [], "value": []})
+    return pd.read_parquet(db.path.parent / row[0])

@@ -1,0 +1,399 @@
+"""The results store: an embedded DuckDB database plus one Parquet file of time series per run.
+
+Layout (the schema is documented in ``docs/results-store.md``)::
+
+    results.duckdb                 tables sweeps, runs, metrics, sweep_runs, meta
+    results.series/<run_id>.parquet
+
+The parent process of a sweep is the only writer. It commits finished runs in batches: each
+batch is one DuckDB transaction holding, for every run in it, its ``runs`` row and all its
+``metrics`` rows, so a run is either wholly in the store or not at all. A run's series file
+is written under a temporary name and renamed into place *before* the transaction commits;
+a crash in between leaves an orphan file that the rerun of that run overwrites.
+
+Between batches the database file is closed, so other processes (a second sweep, a reader
+such as :func:`atmsim.results`) can open it. DuckDB allows one writing process at a time;
+opening a store that another process holds is retried with backoff until ``lock_timeout``
+seconds have passed, and then fails with :class:`StoreLockedError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import math
+import os
+import random
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import AtmsimError
+
+__all__ = [
+    "DEFAULT_STORE",
+    "SCHEMA_VERSION",
+    "RunRecord",
+    "Store",
+    "StoreError",
+    "StoreLockedError",
+    "flatten_summary",
+]
+
+DEFAULT_STORE = "results.duckdb"
+SCHEMA_VERSION = "1"
+DEFAULT_LOCK_TIMEOUT_S = 600.0
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT
+);
+CREATE TABLE IF NOT EXISTS sweeps (
+    sweep_id TEXT PRIMARY KEY,
+    scenario TEXT,
+    grid JSON,
+    seeds JSON,
+    created_at TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    sweep_id TEXT,
+    scenario TEXT,
+    params JSON,
+    scenario_doc JSON,
+    seed BIGINT,
+    status TEXT,
+    error TEXT,
+    error_field TEXT,
+    version TEXT,
+    started_at TIMESTAMP,
+    wall_s DOUBLE,
+    series_path TEXT
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id TEXT,
+    entity TEXT,
+    metric TEXT,
+    value DOUBLE
+);
+CREATE TABLE IF NOT EXISTS sweep_runs (
+    sweep_id TEXT,
+    run_id TEXT,
+    PRIMARY KEY (sweep_id, run_id)
+);
+"""
+
+
+class StoreError(AtmsimError):
+    """The results store cannot be used (locked by another process, not a store, ...)."""
+
+    default_code = "store"
+
+
+class StoreLockedError(StoreError):
+    """Another process kept the store open for longer than ``lock_timeout`` seconds."""
+
+
+# ----- summary flattening ---------------------------------------------------------------------
+
+_LISTS = (("connections", "conn"), ("ports", "port"), ("sources", "source"), ("hosts", "host"))
+
+
+def _numeric(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    return None
+
+
+def _flatten_into(out: list[tuple[str, str, float]], entity: str, node: Mapping[str, Any], prefix: str = "") -> None:
+    for key, value in node.items():
+        if isinstance(value, Mapping):
+            _flatten_into(out, entity, value, f"{prefix}{key}.")
+            continue
+        number = _numeric(value)
+        if number is not None:
+            out.append((entity, f"{prefix}{key}", number))
+
+
+def flatten_summary(summary: Mapping[str, Any]) -> list[tuple[str, str, float]]:
+    """The summary's numbers as ``(entity, metric, value)`` rows.
+
+    Entities: ``conn:NAME``, ``port:NAME``, ``source:NAME``, ``host:NAME`` (every numeric
+    field of each list entry), ``run`` (top-level numbers such as ``duration_s`` and
+    ``warmup_s`` plus everything in ``summary["run"]``) and ``conservation`` (nested fields
+    joined with dots: ``cells.injected``, ``frames.balanced``). Booleans become 0/1; strings
+    and nulls are left out.
+    """
+    out: list[tuple[str, str, float]] = []
+    for key, prefix in _LISTS:
+        for i, row in enumerate(summary.get(key) or []):
+            if isinstance(row, Mapping):
+                name = row.get("name", i)
+                _flatten_into(out, f"{prefix}:{name}", {k: v for k, v in row.items() if k != "name"})
+    top = {k: v for k, v in summary.items() if k not in ("seed", "run", "conservation") and not isinstance(v, list | Mapping)}
+    _flatten_into(out, "run", top)
+    if isinstance(summary.get("run"), Mapping):
+        _flatten_into(out, "run", summary["run"])
+    if isinstance(summary.get("conservation"), Mapping):
+        _flatten_into(out, "conservation", summary["conservation"])
+    return out
+
+
+# ----- records ----------------------------------------------------------------------------------
+
+
+@dataclass
+class RunRecord:
+    """One finished run, ready to be committed."""
+
+    run_id: str
+    scenario: str
+    params: dict[str, Any]
+    scenario_doc: dict[str, Any]
+    seed: int
+    status: str  # "ok" | "failed"
+    version: str
+    started_at: float  # POSIX time
+    wall_s: float
+    error: str | None = None
+    error_field: str | None = None
+    metrics: list[tuple[str, str, float]] = field(default_factory=list)
+    series: Mapping[str, Any] | None = None  # the core's columns: time_s, entity, metric, value
+
+
+def _series_table(columns: Mapping[str, Any]) -> pa.Table | None:
+    time_s = np.asarray(columns["time_s"], dtype=np.float64)
+    if len(time_s) == 0:
+        return None
+    return pa.table(
+        {
+            "time_s": pa.array(time_s),
+            "entity": pa.array(list(columns["entity"]), pa.string()).dictionary_encode(),
+            "metric": pa.array(list(columns["metric"]), pa.string()).dictionary_encode(),
+            "value": pa.array(np.asarray(columns["value"], dtype=np.float64)),
+        }
+    )
+
+
+def _timestamp(posix: float) -> _dt.datetime:
+    return _dt.datetime.fromtimestamp(posix, _dt.UTC).replace(tzinfo=None)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# ----- the store ------------------------------------------------------------------------------
+
+
+class Store:
+    """A results store at ``path`` (a ``.duckdb`` file; series beside it)."""
+
+    def __init__(self, path: str | Path, lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S):
+        self.path = Path(path).absolute()
+        self.lock_timeout = lock_timeout
+        self.series_dir = self.path.with_name(self.path.stem + ".series")
+
+    def series_relpath(self, run_id: str) -> str:
+        return f"{self.series_dir.name}/{run_id}.parquet"
+
+    # ----- connections --------------------------------------------------------------------
+    @contextlib.contextmanager
+    def connect(self, read_only: bool = False, on_wait=None) -> Iterator[Any]:
+        """A DuckDB connection; waits (with backoff) while another process holds the file."""
+        import duckdb
+
+        if read_only and not self.path.exists():
+            raise StoreError(f"no results store at {self.path}", file=str(self.path))
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.02
+        warned = False
+        while True:
+            try:
+                con = duckdb.connect(str(self.path), read_only=read_only)
+                break
+            except duckdb.IOException as exc:
+                text = str(exc)
+                if "lock" not in text.lower():
+                    raise StoreError(f"cannot open results store: {text}", file=str(self.path)) from None
+                if time.monotonic() >= deadline:
+                    holder = text.split("Conflicting lock is held in", 1)[-1].split(". See also")[0].strip()
+                    raise StoreLockedError(
+                        f"results store is in use by another process ({holder}); "
+                        f"gave up after waiting {self.lock_timeout:g} s",
+                        file=str(self.path),
+                    ) from None
+                if on_wait is not None and not warned:
+                    on_wait(text)
+                    warned = True
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 1.6, 1.0)
+            except duckdb.Error as exc:
+                raise StoreError(f"cannot open results store: {exc}", file=str(self.path)) from None
+        try:
+            yield con
+        finally:
+            con.close()
+
+    def init(self, con) -> None:
+        con.execute(SCHEMA)
+        con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+
+    # ----- sweeps -------------------------------------------------------------------------
+    def begin_sweep(
+        self,
+        sweep_id: str,
+        scenario: str,
+        grid: Mapping[str, Sequence[Any]],
+        seeds: Sequence[int],
+        run_ids: Iterable[str],
+        on_wait=None,
+    ) -> dict[str, str]:
+        """Create the tables if needed, record the sweep and its runs; return ``{run_id: status}``
+        of the runs already in the store."""
+        run_ids = list(dict.fromkeys(run_ids))
+        with self.connect(on_wait=on_wait) as con:
+            self.init(con)
+            con.execute("BEGIN TRANSACTION")
+            con.execute(
+                "INSERT OR IGNORE INTO sweeps VALUES (?, ?, ?, ?, ?)",
+                [sweep_id, scenario, json.dumps(grid), json.dumps(list(seeds)), _timestamp(time.time())],
+            )
+            links = pa.table({"sweep_id": [sweep_id] * len(run_ids), "run_id": run_ids})
+            con.register("_new_links", links)
+            con.execute("INSERT OR IGNORE INTO sweep_runs SELECT sweep_id, run_id FROM _new_links")
+            con.unregister("_new_links")
+            con.execute("COMMIT")
+            ids = pa.table({"run_id": run_ids})
+            con.register("_wanted", ids)
+            rows = con.execute("SELECT r.run_id, r.status FROM runs r JOIN _wanted w USING (run_id)").fetchall()
+            con.unregister("_wanted")
+        self._clean_temp_files()
+        return dict(rows)
+
+    def _clean_temp_files(self) -> None:
+        """Remove temporary series files left by writers that died (their pid is gone)."""
+        if not self.series_dir.is_dir():
+            return
+        for tmp in self.series_dir.glob(".*.tmp"):
+            parts = tmp.name.split(".")  # .RUNID.PID.tmp
+            try:
+                pid = int(parts[-2])
+            except (ValueError, IndexError):
+                continue
+            if not _pid_alive(pid):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+
+    # ----- commits ------------------------------------------------------------------------
+    def commit(self, records: Sequence[RunRecord], sweep_id: str, fsync: bool = True, on_wait=None) -> None:
+        """Commit finished runs: series files first (temp + rename), then one transaction."""
+        if not records:
+            return
+        series_paths: dict[str, str | None] = {}
+        written: list[tuple[Path, Path]] = []
+        for rec in records:
+            table = _series_table(rec.series) if rec.status == "ok" and rec.series is not None else None
+            if table is None:
+                series_paths[rec.run_id] = None
+                continue
+            self.series_dir.mkdir(parents=True, exist_ok=True)
+            final = self.series_dir / f"{rec.run_id}.parquet"
+            tmp = self.series_dir / f".{rec.run_id}.{os.getpid()}.tmp"
+            pq.write_table(table, tmp)
+            if fsync:
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            written.append((tmp, final))
+            series_paths[rec.run_id] = self.series_relpath(rec.run_id)
+        for tmp, final in written:
+            os.replace(tmp, final)
+        if written and fsync:
+            fd = os.open(self.series_dir, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+        new_runs = pa.table(
+            {
+                "run_id": pa.array([rec.run_id for rec in records], pa.string()),
+                "sweep_id": pa.array([sweep_id] * len(records), pa.string()),
+                "scenario": pa.array([rec.scenario for rec in records], pa.string()),
+                "params": pa.array([json.dumps(rec.params) for rec in records], pa.string()),
+                "scenario_doc": pa.array([json.dumps(rec.scenario_doc) for rec in records], pa.string()),
+                "seed": pa.array([rec.seed for rec in records], pa.int64()),
+                "status": pa.array([rec.status for rec in records], pa.string()),
+                "error": pa.array([rec.error for rec in records], pa.string()),
+                "error_field": pa.array([rec.error_field for rec in records], pa.string()),
+                "version": pa.array([rec.version for rec in records], pa.string()),
+                "started_at": pa.array([_timestamp(rec.started_at) for rec in records], pa.timestamp("us")),
+                "wall_s": pa.array([rec.wall_s for rec in records], pa.float64()),
+                "series_path": pa.array([series_paths[rec.run_id] for rec in records], pa.string()),
+            }
+        )
+        metric_ids: list[str] = []
+        entities: list[str] = []
+        names: list[str] = []
+        values: list[float] = []
+        for rec in records:
+            for entity, metric, value in rec.metrics:
+                metric_ids.append(rec.run_id)
+                entities.append(entity)
+                names.append(metric)
+                values.append(value if math.isfinite(value) else float("nan"))
+        metrics = pa.table(
+            {
+                "run_id": pa.array(metric_ids, pa.string()),
+                "entity": pa.array(entities, pa.string()),
+                "metric": pa.array(names, pa.string()),
+                "value": pa.array(values, pa.float64()),
+            }
+        )
+        with self.connect(on_wait=on_wait) as con:
+            self.init(con)
+            con.register("_new_runs", new_runs)
+            con.register("_new_metrics", metrics)
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute("DELETE FROM metrics WHERE run_id IN (SELECT run_id FROM _new_runs)")
+                con.execute(
+                    """INSERT OR REPLACE INTO runs
+                       SELECT run_id, sweep_id, scenario, params::JSON, scenario_doc::JSON, seed, status, error,
+                              error_field, version, started_at, wall_s, series_path
+                       FROM _new_runs"""
+                )
+                con.execute("INSERT INTO metrics SELECT run_id, entity, metric, value FROM _new_metrics")
+                con.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    con.execute("ROLLBACK")
+                raise
+
+
+def resolve_store(store: str | Path | None, out: str | Path | None = None) -> Path:
+    """``store`` if given, else ``results.duckdb`` in ``out`` (or the current directory)."""
+    if store is not None:
+        return Path(store)
+    return Path(out if out is not None else ".") / DEFAULT_STORE

@@ -1,0 +1,649 @@
+"""Sweeps: run a scenario over a grid of parameter values and seeds into a results store.
+
+    import atmsim
+    atmsim.sweep("tests/data/tiny.toml",
+                 grid={"tcp[0].window_bytes": [4096, 8192, 16384]},
+                 seeds="1-20", store="results.duckdb", jobs=2)
+    atmsim.results(store="results.duckdb", wide=True)
+
+Every grid point (the scenario with the grid's values set at their dotted paths) is checked
+by the core's validator before anything runs or the store is touched. Each (resolved
+document, seed) pair is one run, named by ``run_id`` — a hash of both — so the same point is
+the same run in every sweep: a sweep started again skips the runs already in the store
+(and retries failed ones only with ``retry_failed=True``).
+
+Runs execute in worker processes (``jobs``; a ``ProcessPoolExecutor``) or on a Dask cluster
+(``scheduler``); workers return the core's raw output and the calling process, the only
+writer, commits each finished run to the store (:mod:`atmsim.store`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import re
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor
+from concurrent.futures import wait as futures_wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .errors import AtmsimError, ScenarioError
+from .scenario import Scenario, load_scenario, parse_path
+from .store import DEFAULT_LOCK_TIMEOUT_S, RunRecord, Store, flatten_summary, resolve_store
+
+__all__ = [
+    "SweepError",
+    "SweepSummary",
+    "parse_grid_option",
+    "parse_seeds",
+    "parse_value",
+    "plan_sweep",
+    "run_id_of",
+    "sweep",
+]
+
+ProgressCallback = Callable[[int, int, int], object]  # (done, failed, total)
+
+
+class SweepError(AtmsimError):
+    """The sweep could not go on (a worker process died, the scheduler is unreachable, ...)."""
+
+    default_code = "sweep"
+
+
+# ----- parsing grid options and seeds -----------------------------------------------------------
+
+_INT = re.compile(r"[+-]?\d[\d_]*$")
+
+
+def parse_value(text: str, path: str = "") -> Any:
+    """A grid value from the command line: bool (true/false), int, float, JSON list/table/string,
+    or else the text itself as a string."""
+    raw = text.strip()
+    if not raw:
+        raise ScenarioError("empty value in --grid", field=path)
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if _INT.match(raw):
+        return int(raw)
+    try:
+        number = float(raw)
+    except ValueError:
+        pass
+    else:
+        if math.isfinite(number):
+            return number
+        raise ScenarioError(f"value {raw!r} is not a finite number", field=path)
+    if raw[0] in '[{"':
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ScenarioError(f"cannot parse value {raw!r}: {exc.msg}", field=path) from None
+    return raw
+
+
+def _split_values(text: str, path: str) -> list[str]:
+    """Split on commas outside brackets, braces and double quotes."""
+    parts: list[str] = []
+    depth = 0
+    quoted = False
+    current = ""
+    for ch in text:
+        if quoted:
+            quoted = ch != '"'
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        current += ch
+    if quoted or depth != 0:
+        raise ScenarioError(f"unbalanced brackets or quotes in {text!r}", field=path)
+    parts.append(current)
+    return parts
+
+
+def parse_grid_option(option: str) -> tuple[str, list[Any]]:
+    """``"tcp[0].window_bytes=4096,8192"`` → ``("tcp[0].window_bytes", [4096, 8192])``."""
+    if "=" not in option:
+        raise ScenarioError(f"--grid {option!r}: expected PATH=VALUE[,VALUE...]")
+    path, _, values = option.partition("=")
+    path = path.strip()
+    if not path:
+        raise ScenarioError(f"--grid {option!r}: missing the field path before '='")
+    parse_path(path)  # raises ScenarioError naming the path if malformed
+    return path, [parse_value(v, path) for v in _split_values(values, path)]
+
+
+def parse_seeds(seeds: str | int | Iterable[int] | None, default: int = 1) -> list[int]:
+    """Seeds from ``"1-20"``, ``"1,3,5"``, ``"7"`` (or mixed: ``"1-5,9"``), an int or a list."""
+    if seeds is None:
+        return [default]
+    if isinstance(seeds, bool):
+        raise ScenarioError(f"invalid seeds {seeds!r}", field="seeds")
+    if isinstance(seeds, int):
+        items: list[int] = [seeds]
+    elif isinstance(seeds, str):
+        items = []
+        for part in seeds.split(","):
+            part = part.strip()
+            m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", part)
+            if m:
+                lo, hi = int(m.group(1)), int(m.group(2))
+                if lo > hi:
+                    raise ScenarioError(f"seed range {part!r} is empty (start > end)", field="seeds")
+                items.extend(range(lo, hi + 1))
+            elif re.fullmatch(r"\d+", part):
+                items.append(int(part))
+            else:
+                raise ScenarioError(
+                    f"cannot parse seeds {seeds!r}: expected e.g. '1-20', '1,3,5' or '7'", field="seeds"
+                )
+    else:
+        items = []
+        for s in seeds:
+            if isinstance(s, bool) or not isinstance(s, int):
+                raise ScenarioError(f"seed {s!r} is not an integer", field="seeds")
+            items.append(s)
+    for s in items:
+        if s < 0 or s >= 2**63:
+            raise ScenarioError(f"seed {s} out of range (0 to 2^63-1)", field="seeds")
+    if not items:
+        raise ScenarioError("no seeds given", field="seeds")
+    return list(dict.fromkeys(items))
+
+
+# ----- planning -----------------------------------------------------------------------------
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def run_id_of(doc: Mapping[str, Any], seed: int) -> str:
+    """16 hex digits of sha256 over the canonical JSON of (resolved document, seed)."""
+    return hashlib.sha256(_canonical({"scenario": doc, "seed": seed}).encode()).hexdigest()[:16]
+
+
+def _scenario_label(scen: Scenario) -> str:
+    doc = scen._doc
+    if isinstance(doc.get("name"), str):
+        return doc["name"]
+    return scen.name
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    run_id: str
+    params: dict[str, Any]
+    doc: dict[str, Any]
+    text: str  # the document as JSON, handed to the core
+    seed: int
+
+
+@dataclass
+class SweepPlan:
+    sweep_id: str
+    scenario: str
+    origin: str
+    grid: dict[str, list[Any]]
+    seeds: list[int]
+    runs: list[PlannedRun]
+
+
+def _related(a: str, b: str) -> bool:
+    """True if one dotted path contains the other (``tcp[0]`` and ``tcp[0].window_bytes``)."""
+    ka, kb = parse_path(a), parse_path(b)
+    n = min(len(ka), len(kb))
+    return n > 0 and ka[:n] == kb[:n]
+
+
+def _normalise_grid(grid: Mapping[str, Any] | None) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for path, values in (grid or {}).items():
+        parse_path(path)
+        if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+            values = [values]
+        values = list(values)
+        if not values:
+            raise ScenarioError("no values given", field=path)
+        out[path] = values
+    return out
+
+
+def plan_sweep(
+    scenario: str | Path | Mapping[str, Any] | Scenario,
+    grid: Mapping[str, Any] | None = None,
+    seeds: str | int | Iterable[int] | None = None,
+) -> SweepPlan:
+    """Every run of the sweep, each grid point validated by the core (raises ScenarioError)."""
+    base = load_scenario(scenario)
+    origin = base.origin
+    grid = _normalise_grid(grid)
+    sim = base._doc.get("simulation")
+    default_seed = sim.get("seed", 1) if isinstance(sim, Mapping) else 1
+    seeds = parse_seeds(seeds, default=default_seed if isinstance(default_seed, int) else 1)
+    if not grid:
+        base.validate()
+
+    paths = list(grid)
+    points: list[tuple[dict[str, Any], dict[str, Any], str]] = []
+    for combo in itertools.product(*(grid[p] for p in paths)):
+        params = dict(zip(paths, combo, strict=True))
+        point = base.copy()
+        for path, value in params.items():
+            try:
+                point.set(path, value)
+            except ScenarioError as exc:
+                raise ScenarioError(f"grid value {value!r}: {exc.message}", file=origin, field=path) from None
+        text = point.to_json()
+        try:
+            _core.validate(text, "json", origin)
+        except ScenarioError as exc:
+            blamed = [p for p in paths if exc.field and _related(p, exc.field)]
+            if not blamed:
+                raise  # the scenario itself is at fault
+            path = blamed[-1]
+            message = re.sub(r" at line \d+ column \d+$", "", exc.message)  # positions in generated JSON
+            detail = message if exc.field == path else f"{exc.field}: {message}"
+            raise ScenarioError(
+                f"grid value {params[path]!r}: {detail}", file=origin, field=path, code=exc.code
+            ) from None
+        points.append((params, point._doc, text))
+
+    runs: list[PlannedRun] = []
+    seen: set[str] = set()
+    for params, doc, text in points:
+        for seed in seeds:
+            rid = run_id_of(doc, seed)
+            if rid in seen:
+                continue
+            seen.add(rid)
+            runs.append(PlannedRun(rid, params, doc, text, seed))
+    label = _scenario_label(base)
+    sweep_id = hashlib.sha256(_canonical({"scenario": base._doc, "grid": grid, "seeds": seeds}).encode()).hexdigest()[:16]
+    return SweepPlan(sweep_id, label, origin, grid, seeds, runs)
+
+
+# ----- execution ------------------------------------------------------------------------------
+
+
+def execute_run(text: str, origin: str, seed: int) -> dict[str, Any]:
+    """Run one scenario (JSON text) in a worker and return the core's raw output.
+
+    Adds ``started_at`` (POSIX time) and ``wall_s``; a failure is returned, not raised, as
+    ``{"error": ..., "error_field": ..., "error_type": ...}`` so the sweep records it.
+    """
+    started = time.time()
+    t0 = time.perf_counter()
+    try:
+        raw = _core.run(text, "json", origin, seed=seed)
+        out: dict[str, Any] = {"summary": raw["summary"], "series": raw["series"]}
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 — includes pyo3's PanicException
+        out = {
+            "error": str(exc) or type(exc).__name__,
+            "error_field": getattr(exc, "field", "") or None,
+            "error_type": type(exc).__name__,
+        }
+    out["started_at"] = started
+    out["wall_s"] = time.perf_counter() - t0
+    return out
+
+
+# The function the in-process backend (jobs=0) calls; tests may replace it.
+_runner: Callable[[str, str, int], dict[str, Any]] = execute_run
+
+
+def _mp_context():
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["atmsim.sweeps"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+class _Backend:
+    """submit() returns a future; wait_some() returns the finished ones (possibly none)."""
+
+    slots: int = 1
+
+    def submit(self, run: PlannedRun, origin: str) -> Any:
+        raise NotImplementedError
+
+    def wait_some(self, pending: set[Any], timeout: float) -> set[Any]:
+        raise NotImplementedError
+
+    def result(self, future: Any) -> dict[str, Any]:
+        return future.result()
+
+    def close(self, abort: bool = False) -> None:
+        pass
+
+
+class _InlineFuture:
+    def __init__(self, value: dict[str, Any]):
+        self.value = value
+
+    def result(self) -> dict[str, Any]:
+        return self.value
+
+
+class _InProcess(_Backend):
+    """jobs=0: run in the calling process, one after another (debugging, tests)."""
+
+    def submit(self, run, origin):
+        return _InlineFuture(_runner(run.text, origin, run.seed))
+
+    def wait_some(self, pending, timeout):
+        return set(pending)
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent, which commits what finished and stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Start worker processes without them re-running the caller's main module.
+
+    Workers need only :func:`execute_run`; with 'spawn'/'forkserver' they would otherwise
+    import ``__main__`` again (a script without an ``if __name__ == "__main__"`` guard would
+    start its sweep once more in every worker).
+    """
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)}
+    try:
+        main.__spec__ = None
+        if "__file__" in saved:
+            del main.__file__
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(main, k, v)
+
+
+class _Local(_Backend):
+    def __init__(self, jobs: int):
+        self.slots = jobs
+        self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context(), initializer=_worker_init)
+
+    def submit(self, run, origin):
+        with _main_module_hidden():  # a submit may start a worker process
+            return self.pool.submit(execute_run, run.text, origin, run.seed)
+
+    def wait_some(self, pending, timeout):
+        done, _ = futures_wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+        return done
+
+    def result(self, future):
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            raise SweepError(
+                "a worker process died (killed, or crashed inside the simulator); "
+                "finished runs are stored, run the sweep again to resume"
+            ) from None
+
+    def close(self, abort=False):
+        if abort:
+            # Stop the runs in progress too: otherwise exiting waits for them to finish.
+            for proc in list((getattr(self.pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(Exception):
+                    proc.terminate()
+        self.pool.shutdown(wait=not abort, cancel_futures=abort)
+
+
+class _Dask(_Backend):
+    def __init__(self, scheduler: Any):
+        try:
+            from distributed import Client
+        except ImportError as exc:  # pragma: no cover
+            raise SweepError("Dask backend needs the 'distributed' package") from exc
+        if isinstance(scheduler, Client):
+            self.client, self.own = scheduler, False
+        else:
+            address = getattr(scheduler, "scheduler_address", scheduler)
+            try:
+                self.client = Client(address, timeout="10s", set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise SweepError(f"cannot connect to the Dask scheduler at {address}: {exc}", code="scheduler") from None
+            self.own = True
+        self.finished = threading.Event()
+        nthreads = self.client.nthreads()
+        self.slots = max(1, sum(nthreads.values()) if nthreads else 1)
+
+    def submit(self, run, origin):
+        future = self.client.submit(
+            execute_run, run.text, origin, run.seed, pure=False, key=f"atmsim-run-{run.run_id}-{uuid.uuid4().hex[:8]}"
+        )
+        future.add_done_callback(lambda _f: self.finished.set())
+        return future
+
+    def wait_some(self, pending, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            self.finished.clear()
+            done = {f for f in pending if f.done()}
+            remaining = deadline - time.monotonic()
+            if done or remaining <= 0 or not self.finished.wait(remaining):
+                return done or {f for f in pending if f.done()}
+
+    def result(self, future):
+        try:
+            return future.result()
+        except Exception as exc:  # KilledWorker, worker-side import errors, ...
+            return {
+                "error": f"{type(exc).__name__}: {exc}",
+                "error_field": None,
+                "error_type": type(exc).__name__,
+                "started_at": time.time(),
+                "wall_s": float("nan"),
+            }
+
+    def close(self, abort=False):
+        if self.own:
+            self.client.close()
+
+
+def _record(run: PlannedRun, scenario: str, raw: Mapping[str, Any], version: str) -> RunRecord:
+    if "error" in raw:
+        return RunRecord(
+            run_id=run.run_id,
+            scenario=scenario,
+            params=run.params,
+            scenario_doc=run.doc,
+            seed=run.seed,
+            status="failed",
+            version=version,
+            started_at=raw.get("started_at", time.time()),
+            wall_s=raw.get("wall_s", float("nan")),
+            error=raw["error"],
+            error_field=raw.get("error_field") or None,
+        )
+    summary = raw["summary"]
+    if isinstance(summary, str):
+        summary = json.loads(summary)
+    return RunRecord(
+        run_id=run.run_id,
+        scenario=scenario,
+        params=run.params,
+        scenario_doc=run.doc,
+        seed=run.seed,
+        status="ok",
+        version=version,
+        started_at=raw["started_at"],
+        wall_s=raw["wall_s"],
+        metrics=flatten_summary(summary),
+        series=raw.get("series"),
+    )
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did. ``results()`` reads its rows back from the store."""
+
+    sweep_id: str
+    store: Path
+    total: int  # runs in the sweep
+    skipped: int  # already in the store
+    ok: int  # run now, succeeded
+    failed: int  # run now, failed
+    wall_s: float
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (run_id, error), first few
+
+    def results(self, wide: bool = False):
+        from .query import results
+
+        return results(store=self.store, sweep=self.sweep_id, wide=wide)
+
+
+@contextlib.contextmanager
+def _progress(progress: bool | ProgressCallback | None, label: str, skipped: int) -> Iterator[ProgressCallback]:
+    if progress is True:
+        from .progress import sweep_bar
+
+        with sweep_bar(label, skipped=skipped) as tick:
+            yield tick
+    elif callable(progress):
+        yield progress
+    else:
+        yield lambda done, failed, total: None
+
+
+def sweep(
+    scenario: str | Path | Mapping[str, Any] | Scenario,
+    grid: Mapping[str, Any] | None = None,
+    seeds: str | int | Iterable[int] | None = None,
+    store: str | Path | None = None,
+    jobs: int | None = None,
+    scheduler: Any = None,
+    progress: bool | ProgressCallback | None = False,
+    retry_failed: bool = False,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S,
+    flush_interval: float = 1.0,
+    fsync: bool = True,
+) -> SweepSummary:
+    """Run ``scenario`` at every point of ``grid`` for every seed, into the results store.
+
+    Args:
+        scenario: a path, a dict or a :class:`Scenario`.
+        grid: ``{dotted path: [values]}``; a scalar value means one value.
+        seeds: ``"1-20"``, ``"1,3,5"``, ``7`` or a list [default: ``simulation.seed``].
+        store: the DuckDB file [default: ``results.duckdb`` in the current directory].
+        jobs: worker processes [default: all cores]; ``0`` runs in this process.
+        scheduler: a Dask scheduler address (``tcp://host:8786``), a ``distributed.Client``
+            or a cluster object; overrides ``jobs``.
+        progress: False, True (a progress bar on stderr) or ``callable(done, failed, total)``.
+        retry_failed: run again the runs stored as failed (by default they are skipped).
+        lock_timeout: how long to wait for another process holding the store.
+        flush_interval: finished runs are committed at least this often (seconds).
+        fsync: make series files durable before the transaction that references them.
+
+    Raises :class:`ScenarioError` (before any run, store untouched) if a grid point is
+    invalid, :class:`atmsim.store.StoreLockedError` if the store stays busy.
+    """
+    from . import __version__
+
+    t_start = time.perf_counter()
+    plan = plan_sweep(scenario, grid, seeds)
+    db = Store(resolve_store(store), lock_timeout=lock_timeout)
+
+    def on_wait(_text: str) -> None:
+        print(f"waiting for {db.path}: another process has it open", file=sys.stderr, flush=True)
+
+    existing = db.begin_sweep(
+        plan.sweep_id, plan.scenario, plan.grid, plan.seeds, (r.run_id for r in plan.runs), on_wait=on_wait
+    )
+    skip = {"ok"} if retry_failed else {"ok", "failed"}
+    todo = [r for r in plan.runs if existing.get(r.run_id) not in skip]
+    summary = SweepSummary(plan.sweep_id, db.path, len(plan.runs), len(plan.runs) - len(todo), 0, 0, 0.0)
+    if todo:
+        if scheduler is not None:
+            backend: _Backend = _Dask(scheduler)
+        elif jobs == 0:
+            backend = _InProcess()
+        else:
+            n = jobs if jobs is not None else (os.cpu_count() or 1)
+            if n < 0:
+                raise ValueError("jobs must be >= 0")
+            backend = _Local(max(1, min(n, len(todo))))
+        _execute(plan, todo, backend, db, summary, progress, __version__, flush_interval, fsync, on_wait)
+    summary.wall_s = time.perf_counter() - t_start
+    return summary
+
+
+def _execute(plan, todo, backend, db, summary, progress, version, flush_interval, fsync, on_wait) -> None:
+    queue = iter(todo)
+    in_flight: dict[Any, PlannedRun] = {}
+    pending: list[RunRecord] = []
+    last_flush = time.monotonic()
+    window = max(2, 2 * backend.slots)
+
+    def flush() -> None:
+        nonlocal last_flush
+        db.commit(pending, plan.sweep_id, fsync=fsync, on_wait=on_wait)
+        pending.clear()
+        last_flush = time.monotonic()
+
+    aborted = True
+    try:
+        with _progress(progress, plan.scenario, summary.skipped) as tick:
+            tick(0, 0, len(todo))
+            while True:
+                while len(in_flight) < window:
+                    run = next(queue, None)
+                    if run is None:
+                        break
+                    in_flight[backend.submit(run, plan.origin)] = run
+                if not in_flight:
+                    break
+                for fut in backend.wait_some(set(in_flight), timeout=flush_interval):
+                    run = in_flight.pop(fut)
+                    rec = _record(run, plan.scenario, backend.result(fut), version)
+                    pending.append(rec)
+                    if rec.status == "ok":
+                        summary.ok += 1
+                    else:
+                        summary.failed += 1
+                        if len(summary.failures) < 10:
+                            summary.failures.append((rec.run_id, rec.error or ""))
+                    tick(summary.ok + summary.failed, summary.failed, len(todo))
+                if pending and time.monotonic() - last_flush >= flush_interval:
+                    flush()
+            if pending:
+                flush()
+        aborted = False
+    finally:
+        if aborted and pending:
+            # Interrupted (Ctrl-C, a dead worker): keep what finished.
+            with contextlib.suppress(Exception):
+                flush()
+        backend.close(abort=aborted)
