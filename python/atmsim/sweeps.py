@@ -474,15 +474,11 @@ class _Dask(_Backend):
 
 
 def _record(run: PlannedRun, scenario: str, raw: Mapping[str, Any], version: str) -> RunRecord:
+    common = dict(run_id=run.run_id, scenario=scenario, params=run.params, scenario_doc=run.doc, seed=run.seed, version=version)
     if "error" in raw:
         return RunRecord(
-            run_id=run.run_id,
-            scenario=scenario,
-            params=run.params,
-            scenario_doc=run.doc,
-            seed=run.seed,
+            **common,
             status="failed",
-            version=version,
             started_at=raw.get("started_at", time.time()),
             wall_s=raw.get("wall_s", float("nan")),
             error=raw["error"],
@@ -492,13 +488,8 @@ def _record(run: PlannedRun, scenario: str, raw: Mapping[str, Any], version: str
     if isinstance(summary, str):
         summary = json.loads(summary)
     return RunRecord(
-        run_id=run.run_id,
-        scenario=scenario,
-        params=run.params,
-        scenario_doc=run.doc,
-        seed=run.seed,
+        **common,
         status="ok",
-        version=version,
         started_at=raw["started_at"],
         wall_s=raw["wall_s"],
         metrics=flatten_summary(summary),
