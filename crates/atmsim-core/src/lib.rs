@@ -8,7 +8,8 @@
 //! 4. [`atm`] — cells, AAL5, links, output ports, schedulers, switches.
 //! 5. [`tcp`] — BSD 4.4-Lite TCP (Tahoe/Reno/NewReno), sans-I/O.
 //! 6. [`ip`] — hosts and the TCP connections they terminate.
-//! 7. [`apps`] — the ttcp-like bulk sender and greedy cell sources.
+//! 7. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
+//!    greedy cell sources and the tcplib tables.
 //! 8. [`net`] — the assembled network and its event loop.
 //! 9. [`measure`] — probes, time series and the end-of-run summary; [`pcap`] — packet
 //!    captures at host interfaces.
@@ -20,6 +21,7 @@
 pub mod api;
 pub mod apps;
 pub mod atm;
+pub mod dist;
 pub mod error;
 pub mod ids;
 pub mod ip;

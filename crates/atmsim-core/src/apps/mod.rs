@@ -2,7 +2,9 @@
 //!
 //! - [`bulk`] — a greedy bulk sender modelled on ttcp (fixed-size blocking writes) and the
 //!   sink that reads everything at once (MAGIC §2.2);
-//! - [`greedy`] — a cell-level source that always has a frame queued on its VC.
+//! - [`greedy`] — a cell-level source that always has a frame queued on its VC;
+//! - [`tcplib`] — the tcplib empirical tables (Danzig & Jamin 1991).
 
 pub mod bulk;
 pub mod greedy;
+pub mod tcplib;
