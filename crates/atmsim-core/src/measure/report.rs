@@ -5,6 +5,7 @@
 //! `[warmup_s, duration_s]`; counters cover the whole run.
 
 use crate::atm::cell::CELL_BITS;
+use crate::ip::App;
 use crate::net::Network;
 use serde_json::{json, Value};
 
@@ -25,7 +26,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "client": net.hosts[c.ep[0].host.idx()].name,
                 "server": net.hosts[c.ep[1].host.idx()].name,
                 "goodput_bps": (c.bytes_read - c.bytes_read_warm) as f64 * 8.0 / window,
-                "bytes_written": c.app.written,
+                "bytes_written": match &c.app { App::Bulk(b) => b.written, App::Conv(_) => 0 },
                 "bytes_read": c.bytes_read,
                 "finished_at_s": c.finished_at.map(|t| t.as_secs_f64()),
                 "mss_bytes": c.ep[0].tcp.mss(),
