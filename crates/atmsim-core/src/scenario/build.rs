@@ -446,10 +446,10 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
                     total_bytes.map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count")).transpose()?;
                 Ok((w as u64, tot.map(|b| b as u64)))
             }
-            AppSec::Ftp => Err(ConvKind::Ftp),
-            AppSec::Nntp => Err(ConvKind::Nntp),
-            AppSec::Smtp => Err(ConvKind::Smtp),
-            AppSec::Telnet => Err(ConvKind::Telnet),
+            AppSec::Ftp {} => Err(ConvKind::Ftp),
+            AppSec::Nntp {} => Err(ConvKind::Nntp),
+            AppSec::Smtp {} => Err(ConvKind::Smtp),
+            AppSec::Telnet {} => Err(ConvKind::Telnet),
         };
         let access_rate = t
             .access_rate_bps

@@ -185,13 +185,13 @@ pub enum AppSec {
         total_bytes: Option<i64>,
     },
     /// tcplib FTP conversations, back to back (apps::conversation).
-    Ftp,
+    Ftp {},
     /// tcplib NNTP conversations.
-    Nntp,
+    Nntp {},
     /// tcplib SMTP conversations.
-    Smtp,
+    Smtp {},
     /// tcplib TELNET conversations (the server echoes).
-    Telnet,
+    Telnet {},
 }
 
 impl Default for AppSec {
