@@ -54,7 +54,7 @@ impl EmpiricalCdf {
             }
             let mut cols = line.split(',');
             let v = cols.next().and_then(|c| c.trim().parse::<f64>().ok());
-            let p = cols.last().and_then(|c| c.trim().parse::<f64>().ok());
+            let p = cols.next_back().and_then(|c| c.trim().parse::<f64>().ok());
             match (v, p) {
                 (Some(v), Some(p)) => points.push((v, p)),
                 _ => return Err(format!("{name}: line {}: expected `value,cdf`", i + 1)),

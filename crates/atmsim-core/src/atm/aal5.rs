@@ -28,8 +28,9 @@ pub fn cells_for(ip_bytes: u32) -> u32 {
 /// What an AAL5 frame carries.
 #[derive(Clone, Copy, Debug)]
 pub enum Payload {
-    /// A TCP segment for endpoint `side` (0 = client, 1 = server) of connection `conn`.
-    Tcp { conn: ConnId, side: u8, seg: Segment },
+    /// A TCP segment for endpoint `side` (0 = client, 1 = server) of connection slot `conn`,
+    /// sent by its conversation number `gen` (see [`crate::ip::Conn::gen`]).
+    Tcp { conn: ConnId, side: u8, gen: u32, seg: Segment },
     /// Opaque data from cell-level source number `source`.
     Raw { source: u32 },
 }

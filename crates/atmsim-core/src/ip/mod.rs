@@ -8,10 +8,13 @@
 //! segmented onto its VC. (Routers, multi-homed hosts and SVC signalling are later work.)
 
 use crate::apps::bulk::BulkSender;
-use crate::atm::aal5::Reassembler;
+use crate::apps::conversation::ConvApp;
+use crate::atm::aal5::{Payload, Reassembler};
 use crate::ids::{HostId, PortId};
+use crate::rng::Stream;
 use crate::tcp::TcpConn;
-use crate::time::{SimDuration, SimTime};
+use crate::time::{Rate, SimDuration, SimTime};
+use std::collections::VecDeque;
 
 /// An end system.
 pub struct Host {
@@ -56,6 +59,48 @@ pub struct Endpoint {
     pub slow_period: SimDuration,
     pub fast_pending: bool,
     pub slow_pending: bool,
+    /// The endpoint's random stream, after the first ISS and the timer phases were drawn:
+    /// later conversations of the slot draw their ISS from it.
+    pub rng: Stream,
+    /// The access link between the endpoint and its host (router), if configured.
+    pub access: Option<Box<Access>>,
+}
+
+/// One direction of an access link: a FIFO packet serializer and its propagation pipe.
+#[derive(Default)]
+pub struct AccessDir {
+    /// Datagrams waiting or (the front one, if `busy`) being serialized.
+    pub queue: VecDeque<(Payload, u32)>,
+    pub busy: bool,
+    /// Datagrams serialized and propagating, with their arrival times.
+    pub pipe: VecDeque<(SimTime, Payload, u32)>,
+}
+
+/// A point-to-point access link between a TCP endpoint and its host's adapter (Cáceres §2,
+/// Fig. 1: each source and sink reaches its router over its own link). Whole IP datagrams
+/// are stored and forwarded: `ip_bytes·8 / rate` of serialization, then `delay`.
+pub struct Access {
+    pub rate: Rate,
+    pub delay: SimDuration,
+    /// `dirs[0]`: endpoint → adapter (sending); `dirs[1]`: adapter → endpoint (receiving).
+    pub dirs: [AccessDir; 2],
+}
+
+/// The application of a connection slot.
+pub enum App {
+    /// ttcp-like bulk sender; the server reads everything (one connection, never recycled).
+    Bulk(BulkSender),
+    /// tcplib conversations, one after another ([`crate::apps::conversation`]).
+    Conv(Box<ConvApp>),
+}
+
+impl App {
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            App::Bulk(_) => "bulk",
+            App::Conv(a) => a.kind.name(),
+        }
+    }
 }
 
 /// A TCP connection: side 0 is the client (active opener, bulk sender), side 1 the server
@@ -64,8 +109,13 @@ pub struct Conn {
     pub name: String,
     pub start: SimTime,
     pub ep: [Endpoint; 2],
-    pub app: BulkSender,
-    /// Bytes the sink application has read.
+    pub app: App,
+    /// Conversation number of the current endpoint pair (segments carry it; a segment of an
+    /// earlier generation is stale and dropped on delivery).
+    pub gen: u32,
+    /// Segments of earlier conversations dropped on delivery.
+    pub stale_segments: u64,
+    /// Bytes the server application has read (client → server).
     pub bytes_read: u64,
     /// `bytes_read` at the end of the warm-up.
     pub bytes_read_warm: u64,
@@ -73,4 +123,6 @@ pub struct Conn {
     pub bytes_read_sampled: u64,
     /// When the sink read the last byte of a finite transfer.
     pub finished_at: Option<SimTime>,
+    /// Bytes the client application has read (server → client) at the end of the warm-up.
+    pub bytes_s2c_warm: u64,
 }

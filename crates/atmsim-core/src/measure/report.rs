@@ -5,6 +5,7 @@
 //! `[warmup_s, duration_s]`; counters cover the whole run.
 
 use crate::atm::cell::CELL_BITS;
+use crate::ip::App;
 use crate::net::Network;
 use serde_json::{json, Value};
 
@@ -20,12 +21,12 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .map(|c| {
             let s = c.ep[0].tcp.stats();
             let r = c.ep[1].tcp.stats();
-            json!({
+            let mut v = json!({
                 "name": c.name,
                 "client": net.hosts[c.ep[0].host.idx()].name,
                 "server": net.hosts[c.ep[1].host.idx()].name,
                 "goodput_bps": (c.bytes_read - c.bytes_read_warm) as f64 * 8.0 / window,
-                "bytes_written": c.app.written,
+                "bytes_written": match &c.app { App::Bulk(b) => b.written, App::Conv(_) => 0 },
                 "bytes_read": c.bytes_read,
                 "finished_at_s": c.finished_at.map(|t| t.as_secs_f64()),
                 "mss_bytes": c.ep[0].tcp.mss(),
@@ -45,7 +46,9 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "srtt_s": c.ep[0].tcp.srtt_secs(),
                 "rtt_samples": s.rtt_samples,
                 "state": format!("{:?}", c.ep[0].tcp.state()),
-            })
+            });
+            add_app_fields(&mut v, c, warm);
+            v
         })
         .collect();
 
@@ -143,4 +146,79 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
             "cell_hops_per_s": net.cell_hops as f64 / wall_s.max(1e-9),
         },
     })
+}
+
+/// Per-connection application fields: the app kind, conversations, bytes each way and, for
+/// TELNET, the echo delays of packets written after the warm-up.
+fn add_app_fields(v: &mut Value, c: &crate::ip::Conn, warm: f64) {
+    let o = v.as_object_mut().expect("object");
+    o.insert("app".into(), json!(c.app.kind_name()));
+    o.insert("stale_segments".into(), json!(c.stale_segments));
+    o.insert("bytes_client_to_server".into(), json!(c.bytes_read - c.bytes_read_warm));
+    let App::Conv(a) = &c.app else {
+        o.insert("bytes_server_to_client".into(), json!(0));
+        return;
+    };
+    o.insert("bytes_server_to_client".into(), json!(a.bytes_s2c - c.bytes_s2c_warm));
+    o.insert("conversations_started".into(), json!(a.conversations_started));
+    o.insert("conversations_completed".into(), json!(a.conversations_completed));
+    o.insert("conversations_aborted".into(), json!(a.conversations_aborted));
+    o.insert("app_bytes_c2s_total".into(), json!(a.bytes_c2s));
+    o.insert("app_bytes_s2c_total".into(), json!(a.bytes_s2c));
+    o.insert("c2s_bytes_in_complete_msgs".into(), json!(a.c2s_bytes_in_complete_msgs));
+    o.insert("unexpected_bytes".into(), json!(a.unexpected_bytes));
+    if a.kind != crate::apps::conversation::Kind::Telnet {
+        return;
+    }
+    let mut d: Vec<f64> = a.echo_samples.iter().filter(|&&(t, _)| t >= warm).map(|&(_, d)| d).collect();
+    let st = EchoStats::of(&mut d);
+    o.insert("echo_delay_samples".into(), json!(d.len()));
+    o.insert("echo_delay_mean_s".into(), json!(st.map(|s| s.mean)));
+    o.insert("echo_delay_std_s".into(), json!(st.map(|s| s.std)));
+    o.insert("echo_delay_median_s".into(), json!(st.map(|s| s.median)));
+    o.insert("echo_delay_p90_s".into(), json!(st.map(|s| s.p90)));
+}
+
+/// Mean, sample standard deviation and quantiles (linear interpolation between order
+/// statistics) of a set of delays.
+#[derive(Clone, Copy, Debug)]
+pub struct EchoStats {
+    pub mean: f64,
+    pub std: f64,
+    pub median: f64,
+    pub p90: f64,
+}
+
+impl EchoStats {
+    /// `None` without samples. Sorts `d`.
+    pub fn of(d: &mut [f64]) -> Option<Self> {
+        if d.is_empty() {
+            return None;
+        }
+        d.sort_by(f64::total_cmp);
+        let n = d.len() as f64;
+        let mean = d.iter().sum::<f64>() / n;
+        let var = if d.len() > 1 { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+        let q = |p: f64| {
+            let h = p * (n - 1.0);
+            let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
+            d[lo] + (d[hi] - d[lo]) * (h - lo as f64)
+        };
+        Some(EchoStats { mean, std: var.sqrt(), median: q(0.5), p90: q(0.9) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EchoStats;
+
+    #[test]
+    fn echo_stats_of_a_small_sample() {
+        let s = EchoStats::of(&mut [4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!(s.mean, 2.5);
+        assert!((s.std - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!(s.median, 2.5);
+        assert!((s.p90 - 3.7).abs() < 1e-12);
+        assert!(EchoStats::of(&mut []).is_none());
+    }
 }

@@ -13,6 +13,7 @@
 
 use super::model::*;
 use crate::apps::bulk::BulkSender;
+use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::apps::greedy::GreedySource;
 use crate::atm::aal5::Frames;
 use crate::atm::link::{Link, Preset, Route, Sink};
@@ -20,7 +21,7 @@ use crate::atm::port::{DropPolicy, DropPolicyName, OutPort};
 use crate::atm::switch::Switch;
 use crate::error::{Error, Result};
 use crate::ids::{HostId, LinkId, PortId, SwitchId};
-use crate::ip::{Conn, Endpoint, Host};
+use crate::ip::{Access, App, Conn, Endpoint, Host};
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
 use crate::net::{CellCounts, Network};
@@ -443,8 +444,35 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
                 let w = int_in(f("app.write_bytes"), *write_bytes, 1, i64::MAX, "a write size in bytes")?;
                 let tot =
                     total_bytes.map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count")).transpose()?;
-                (w as u64, tot.map(|b| b as u64))
+                Ok((w as u64, tot.map(|b| b as u64)))
             }
+            AppSec::Ftp {} => Err(ConvKind::Ftp),
+            AppSec::Nntp {} => Err(ConvKind::Nntp),
+            AppSec::Smtp {} => Err(ConvKind::Smtp),
+            AppSec::Telnet {} => Err(ConvKind::Telnet),
+        };
+        let access_rate = t
+            .access_rate_bps
+            .map(|r| {
+                let r = positive_f64(f("access_rate_bps"), r, "rate in bit/s")?;
+                if r.round() < 1.0 || r > u64::MAX as f64 / 2.0 {
+                    return invalid(f("access_rate_bps"), format!("expected a rate of at least 1 bit/s, got {r}"));
+                }
+                Ok(Rate::bps(r.round() as u64))
+            })
+            .transpose()?;
+        let access_delay = match t.access_delay_ms {
+            Some(d) => {
+                let d = nonneg_f64(f("access_delay_ms"), d, "delay in milliseconds")?;
+                if access_rate.is_none() {
+                    return invalid(
+                        f("access_delay_ms"),
+                        "only meaningful with access_rate_bps; set the access link's rate",
+                    );
+                }
+                SimDuration::from_secs_f64(d / 1000.0)
+            }
+            None => SimDuration::ZERO,
         };
         let default = TcpConfig::default();
         let base = TcpConfig {
@@ -476,6 +504,9 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
                 slow_period: base.slow_tick,
                 fast_pending: false,
                 slow_pending: false,
+                rng: r,
+                access: access_rate
+                    .map(|rate| Box::new(Access { rate, delay: access_delay, dirs: Default::default() })),
             });
         }
         let server_ep = ep.pop().unwrap();
@@ -485,7 +516,17 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             name: t.name.clone(),
             start: SimTime::ZERO + SimDuration::from_secs_f64(start),
             ep: [client_ep, server_ep],
-            app: BulkSender::new(app.0, app.1, base.snd_lowat_bytes as u64),
+            app: match app {
+                Ok((w, tot)) => App::Bulk(BulkSender::new(w, tot, base.snd_lowat_bytes as u64)),
+                Err(kind) => App::Conv(Box::new(ConvApp::new(
+                    kind,
+                    rng::stream(seed, Purpose::App, i as u64),
+                    base.snd_lowat_bytes as u64,
+                ))),
+            },
+            gen: 0,
+            stale_segments: 0,
+            bytes_s2c_warm: 0,
             bytes_read: 0,
             bytes_read_warm: 0,
             bytes_read_sampled: 0,

@@ -162,6 +162,13 @@ pub struct TcpSec {
     /// The application on the client.
     #[serde(default)]
     pub app: AppSec,
+    /// Rate of each endpoint's access link to its host [bit/s]; absent = no access link
+    /// (the endpoint sits on the host).
+    #[serde(default)]
+    pub access_rate_bps: Option<f64>,
+    /// One-way propagation delay of each access link [ms]. Default 0; needs access_rate_bps.
+    #[serde(default)]
+    pub access_delay_ms: Option<f64>,
 }
 
 /// Application driving a TCP connection.
@@ -177,6 +184,14 @@ pub enum AppSec {
         #[serde(default)]
         total_bytes: Option<i64>,
     },
+    /// tcplib FTP conversations, back to back (apps::conversation).
+    Ftp {},
+    /// tcplib NNTP conversations.
+    Nntp {},
+    /// tcplib SMTP conversations.
+    Smtp {},
+    /// tcplib TELNET conversations (the server echoes).
+    Telnet {},
 }
 
 impl Default for AppSec {

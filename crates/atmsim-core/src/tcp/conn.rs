@@ -405,6 +405,10 @@ impl TcpConn {
     pub fn state(&self) -> State {
         self.state
     }
+    /// The configuration the endpoint was created with.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
     pub fn stats(&self) -> &TcpStats {
         &self.stats
     }

@@ -6,3 +6,4 @@ mod magic_table1;
 mod pcap_captures;
 mod scenario_errors;
 mod tcp_recovers_from_cell_loss;
+mod tcplib_conversations;

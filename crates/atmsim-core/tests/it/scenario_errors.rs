@@ -66,7 +66,7 @@ fn table_of_bad_inputs() {
             "switch[0].epd_threshold_cells",
             "at most buffer_cells",
         ),
-        ("kind = \"bulk\"", "kind = \"telnet\"", "tcp[0].app.kind", "unknown variant"),
+        ("kind = \"bulk\"", "kind = \"gopher\"", "tcp[0].app.kind", "unknown variant"),
     ];
     for (from, to, field, expect) in cases {
         let text = base();

@@ -1,0 +1,504 @@
+//! tcplib conversations: FTP, NNTP, SMTP and TELNET sources that run one conversation
+//! after another on a connection slot (Cáceres et al. 1993, §2.1 and §2.4; the workload
+//! models of tcplib, Danzig & Jamin 1991).
+//!
+//! Owns: [`ConvApp`] (the application state of one slot, both ends), [`Kind`], [`Actions`].
+//!
+//! A *slot* is one `[[tcp]]` entry: a client host, a server host and a VC. The slot's client
+//! runs one conversation at a time; "sources begin a new conversation as soon as the
+//! previous one ends" (Cáceres §2.4), so the network layer ([`crate::net`]) opens a fresh
+//! pair of TCP endpoints at once when a conversation is over (see `Network::recycle`).
+//!
+//! **Bulk kinds** follow a *script*: a list of messages, each sent by one side and read
+//! whole by the other before the next message is written (a request/response lockstep):
+//!
+//! - `ftp`: `nitems ~ ftp_nitems` (rounded up, ≥ 1); per item a control exchange (client
+//!   request, server reply, each `ftp_ctlsize` bytes: the "pauses in transmission due to
+//!   control handshakes" of §2.1), the item (`ftp_itemsize` bytes, client → server), and a
+//!   server control segment (`ftp_ctlsize`) acknowledging it. tcplib runs FTP control and
+//!   data on separate connections; atmsim carries both on the slot's single connection, so
+//!   control segments queue behind data of the same conversation (a simplification).
+//! - `nntp`: `nntp_nitems` articles of `nntp_itemsize` bytes, each preceded by an
+//!   IHAVE/335 exchange and acknowledged (235) like an FTP item. tcplib has no NNTP control
+//!   table: control sizes are drawn from `ftp_ctlsize` (a documented fit).
+//! - `smtp`: HELO, MAIL, RCPT and DATA exchanges, the message (`smtp_itemsize` bytes)
+//!   acknowledged by the server (250), then QUIT/221; control sizes from `ftp_ctlsize`
+//!   (a documented fit).
+//!
+//! After the client has read the last message it closes; the server closes when it has read
+//! the client's FIN. Sizes are rounded to whole bytes, at least 1.
+//!
+//! **TELNET**: the conversation lasts `D ~ telnet_duration_ms` from its start. Once the
+//! connection is established the client writes packets of `telnet_pktsize` bytes (≥ 1)
+//! separated by gaps `~ telnet_interarrival_ms` (the first one a gap after establishment)
+//! until `D` has elapsed, then closes. The server echoes every byte it reads at once. tcplib
+//! has no TELNET responder table; Cáceres §2.1 says only that replies of varying size
+//! accompany the ACKs, so an echo of the same size is the simplest faithful choice (a
+//! documented fit). **Echo delay** is the time from the client application's write of a
+//! packet until the client application has read the echo of that packet's last byte — the
+//! "round-trip delay observed by a TELNET conversation" of Cáceres §4 (Fig. 3–4). Every
+//! sample is kept with the time of its write.
+//!
+//! Writers follow BSD `sosend` as the bulk sender does: a blocked write resumes when at
+//! least the send low-water mark (or the rest of the write) fits. Readers read everything
+//! in order as soon as it arrives. Applications write only once their endpoint is
+//! ESTABLISHED (a `connect()` has returned).
+//!
+//! Randomness: each slot draws from its own stream (`Purpose::App`, slot index).
+
+use crate::apps::tcplib::tables;
+use crate::rng::Stream;
+use crate::tcp::{State, TcpConn};
+use crate::time::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// The tcplib conversation types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Ftp,
+    Nntp,
+    Smtp,
+    Telnet,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Ftp => "ftp",
+            Kind::Nntp => "nntp",
+            Kind::Smtp => "smtp",
+            Kind::Telnet => "telnet",
+        }
+    }
+}
+
+/// What the network must do after an application step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Actions {
+    /// Schedule an application timer at this time.
+    pub timer: Option<SimTime>,
+    /// The other endpoint has something to do (service it).
+    pub kick_other: bool,
+}
+
+/// One message of a script.
+#[derive(Clone, Copy, Debug)]
+struct Msg {
+    from_client: bool,
+    bytes: u64,
+}
+
+/// The application state of one slot: the current conversation and the counters.
+pub struct ConvApp {
+    pub kind: Kind,
+    rng: Stream,
+    lowat: u64,
+    // ---- current conversation
+    msgs: Vec<Msg>,
+    idx: usize,
+    /// Bytes of `msgs[idx]` not yet written (valid once `write_started`).
+    write_left: u64,
+    write_started: bool,
+    /// Bytes of `msgs[idx]` not yet read.
+    read_left: u64,
+    client_closed: bool,
+    server_closed: bool,
+    /// TELNET: end of the conversation, first packet scheduled, close requested.
+    telnet_end: SimTime,
+    telnet_started: bool,
+    close_requested: bool,
+    /// TELNET: bytes the server read and has not yet echoed.
+    echo_pending: u64,
+    /// TELNET: client bytes written and server bytes read by the client, this conversation.
+    c2s_written: u64,
+    s2c_read: u64,
+    /// TELNET: (end offset in the client's stream, time of the write) of packets not echoed.
+    unechoed: VecDeque<(u64, SimTime)>,
+    /// The pending application timer (only this one is acted on).
+    pub timer_at: Option<SimTime>,
+    // ---- counters over the run
+    pub conversations_started: u64,
+    pub conversations_completed: u64,
+    pub conversations_aborted: u64,
+    /// Bytes read by the server / client applications.
+    pub bytes_c2s: u64,
+    pub bytes_s2c: u64,
+    /// Bytes of client → server messages read whole (bulk kinds) or packets echoed (TELNET).
+    pub c2s_bytes_in_complete_msgs: u64,
+    /// Bytes read beyond what the script expected (must stay 0).
+    pub unexpected_bytes: u64,
+    /// TELNET echo delays: (time of the write, delay) [s].
+    pub echo_samples: Vec<(f64, f64)>,
+}
+
+fn draw_bytes(r: &mut Stream, d: &crate::dist::EmpiricalCdf) -> u64 {
+    (d.sample(r).round() as u64).max(1)
+}
+
+impl ConvApp {
+    pub fn new(kind: Kind, rng: Stream, lowat: u64) -> Self {
+        ConvApp {
+            kind,
+            rng,
+            lowat,
+            msgs: Vec::new(),
+            idx: 0,
+            write_left: 0,
+            write_started: false,
+            read_left: 0,
+            client_closed: false,
+            server_closed: false,
+            telnet_end: SimTime::ZERO,
+            telnet_started: false,
+            close_requested: false,
+            echo_pending: 0,
+            c2s_written: 0,
+            s2c_read: 0,
+            unechoed: VecDeque::new(),
+            timer_at: None,
+            conversations_started: 0,
+            conversations_completed: 0,
+            conversations_aborted: 0,
+            bytes_c2s: 0,
+            bytes_s2c: 0,
+            c2s_bytes_in_complete_msgs: 0,
+            unexpected_bytes: 0,
+            echo_samples: Vec::new(),
+        }
+    }
+
+    /// The script of one conversation of a bulk kind.
+    fn script(&mut self) -> Vec<Msg> {
+        let t = tables();
+        let r = &mut self.rng;
+        let mut m = Vec::new();
+        let c = |b| Msg { from_client: true, bytes: b };
+        let s = |b| Msg { from_client: false, bytes: b };
+        match self.kind {
+            Kind::Ftp | Kind::Nntp => {
+                let (ni, isz) = if self.kind == Kind::Ftp {
+                    (&t.ftp_nitems, &t.ftp_itemsize)
+                } else {
+                    (&t.nntp_nitems, &t.nntp_itemsize)
+                };
+                let n = (ni.sample(r).ceil() as u64).max(1);
+                for _ in 0..n {
+                    m.push(c(draw_bytes(r, &t.ftp_ctlsize)));
+                    m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
+                    m.push(c(draw_bytes(r, isz)));
+                    m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
+                }
+            }
+            Kind::Smtp => {
+                for _ in 0..4 {
+                    m.push(c(draw_bytes(r, &t.ftp_ctlsize)));
+                    m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
+                }
+                m.push(c(draw_bytes(r, &t.smtp_itemsize)));
+                m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
+                m.push(c(draw_bytes(r, &t.ftp_ctlsize)));
+                m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
+            }
+            Kind::Telnet => unreachable!("TELNET has no script"),
+        }
+        m
+    }
+
+    /// Begin a new conversation at `now` (the network opens fresh endpoints).
+    pub fn start(&mut self, now: SimTime) {
+        self.conversations_started += 1;
+        self.idx = 0;
+        self.write_left = 0;
+        self.write_started = false;
+        self.client_closed = false;
+        self.server_closed = false;
+        self.telnet_started = false;
+        self.close_requested = false;
+        self.echo_pending = 0;
+        self.c2s_written = 0;
+        self.s2c_read = 0;
+        self.unechoed.clear();
+        self.timer_at = None;
+        if self.kind == Kind::Telnet {
+            self.msgs.clear();
+            let d = tables().telnet_duration_ms.sample(&mut self.rng).max(0.0);
+            self.telnet_end = now + SimDuration::from_secs_f64(d / 1000.0);
+        } else {
+            self.msgs = self.script();
+            self.read_left = self.msgs[0].bytes;
+        }
+    }
+
+    /// The client application closed and (bulk kinds) the script ran to its end.
+    pub fn client_closed(&self) -> bool {
+        self.client_closed
+    }
+
+    /// The current conversation ended normally (the network checks the TCP states).
+    pub fn finish(&mut self, aborted: bool) {
+        if aborted {
+            self.conversations_aborted += 1;
+        } else {
+            self.conversations_completed += 1;
+        }
+    }
+
+    fn gap(&mut self) -> SimDuration {
+        let ms = tables().telnet_interarrival_ms.sample(&mut self.rng).max(0.0);
+        SimDuration::from_secs_f64(ms / 1000.0)
+    }
+
+    fn set_timer(&mut self, t: SimTime, a: &mut Actions) {
+        self.timer_at = Some(t);
+        a.timer = Some(t);
+    }
+
+    /// Copy up to `*left` bytes into the socket following BSD sosend; returns bytes taken.
+    fn write(tcp: &mut TcpConn, left: &mut u64, lowat: u64) {
+        while *left > 0 {
+            let space = tcp.send_space();
+            let lowat = lowat.min(tcp.snd_buf_bytes() as u64);
+            if space == 0 || (space < lowat && space < *left) {
+                return;
+            }
+            let n = tcp.send(space.min(*left));
+            if n == 0 {
+                return;
+            }
+            *left -= n;
+        }
+    }
+
+    fn open(tcp: &TcpConn) -> bool {
+        matches!(tcp.state(), State::Established | State::CloseWait)
+    }
+
+    /// Something happened to the client endpoint.
+    pub fn on_client(&mut self, tcp: &mut TcpConn, now: SimTime) -> Actions {
+        let mut a = Actions::default();
+        let n = tcp.recv(u64::MAX);
+        self.bytes_s2c += n;
+        if self.kind == Kind::Telnet {
+            self.s2c_read += n;
+            while let Some(&(end, t)) = self.unechoed.front() {
+                if end > self.s2c_read {
+                    break;
+                }
+                self.unechoed.pop_front();
+                self.echo_samples.push((t.as_secs_f64(), (now - t).as_secs_f64()));
+            }
+            if !self.telnet_started && Self::open(tcp) && !self.client_closed {
+                self.telnet_started = true;
+                let g = self.gap();
+                let t = (now + g).min(self.telnet_end.max(now));
+                self.set_timer(t, &mut a);
+            }
+            if !self.client_closed && Self::open(tcp) {
+                Self::write(tcp, &mut self.write_left, self.lowat);
+                if self.close_requested && self.write_left == 0 {
+                    tcp.close();
+                    self.client_closed = true;
+                }
+            }
+            return a;
+        }
+        self.consume(true, n, &mut a);
+        self.pump_script(true, tcp, &mut a);
+        a
+    }
+
+    /// Something happened to the server endpoint. Returns the actions and the bytes read.
+    pub fn on_server(&mut self, tcp: &mut TcpConn, _now: SimTime) -> (Actions, u64) {
+        let mut a = Actions::default();
+        let n = tcp.recv(u64::MAX);
+        self.bytes_c2s += n;
+        if self.kind == Kind::Telnet {
+            self.echo_pending += n;
+            self.c2s_bytes_in_complete_msgs += n;
+            if Self::open(tcp) {
+                Self::write(tcp, &mut self.echo_pending, self.lowat);
+            }
+        } else {
+            self.consume(false, n, &mut a);
+            self.pump_script(false, tcp, &mut a);
+        }
+        let done_writing = if self.kind == Kind::Telnet { self.echo_pending == 0 } else { self.idx >= self.msgs.len() };
+        if !self.server_closed && tcp.state() == State::CloseWait && tcp.readable() == 0 && done_writing {
+            tcp.close();
+            self.server_closed = true;
+        }
+        (a, n)
+    }
+
+    /// The application timer fired (TELNET client): write a packet or close.
+    pub fn on_timer(&mut self, tcp: &mut TcpConn, now: SimTime) -> Actions {
+        let mut a = Actions::default();
+        self.timer_at = None;
+        if self.client_closed || self.close_requested {
+            return a;
+        }
+        if now >= self.telnet_end {
+            self.close_requested = true;
+        } else {
+            let p = draw_bytes(&mut self.rng, &tables().telnet_pktsize);
+            self.c2s_written += p;
+            self.unechoed.push_back((self.c2s_written, now));
+            self.write_left += p;
+            let g = self.gap();
+            let t = (now + g).min(self.telnet_end);
+            self.set_timer(t, &mut a);
+        }
+        let b = self.on_client(tcp, now);
+        a.kick_other |= b.kick_other;
+        a
+    }
+
+    /// Account `n` bytes read by the client (`by_client`) or the server.
+    fn consume(&mut self, by_client: bool, mut n: u64, a: &mut Actions) {
+        while n > 0 {
+            let Some(m) = self.msgs.get(self.idx).copied() else {
+                self.unexpected_bytes += n;
+                return;
+            };
+            if m.from_client == by_client || !self.write_started {
+                // Bytes the script does not expect here.
+                self.unexpected_bytes += n;
+                return;
+            }
+            let k = n.min(self.read_left);
+            self.read_left -= k;
+            n -= k;
+            if self.read_left == 0 {
+                if m.from_client {
+                    self.c2s_bytes_in_complete_msgs += m.bytes;
+                }
+                self.idx += 1;
+                self.write_started = false;
+                if let Some(next) = self.msgs.get(self.idx) {
+                    self.read_left = next.bytes;
+                    // The next writer is the reader of this message, unless the script says
+                    // otherwise.
+                    if next.from_client != by_client {
+                        a.kick_other = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Write the current message if this side sends it; the client closes after the script.
+    fn pump_script(&mut self, is_client: bool, tcp: &mut TcpConn, a: &mut Actions) {
+        if !Self::open(tcp) {
+            return;
+        }
+        match self.msgs.get(self.idx).copied() {
+            Some(m) if m.from_client == is_client => {
+                if !self.write_started {
+                    self.write_started = true;
+                    self.write_left = m.bytes;
+                }
+                Self::write(tcp, &mut self.write_left, self.lowat);
+            }
+            None if is_client && !self.client_closed => {
+                tcp.close();
+                self.client_closed = true;
+                a.kick_other = false;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Purpose};
+    use crate::tcp::TcpConfig;
+
+    /// Shuttle segments between two endpoints with no delay until both are quiet.
+    fn shuttle(app: &mut ConvApp, c: &mut TcpConn, s: &mut TcpConn, now: SimTime) {
+        for _ in 0..100_000 {
+            let mut moved = false;
+            while let Some(seg) = c.poll_transmit(now) {
+                s.on_segment(now, &seg);
+                moved = true;
+            }
+            app.on_server(s, now);
+            while let Some(seg) = s.poll_transmit(now) {
+                c.on_segment(now, &seg);
+                moved = true;
+            }
+            app.on_client(c, now);
+            if !moved {
+                // Let delayed ACKs out.
+                c.fast_timo(now);
+                s.fast_timo(now);
+                if c.poll_transmit(now).map(|seg| s.on_segment(now, &seg)).is_none()
+                    && s.poll_transmit(now).map(|seg| c.on_segment(now, &seg)).is_none()
+                {
+                    return;
+                }
+            }
+        }
+        panic!("no quiescence");
+    }
+
+    #[test]
+    fn bulk_scripts_run_to_the_end_and_both_sides_close() {
+        for kind in [Kind::Ftp, Kind::Nntp, Kind::Smtp] {
+            for slot in 0..5 {
+                let mut app = ConvApp::new(kind, stream(3, Purpose::App, slot), 2048);
+                let cfg = TcpConfig { mss_bytes: 512, ..TcpConfig::default() };
+                let (mut c, mut s) = (TcpConn::new(cfg, 1000), TcpConn::new(cfg, 9000));
+                let now = SimTime::ZERO;
+                app.start(now);
+                let expect_c2s: u64 = app.msgs.iter().filter(|m| m.from_client).map(|m| m.bytes).sum();
+                let expect_s2c: u64 = app.msgs.iter().filter(|m| !m.from_client).map(|m| m.bytes).sum();
+                s.open_passive();
+                c.open_active(now);
+                shuttle(&mut app, &mut c, &mut s, now);
+                assert_eq!(app.unexpected_bytes, 0);
+                assert_eq!((app.bytes_c2s, app.bytes_s2c), (expect_c2s, expect_s2c), "{kind:?}");
+                assert_eq!(app.c2s_bytes_in_complete_msgs, expect_c2s);
+                assert!(app.client_closed() && app.server_closed, "{kind:?}");
+                assert!(matches!(c.state(), State::TimeWait | State::Closed), "{:?}", c.state());
+                assert_eq!(s.state(), State::Closed);
+            }
+        }
+    }
+
+    #[test]
+    fn smtp_has_five_exchanges_around_one_message() {
+        let mut app = ConvApp::new(Kind::Smtp, stream(1, Purpose::App, 0), 2048);
+        app.start(SimTime::ZERO);
+        assert_eq!(app.msgs.len(), 12);
+        assert!(app.msgs.iter().enumerate().all(|(i, m)| m.from_client == (i % 2 == 0)));
+    }
+
+    #[test]
+    fn telnet_echoes_every_byte_and_samples_each_packet() {
+        let mut app = ConvApp::new(Kind::Telnet, stream(5, Purpose::App, 0), 2048);
+        let cfg = TcpConfig { mss_bytes: 512, ..TcpConfig::default() };
+        let (mut c, mut s) = (TcpConn::new(cfg, 1000), TcpConn::new(cfg, 9000));
+        let mut now = SimTime::ZERO;
+        app.start(now);
+        s.open_passive();
+        c.open_active(now);
+        shuttle(&mut app, &mut c, &mut s, now);
+        let mut packets = 0;
+        while let Some(t) = app.timer_at {
+            now = t;
+            app.on_timer(&mut c, now);
+            shuttle(&mut app, &mut c, &mut s, now);
+            packets += 1;
+            assert!(packets < 1_000_000);
+        }
+        assert!(app.client_closed());
+        assert_eq!(app.bytes_c2s, app.bytes_s2c);
+        assert_eq!(app.echo_samples.len() as u64, packets - 1);
+        // No network delay here: every echo arrives at the instant of its write.
+        assert!(app.echo_samples.iter().all(|&(_, d)| d == 0.0));
+    }
+}
