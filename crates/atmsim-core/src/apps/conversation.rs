@@ -93,6 +93,8 @@ struct Msg {
 /// The application state of one slot: the current conversation and the counters.
 pub struct ConvApp {
     pub kind: Kind,
+    /// Factor applied to item (file, article, message) sizes; 1 = tcplib as measured.
+    pub item_scale: f64,
     rng: Stream,
     lowat: u64,
     // ---- current conversation
@@ -138,9 +140,10 @@ fn draw_bytes(r: &mut Stream, d: &crate::dist::EmpiricalCdf) -> u64 {
 }
 
 impl ConvApp {
-    pub fn new(kind: Kind, rng: Stream, lowat: u64) -> Self {
+    pub fn new(kind: Kind, item_scale: f64, rng: Stream, lowat: u64) -> Self {
         ConvApp {
             kind,
+            item_scale,
             rng,
             lowat,
             msgs: Vec::new(),
@@ -172,6 +175,10 @@ impl ConvApp {
     /// The script of one conversation of a bulk kind.
     fn script(&mut self) -> Vec<Msg> {
         let t = tables();
+        let scale = self.item_scale;
+        let item = move |r: &mut Stream, d: &crate::dist::EmpiricalCdf| {
+            ((draw_bytes(r, d) as f64 * scale).round() as u64).max(1)
+        };
         let r = &mut self.rng;
         let mut m = Vec::new();
         let c = |b| Msg { from_client: true, bytes: b };
@@ -187,7 +194,7 @@ impl ConvApp {
                 for _ in 0..n {
                     m.push(c(draw_bytes(r, &t.ftp_ctlsize)));
                     m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
-                    m.push(c(draw_bytes(r, isz)));
+                    m.push(c(item(r, isz)));
                     m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
                 }
             }
@@ -196,7 +203,7 @@ impl ConvApp {
                     m.push(c(draw_bytes(r, &t.ftp_ctlsize)));
                     m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
                 }
-                m.push(c(draw_bytes(r, &t.smtp_itemsize)));
+                m.push(c(item(r, &t.smtp_itemsize)));
                 m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
                 m.push(c(draw_bytes(r, &t.ftp_ctlsize)));
                 m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
@@ -449,7 +456,7 @@ mod tests {
     fn bulk_scripts_run_to_the_end_and_both_sides_close() {
         for kind in [Kind::Ftp, Kind::Nntp, Kind::Smtp] {
             for slot in 0..5 {
-                let mut app = ConvApp::new(kind, stream(3, Purpose::App, slot), 2048);
+                let mut app = ConvApp::new(kind, 1.0, stream(3, Purpose::App, slot), 2048);
                 let cfg = TcpConfig { mss_bytes: 512, ..TcpConfig::default() };
                 let (mut c, mut s) = (TcpConn::new(cfg, 1000), TcpConn::new(cfg, 9000));
                 let now = SimTime::ZERO;
@@ -471,7 +478,7 @@ mod tests {
 
     #[test]
     fn smtp_has_five_exchanges_around_one_message() {
-        let mut app = ConvApp::new(Kind::Smtp, stream(1, Purpose::App, 0), 2048);
+        let mut app = ConvApp::new(Kind::Smtp, 1.0, stream(1, Purpose::App, 0), 2048);
         app.start(SimTime::ZERO);
         assert_eq!(app.msgs.len(), 12);
         assert!(app.msgs.iter().enumerate().all(|(i, m)| m.from_client == (i % 2 == 0)));
@@ -479,7 +486,7 @@ mod tests {
 
     #[test]
     fn telnet_echoes_every_byte_and_samples_each_packet() {
-        let mut app = ConvApp::new(Kind::Telnet, stream(5, Purpose::App, 0), 2048);
+        let mut app = ConvApp::new(Kind::Telnet, 1.0, stream(5, Purpose::App, 0), 2048);
         let cfg = TcpConfig { mss_bytes: 512, ..TcpConfig::default() };
         let (mut c, mut s) = (TcpConn::new(cfg, 1000), TcpConn::new(cfg, 9000));
         let mut now = SimTime::ZERO;

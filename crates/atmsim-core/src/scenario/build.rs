@@ -446,10 +446,10 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
                     total_bytes.map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count")).transpose()?;
                 Ok((w as u64, tot.map(|b| b as u64)))
             }
-            AppSec::Ftp {} => Err(ConvKind::Ftp),
-            AppSec::Nntp {} => Err(ConvKind::Nntp),
-            AppSec::Smtp {} => Err(ConvKind::Smtp),
-            AppSec::Telnet {} => Err(ConvKind::Telnet),
+            AppSec::Ftp { item_scale } => Err((ConvKind::Ftp, item_scale_in(f("app.item_scale"), *item_scale)?)),
+            AppSec::Nntp { item_scale } => Err((ConvKind::Nntp, item_scale_in(f("app.item_scale"), *item_scale)?)),
+            AppSec::Smtp { item_scale } => Err((ConvKind::Smtp, item_scale_in(f("app.item_scale"), *item_scale)?)),
+            AppSec::Telnet {} => Err((ConvKind::Telnet, 1.0)),
         };
         let access_rate = t
             .access_rate_bps
@@ -518,8 +518,9 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             ep: [client_ep, server_ep],
             app: match app {
                 Ok((w, tot)) => App::Bulk(BulkSender::new(w, tot, base.snd_lowat_bytes as u64)),
-                Err(kind) => App::Conv(Box::new(ConvApp::new(
+                Err((kind, item_scale)) => App::Conv(Box::new(ConvApp::new(
                     kind,
+                    item_scale,
                     rng::stream(seed, Purpose::App, i as u64),
                     base.snd_lowat_bytes as u64,
                 ))),
@@ -624,6 +625,14 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     };
     net.prime();
     Ok(net)
+}
+
+fn item_scale_in(field: String, v: f64) -> Result<f64> {
+    if v.is_finite() && v > 0.0 && v <= 1e6 {
+        Ok(v)
+    } else {
+        invalid(field, format!("expected a positive size factor (at most 1e6), got {v}"))
+    }
 }
 
 /// A name must be non-empty, without spaces, and not `taken` by another `what`.

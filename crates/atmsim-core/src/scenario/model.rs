@@ -185,11 +185,23 @@ pub enum AppSec {
         total_bytes: Option<i64>,
     },
     /// tcplib FTP conversations, back to back (apps::conversation).
-    Ftp {},
+    Ftp {
+        /// Multiplies every FTP item size (Cáceres §7: larger bulk transfers). Default 1.
+        #[serde(default = "one_f64")]
+        item_scale: f64,
+    },
     /// tcplib NNTP conversations.
-    Nntp {},
+    Nntp {
+        /// Multiplies every article size. Default 1.
+        #[serde(default = "one_f64")]
+        item_scale: f64,
+    },
     /// tcplib SMTP conversations.
-    Smtp {},
+    Smtp {
+        /// Multiplies every message size. Default 1.
+        #[serde(default = "one_f64")]
+        item_scale: f64,
+    },
     /// tcplib TELNET conversations (the server echoes).
     Telnet {},
 }
@@ -239,6 +251,9 @@ pub enum CellSourceKind {
 
 fn yes() -> bool {
     true
+}
+fn one_f64() -> f64 {
+    1.0
 }
 fn one_i64() -> i64 {
     1
