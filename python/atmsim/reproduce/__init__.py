@@ -8,6 +8,7 @@ path of the HTML report.
 from __future__ import annotations
 
 STUDIES = {
+    "caceres93": "atmsim.reproduce.caceres93",
     "magic95": "atmsim.reproduce.magic95",
 }
 
