@@ -20,8 +20,8 @@
 //! ([`crate::kernel::EventQueue::horizon`]); the results are identical with batching off
 //! (tested), only faster.
 
+use crate::apps::cell_source::{CellSource, Pattern};
 use crate::apps::conversation::Actions;
-use crate::apps::greedy::GreedySource;
 use crate::atm::aal5::{Frames, Payload, Reassembled};
 use crate::atm::cell::Cell;
 use crate::atm::link::{Link, Sink};
@@ -50,6 +50,8 @@ pub enum Ev {
     App(ConnId, u32),
     AccessTx(ConnId, u8, u8),
     AccessArrive(ConnId, u8, u8),
+    /// Poisson source `s` hands a message of that many IP bytes to its adapter.
+    Message(SourceId, u32),
     Warm,
     Sample,
 }
@@ -88,7 +90,7 @@ pub struct Network {
     pub switches: Vec<Switch>,
     pub hosts: Vec<Host>,
     pub conns: Vec<Conn>,
-    pub sources: Vec<GreedySource>,
+    pub sources: Vec<CellSource>,
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
     pub taps: Vec<Tap>,
     pub frames: Frames,
@@ -110,8 +112,18 @@ impl Network {
         }
         for s in 0..self.sources.len() {
             // Two frames queued from the start; one more per frame sent.
-            self.greedy_refill(SourceId(s as u32));
-            self.greedy_refill(SourceId(s as u32));
+            let id = SourceId(s as u32);
+            match self.sources[s].next_message() {
+                // Poisson: the first message after its random gap.
+                Some((gap, bytes)) => {
+                    self.q.schedule(SimTime::ZERO + gap, Ev::Message(id, bytes));
+                }
+                None => {
+                    // Greedy: two frames queued from the start; one more per frame sent.
+                    self.greedy_refill(id);
+                    self.greedy_refill(id);
+                }
+            }
         }
         if self.warmup > SimTime::ZERO {
             self.q.schedule(self.warmup, Ev::Warm);
@@ -169,6 +181,7 @@ impl Network {
             Ev::App(c, g) => self.app_timer(c, g),
             Ev::AccessTx(c, s, d) => self.access_tx_done(c, s as usize, d as usize),
             Ev::AccessArrive(c, s, d) => self.access_arrive(c, s as usize, d as usize),
+            Ev::Message(s, bytes) => self.source_message(s, bytes),
             Ev::Warm => self.snapshot_warm(),
             Ev::Sample => {
                 self.sample();
@@ -422,10 +435,27 @@ impl Network {
     }
 
     fn greedy_refill(&mut self, s: SourceId) {
+        if let Pattern::Greedy { frame_bytes } = self.sources[s.idx()].pattern {
+            self.source_send(s, frame_bytes);
+        }
+    }
+
+    /// Hand one frame of source `s` to its adapter.
+    fn source_send(&mut self, s: SourceId, ip_bytes: u32) {
         let src = &self.sources[s.idx()];
-        let (h, port, vci, bytes) = (src.host, src.port, src.vci, src.frame_bytes);
-        if self.send_datagram(h, port, vci, Payload::Raw { source: s.0 }, bytes) {
-            self.sources[s.idx()].frames_sent += 1;
+        let (h, port, vci) = (src.host, src.port, src.vci);
+        if self.send_datagram(h, port, vci, Payload::Raw { source: s.0 }, ip_bytes) {
+            let src = &mut self.sources[s.idx()];
+            src.frames_sent += 1;
+            src.cells_sent += crate::atm::aal5::cells_for(ip_bytes) as u64;
+        }
+    }
+
+    /// A Poisson message arrives: send it and schedule the next one.
+    fn source_message(&mut self, s: SourceId, ip_bytes: u32) {
+        self.source_send(s, ip_bytes);
+        if let Some((gap, bytes)) = self.sources[s.idx()].next_message() {
+            self.q.schedule(self.now + gap, Ev::Message(s, bytes));
         }
     }
 

@@ -4,10 +4,10 @@
 //!   sink that reads everything at once (MAGIC §2.2);
 //! - [`conversation`] — tcplib FTP, NNTP, SMTP and TELNET conversations run back to back
 //!   on a connection slot (Cáceres et al. 1993);
-//! - [`greedy`] — a cell-level source that always has a frame queued on its VC;
+//! - [`cell_source`] — cell-level sources: greedy (always backlogged) and Poisson messages;
 //! - [`tcplib`] — the tcplib empirical tables (Danzig & Jamin 1991).
 
 pub mod bulk;
+pub mod cell_source;
 pub mod conversation;
-pub mod greedy;
 pub mod tcplib;

@@ -4,6 +4,7 @@
 //! Owns: [`summary`]. Rates are measured over the measurement window
 //! `[warmup_s, duration_s]`; counters cover the whole run.
 
+use crate::apps::cell_source::Pattern;
 use crate::atm::cell::CELL_BITS;
 use crate::ip::App;
 use crate::net::Network;
@@ -58,7 +59,10 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .map(|s| {
             json!({
                 "name": s.name,
+                "kind": match s.pattern { Pattern::Greedy { .. } => "greedy", Pattern::Poisson { .. } => "poisson" },
                 "goodput_bps": (s.bytes_rcvd - s.bytes_rcvd_warm) as f64 * 8.0 / window,
+                "offered_cell_bps": s.cells_sent as f64 * CELL_BITS as f64 / end.max(f64::MIN_POSITIVE),
+                "cells_sent": s.cells_sent,
                 "frames_sent": s.frames_sent,
                 "frames_rcvd": s.frames_rcvd,
             })

@@ -13,8 +13,8 @@
 
 use super::model::*;
 use crate::apps::bulk::BulkSender;
+use crate::apps::cell_source::{geometric_p_for_truncated_mean, CellSource, Pattern};
 use crate::apps::conversation::{ConvApp, Kind as ConvKind};
-use crate::apps::greedy::GreedySource;
 use crate::atm::aal5::Frames;
 use crate::atm::link::{Link, Preset, Route, Sink};
 use crate::atm::port::{DropPolicy, DropPolicyName, OutPort};
@@ -539,7 +539,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let mut sources = Vec::new();
     for (i, s) in doc.cell_sources.iter().enumerate() {
         let f = |k: &str| format!("cell_source[{i}].{k}");
-        check_unique_name(&f("name"), &s.name, sources.iter().any(|x: &GreedySource| x.name == s.name), "source")?;
+        check_unique_name(&f("name"), &s.name, sources.iter().any(|x: &CellSource| x.name == s.name), "source")?;
         let vc = vcs
             .get(s.vc.as_str())
             .ok_or_else(|| Error::invalid(f("vc"), format!("expected the name of a [[vc]], got `{}`", s.vc)))?;
@@ -551,20 +551,62 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         } else {
             return invalid(f("from"), format!("expected an end of VC `{}`, got `{}`", s.vc, s.from));
         };
-        let fb = int_in(f("frame_bytes"), s.frame_bytes, 1, 65535, "a datagram size in bytes")?;
-        let port = &mut ports[d.port.idx()];
-        let v = d.vci as usize;
-        if port.vcs.len() <= v {
-            port.vcs.resize(v + 1, Default::default());
-        }
-        port.vcs[v].greedy_frame_bytes = Some(fb as u32);
-        sources.push(GreedySource {
+        let only = |field: &str, present: bool, kind: &str| -> Result<()> {
+            if present {
+                return invalid(f(field), format!("only meaningful for kind = \"{kind}\"; remove it"));
+            }
+            Ok(())
+        };
+        let pattern = match s.kind {
+            CellSourceKind::Greedy => {
+                only("load_bps", s.load_bps.is_some(), "poisson")?;
+                only("mean_cells", s.mean_cells.is_some(), "poisson")?;
+                only("max_cells", s.max_cells.is_some(), "poisson")?;
+                let fb = int_in(f("frame_bytes"), s.frame_bytes.unwrap_or(9180), 1, 65535, "a datagram size in bytes")?;
+                let port = &mut ports[d.port.idx()];
+                let v = d.vci as usize;
+                if port.vcs.len() <= v {
+                    port.vcs.resize(v + 1, Default::default());
+                }
+                port.vcs[v].greedy_frame_bytes = Some(fb as u32);
+                Pattern::Greedy { frame_bytes: fb as u32 }
+            }
+            CellSourceKind::Poisson => {
+                only("frame_bytes", s.frame_bytes.is_some(), "greedy")?;
+                let load = match s.load_bps {
+                    Some(l) => positive_f64(f("load_bps"), l, "offered load in bit/s")?,
+                    None => return invalid(f("load_bps"), "expected the offered load in bit/s (of 53-byte cells)"),
+                };
+                let max_cells =
+                    int_in(f("max_cells"), s.max_cells.unwrap_or(200), 1, 1365, "a message length in cells")?;
+                let mean = s.mean_cells.unwrap_or(25.0);
+                if !(mean.is_finite() && mean >= 1.0 && mean < (max_cells as f64 + 1.0) / 2.0) {
+                    return invalid(
+                        f("mean_cells"),
+                        format!(
+                            "expected a mean length between 1 and (max_cells + 1) / 2 = {} cells, got {mean}",
+                            (max_cells as f64 + 1.0) / 2.0
+                        ),
+                    );
+                }
+                let p = if mean <= 1.0 { 1.0 - 1e-12 } else { geometric_p_for_truncated_mean(mean, max_cells as u64) };
+                let mean_gap = SimDuration::from_secs_f64(mean * 424.0 / load);
+                Pattern::Poisson {
+                    mean_gap,
+                    p,
+                    max_cells: max_cells as u64,
+                    rng: rng::stream(seed, Purpose::CellSource, i as u64),
+                }
+            }
+        };
+        sources.push(CellSource {
             name: s.name.clone(),
             host: from,
             peer: if vc.ends[0] == from { vc.ends[1] } else { vc.ends[0] },
             port: d.port,
             vci: d.vci,
-            frame_bytes: fb as u32,
+            pattern,
+            cells_sent: 0,
             frames_sent: 0,
             frames_rcvd: 0,
             bytes_rcvd: 0,

@@ -221,11 +221,20 @@ pub struct CellSourceSec {
     pub vc: String,
     /// The end of the VC it sends from (a host on the VC's path ends).
     pub from: String,
-    /// "greedy": always backlogged.
+    /// "greedy": always backlogged; "poisson": Poisson messages (Koçyiğit §III).
     pub kind: CellSourceKind,
-    /// IP datagram size of its AAL5 frames [bytes]. Default 9180.
-    #[serde(default = "mtu_default")]
-    pub frame_bytes: i64,
+    /// Greedy: IP datagram size of its AAL5 frames [bytes]. Default 9180.
+    #[serde(default)]
+    pub frame_bytes: Option<i64>,
+    /// Poisson: offered load [bit/s of 53-byte cells].
+    #[serde(default)]
+    pub load_bps: Option<f64>,
+    /// Poisson: mean message length [cells] (truncated geometric). Default 25.
+    #[serde(default)]
+    pub mean_cells: Option<f64>,
+    /// Poisson: longest message [cells]. Default 200.
+    #[serde(default)]
+    pub max_cells: Option<i64>,
 }
 
 /// `[[capture]]`: a pcap capture of the IP datagrams a host sends and receives
@@ -247,6 +256,7 @@ pub struct CaptureSec {
 #[serde(rename_all = "snake_case")]
 pub enum CellSourceKind {
     Greedy,
+    Poisson,
 }
 
 fn yes() -> bool {

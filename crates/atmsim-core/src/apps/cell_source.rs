@@ -1,0 +1,116 @@
+//! Cell-level traffic sources on a VC: greedy (always backlogged) and Poisson messages.
+//!
+//! Owns: [`CellSource`] and [`Pattern`].
+//!
+//! - **Greedy**: the source keeps two AAL5 frames of `frame_bytes` queued and adds one each
+//!   time a frame's last cell is sent, so the adapter's scheduler always finds cells on this
+//!   VC (saturation experiments, the kernel benchmark).
+//! - **Poisson** (Koçyiğit §III, background traffic): messages arrive as a Poisson process;
+//!   a message of `n` cells has a truncated-geometric length on {1, …, max} and is carried
+//!   as one AAL5 frame of exactly `n` cells. The offered load `load_bps` counts 53-byte cells,
+//!   so the message rate is `load_bps / (424 · E[n])`. The geometric parameter is chosen so
+//!   that the *truncated* mean equals `mean_cells` (solved by bisection; for mean 25 and
+//!   max 200 it is p ≈ 0.03975).
+
+use crate::dist;
+use crate::ids::{HostId, PortId};
+use crate::rng::Stream;
+use crate::time::SimDuration;
+
+/// How a source generates frames.
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    Greedy {
+        frame_bytes: u32,
+    },
+    Poisson {
+        /// Mean time between messages.
+        mean_gap: SimDuration,
+        /// Geometric parameter and truncation of the message length [cells].
+        p: f64,
+        max_cells: u64,
+        rng: Stream,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct CellSource {
+    pub name: String,
+    pub host: HostId,
+    /// The host at the other end of its VC.
+    pub peer: HostId,
+    pub port: PortId,
+    pub vci: u32,
+    pub pattern: Pattern,
+    /// Frames handed to the adapter.
+    pub frames_sent: u64,
+    /// Cells handed to the adapter (accepted).
+    pub cells_sent: u64,
+    /// Frames reassembled at the far end, and their IP bytes.
+    pub frames_rcvd: u64,
+    pub bytes_rcvd: u64,
+    /// `bytes_rcvd` at the end of the warm-up.
+    pub bytes_rcvd_warm: u64,
+}
+
+impl CellSource {
+    /// Draw the next Poisson message: (gap before it, its IP bytes so that AAL5 needs exactly
+    /// the drawn number of cells). `None` for a greedy source.
+    pub fn next_message(&mut self) -> Option<(SimDuration, u32)> {
+        match &mut self.pattern {
+            Pattern::Greedy { .. } => None,
+            Pattern::Poisson { mean_gap, p, max_cells, rng } => {
+                let gap = SimDuration::from_secs_f64(dist::exponential(rng, mean_gap.as_secs_f64()));
+                let n = dist::truncated_geometric(rng, *p, *max_cells);
+                Some((gap, ip_bytes_for_cells(n as u32)))
+            }
+        }
+    }
+}
+
+/// The IP datagram size that AAL5 carries in exactly `n` cells: 48·n − 8 bytes.
+pub fn ip_bytes_for_cells(n: u32) -> u32 {
+    48 * n.max(1) - 8
+}
+
+/// Mean of the geometric law with parameter `p` truncated to {1, …, max}.
+pub fn truncated_geometric_mean(p: f64, max: u64) -> f64 {
+    let q: f64 = 1.0 - p;
+    let qm = q.powi(max as i32);
+    1.0 / p - max as f64 * qm / (1.0 - qm)
+}
+
+/// The parameter `p` whose truncated mean on {1, …, max} is `mean` (1 ≤ mean < (max+1)/2).
+pub fn geometric_p_for_truncated_mean(mean: f64, max: u64) -> f64 {
+    let (mut lo, mut hi) = (1e-9, 1.0 - 1e-12);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        // The truncated mean decreases as p grows.
+        if truncated_geometric_mean(mid, max) > mean {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::atm::aal5::cells_for;
+
+    #[test]
+    fn messages_become_frames_of_exactly_their_cell_count() {
+        for n in [1, 2, 25, 200] {
+            assert_eq!(cells_for(ip_bytes_for_cells(n)), n);
+        }
+    }
+
+    #[test]
+    fn koyigit_message_lengths_have_mean_25_cells() {
+        let p = geometric_p_for_truncated_mean(25.0, 200);
+        assert!((truncated_geometric_mean(p, 200) - 25.0).abs() < 1e-9);
+        assert!((p - 0.03975).abs() < 5e-4, "{p}");
+    }
+}
