@@ -52,6 +52,8 @@ pub enum Ev {
     AccessArrive(ConnId, u8, u8),
     /// Poisson source `s` hands a message of that many IP bytes to its adapter.
     Message(SourceId, u32),
+    /// The receive CPU of a host finished the segment at the front of its queue.
+    CpuDone(HostId),
     Warm,
     Sample,
 }
@@ -182,6 +184,7 @@ impl Network {
             Ev::AccessTx(c, s, d) => self.access_tx_done(c, s as usize, d as usize),
             Ev::AccessArrive(c, s, d) => self.access_arrive(c, s as usize, d as usize),
             Ev::Message(s, bytes) => self.source_message(s, bytes),
+            Ev::CpuDone(h) => self.cpu_done(h),
             Ev::Warm => self.snapshot_warm(),
             Ev::Sample => {
                 self.sample();
@@ -462,7 +465,33 @@ impl Network {
     // ---------------------------------------------------------------- TCP
 
     /// A TCP datagram reaches its endpoint: stale generations are counted and dropped.
+    /// A TCP segment reaches its host's IP layer: through the receive CPU if the host has one.
     pub(crate) fn deliver_tcp(&mut self, p: Payload) {
+        let Payload::Tcp { conn: c, side, .. } = p else { unreachable!("not a TCP payload") };
+        let h = self.conns[c.idx()].ep[side as usize].host;
+        let now = self.now;
+        match &mut self.hosts[h.idx()].cpu {
+            Some(cpu) => {
+                if let Some(done) = cpu.push(now, p) {
+                    self.q.schedule(done, Ev::CpuDone(h));
+                }
+            }
+            None => self.tcp_input(p),
+        }
+    }
+
+    fn cpu_done(&mut self, h: HostId) {
+        let now = self.now;
+        let cpu = self.hosts[h.idx()].cpu.as_mut().expect("CpuDone for a host without a CPU");
+        let (p, next) = cpu.done(now);
+        if let Some(t) = next {
+            self.q.schedule(t, Ev::CpuDone(h));
+        }
+        self.tcp_input(p);
+    }
+
+    /// tcp_input for a segment whose processing is done.
+    fn tcp_input(&mut self, p: Payload) {
         let Payload::Tcp { conn: c, side, gen, seg } = p else { unreachable!("not a TCP payload") };
         let conn = &mut self.conns[c.idx()];
         if gen != conn.gen {

@@ -7,6 +7,8 @@
 //! cell source is bound to a permanent VC declared in the scenario, and an IP datagram is
 //! segmented onto its VC. (Routers, multi-homed hosts and SVC signalling are later work.)
 
+pub mod cpu;
+
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::ConvApp;
 use crate::atm::aal5::{Payload, Reassembler};
@@ -31,6 +33,8 @@ pub struct Host {
     pub frames_rcvd: u64,
     /// Index of this host's packet capture in [`crate::net::Network::taps`], if any.
     pub tap: Option<u32>,
+    /// Receive-side CPU, if the host has processing costs.
+    pub cpu: Option<cpu::Cpu>,
 }
 
 impl Host {

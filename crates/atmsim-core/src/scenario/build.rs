@@ -124,6 +124,11 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             65535,
             "an MTU in bytes (at least 72: TCP needs 40 bytes of headers and BSD a 32-byte MSS)",
         )?;
+        let per_seg = nonneg_f64(f("rx_cpu_per_segment_us"), h.rx_cpu_per_segment_us, "CPU time in microseconds")?;
+        let per_byte = nonneg_f64(f("rx_cpu_per_byte_ns"), h.rx_cpu_per_byte_ns, "CPU time in nanoseconds")?;
+        let cpu = (per_seg > 0.0 || per_byte > 0.0).then(|| {
+            crate::ip::cpu::Cpu::new(SimDuration::from_secs_f64(per_seg * 1e-6), (per_byte * 1000.0).round() as u64)
+        });
         hosts.push(Host {
             name: h.name.clone(),
             port: None,
@@ -132,6 +137,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             frames_corrupt: 0,
             frames_rcvd: 0,
             tap: None,
+            cpu,
         });
     }
     let mut switches = Vec::new();

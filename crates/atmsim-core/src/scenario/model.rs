@@ -72,6 +72,12 @@ pub struct HostSec {
     /// Interface MTU [bytes]. Default 9180 (RFC 1626, IP over AAL5).
     #[serde(default = "mtu_default")]
     pub mtu_bytes: i64,
+    /// Receive CPU time per TCP segment [µs] (MAGIC §4.3). Default 0: no CPU model.
+    #[serde(default)]
+    pub rx_cpu_per_segment_us: f64,
+    /// Receive CPU time per payload byte [ns]. Default 0.
+    #[serde(default)]
+    pub rx_cpu_per_byte_ns: f64,
 }
 
 /// `[[switch]]`: an output-queued switch; its settings apply to every output port.

@@ -1,0 +1,43 @@
+//! A receiver whose CPU spends a fixed time per segment and per byte caps TCP throughput at
+//! MSS / (per-segment + MSS · per-byte) — the host limit of MAGIC §3.6 and §4.3.
+
+use crate::common::*;
+use atmsim_core::api::RunOptions;
+
+fn magic_with_cpu(per_segment_us: f64, per_byte_ns: f64) -> String {
+    std::fs::read_to_string(repo_file("scenarios/magic95/table1_w128k.toml"))
+        .unwrap()
+        .replace("window_bytes = 131072", "window_bytes = 1048576")
+        .replace("duration_s = 6.0", "duration_s = 4.0")
+        .replace(
+            "name = \"dec-remote\"",
+            &format!(
+                "name = \"dec-remote\"\nrx_cpu_per_segment_us = {per_segment_us}\nrx_cpu_per_byte_ns = {per_byte_ns}"
+            ),
+        )
+}
+
+#[test]
+fn a_cpu_bound_receiver_caps_throughput_at_its_segment_rate() {
+    for (seg_us, byte_ns) in [(1000.0, 0.0), (100.0, 100.0), (50.0, 20.0)] {
+        let s = run_text(&magic_with_cpu(seg_us, byte_ns), RunOptions::default()).summary;
+        let got = s["connections"][0]["goodput_bps"].as_f64().unwrap();
+        let per_seg_s = seg_us * 1e-6 + 9140.0 * byte_ns * 1e-9;
+        let cpu_limit = 9140.0 * 8.0 / per_seg_s;
+        let link_limit = 149.76e6 * 9140.0 / (192.0 * 53.0);
+        let expect = cpu_limit.min(link_limit);
+        assert!((got - expect).abs() / expect < 0.02, "cpu {seg_us} us + {byte_ns} ns/B: {got} vs {expect}");
+        let host = s["hosts"].as_array().unwrap().iter().find(|h| h["name"] == "dec-remote").unwrap();
+        if cpu_limit < link_limit {
+            assert!(host["rx_cpu_utilization"].as_f64().unwrap() > 0.95, "{host}");
+        }
+        assert_conserved(&s);
+    }
+}
+
+#[test]
+fn no_cpu_costs_means_no_cpu_stage() {
+    let s = run_text(&magic_with_cpu(0.0, 0.0), RunOptions::default()).summary;
+    let host = s["hosts"].as_array().unwrap().iter().find(|h| h["name"] == "dec-remote").unwrap();
+    assert!(host["rx_cpu_utilization"].is_null());
+}
