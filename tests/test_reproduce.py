@@ -68,3 +68,18 @@ def test_a_scenario_built_from_a_dict_follows_w_over_t_and_the_link_limit():
     big = Scenario.from_dict(point_to_point(window=65536, delay_ms=1.0)).run(seed=3)
     got = big.connections()["goodput_bps"].iloc[0]
     assert 0.97 * t1_user < got <= t1_user * 1.001, (got, t1_user)
+
+
+def test_figure6_overflow_window_matches_eq2_within_15_percent():
+    # One OC-3c sender into a TAXI-100 port with 256 cells, no pacing (MAGIC §4.2, Eq. 2).
+    rows = []
+    for w in magic95.FIG6_WINDOWS:
+        c = magic95.mismatch(w, 9180, duration_s=8.0).run(seed=1).summary["connections"][0]
+        rows.append((w, c["goodput_bps"] / 1e6, c["rexmt_segs"]))
+    ok, lossy = magic95.overflow_window(rows)
+    mid = (ok + lossy) / 2
+    assert abs(mid / magic95.eq2_window_bytes() - 1) < 0.15, (ok, lossy)
+    assert round(magic95.eq2_window_bytes()) == 34630
+    # Beyond the overflow the 9180-byte sender collapses to a fraction of the loss-free peak.
+    peak = max(g for w, g, r in rows if r == 0)
+    assert rows[-1][1] < 0.4 * peak, rows
