@@ -12,6 +12,7 @@
 //! | `App(c,g)` | application timer of slot `c`, generation `g` (TELNET keystrokes) |
 //! | `AccessTx(c,s,d)` | the access link of endpoint `s` of `c` finished serializing a datagram in direction `d` (0 = towards the adapter, 1 = towards the endpoint) |
 //! | `AccessArrive(c,s,d)` | that datagram reaches the far end of the access link |
+//! | `Shape(s)` | shaper `s` releases the cells that conform now into its adapter ([`crate::atm::shaping`]) |
 //! | `Warm` | end of warm-up: counters are snapshotted |
 //! | `Sample` | periodic probe of queues and TCP state |
 //!
@@ -26,6 +27,7 @@ use crate::atm::aal5::{Frames, Payload, Reassembled};
 use crate::atm::cell::Cell;
 use crate::atm::link::{Link, Sink};
 use crate::atm::port::{DropReason, OutPort};
+use crate::atm::shaping::Shapers;
 use crate::atm::switch::Switch;
 use crate::ids::{ConnId, HostId, LinkId, PortId, SourceId};
 use crate::ip::{App, Conn, Host};
@@ -50,6 +52,8 @@ pub enum Ev {
     App(ConnId, u32),
     AccessTx(ConnId, u8, u8),
     AccessArrive(ConnId, u8, u8),
+    /// Shaper release (index into `Network::shapers.list`).
+    Shape(u32),
     Warm,
     Sample,
 }
@@ -92,6 +96,8 @@ pub struct Network {
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
     pub taps: Vec<Tap>,
     pub frames: Frames,
+    /// Shapers and pacing at host adapters.
+    pub shapers: Shapers,
     pub cells: CellCounts,
     pub rec: Recorder,
     /// Cell transmissions completed by all ports (one per cell per hop).
@@ -169,6 +175,7 @@ impl Network {
             Ev::App(c, g) => self.app_timer(c, g),
             Ev::AccessTx(c, s, d) => self.access_tx_done(c, s as usize, d as usize),
             Ev::AccessArrive(c, s, d) => self.access_arrive(c, s as usize, d as usize),
+            Ev::Shape(s) => self.shaper_release(s),
             Ev::Warm => self.snapshot_warm(),
             Ev::Sample => {
                 self.sample();
@@ -324,6 +331,17 @@ impl Network {
         let now = self.now;
         let f = self.frames.alloc(payload, h, ip_bytes, now);
         let ncells = self.frames.get(f).ncells;
+        if let Some(s) = self.shapers.find(port, vci) {
+            // Shaped: the cells wait in the shaper, not subject to adapter admission.
+            if let Some(at) = self.shapers.list[s as usize].push_frame(now, vci, f, ncells) {
+                self.q.schedule(at, Ev::Shape(s));
+            }
+            self.cells.injected += ncells as u64;
+            if let Some(t) = self.hosts[h.idx()].tap {
+                self.capture(t, true, &payload, ip_bytes);
+            }
+            return true;
+        }
         let pt = &mut self.ports[port.idx()];
         if !pt.has_room_for(ncells) {
             pt.refuse_frame(ncells);
@@ -338,6 +356,19 @@ impl Network {
         }
         self.kick(port);
         true
+    }
+
+    /// Shaper `s` releases its conforming cells into its adapter port.
+    fn shaper_release(&mut self, s: u32) {
+        let now = self.now;
+        let sh = &mut self.shapers.list[s as usize];
+        let port = &mut self.ports[sh.port.idx()];
+        let next = sh.release(now, &mut |cell| port.push_cell(now, cell));
+        let p = sh.port;
+        if let Some(at) = next {
+            self.q.schedule(at, Ev::Shape(s));
+        }
+        self.kick(p);
     }
 
     /// Record a datagram that the host of capture `t` sends (`outgoing`) or received.
@@ -686,11 +717,11 @@ impl Network {
         }
     }
 
-    /// Cells inside the network now: queued, in transmission, or on a link.
+    /// Cells inside the network now: held by a shaper, queued, in transmission, or on a link.
     pub fn cells_in_flight(&self) -> u64 {
         let q: u64 = self.ports.iter().map(|p| p.occupancy as u64 + p.in_tx.is_some() as u64).sum();
         let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
-        q + l
+        q + l + self.shapers.held()
     }
 
     /// Cells delivered to hosts but waiting in reassembly buffers for an end-of-frame cell.

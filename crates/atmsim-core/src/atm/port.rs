@@ -236,6 +236,14 @@ impl OutPort {
         }
     }
 
+    /// Queue one cell released by a shaper at a host adapter (no admission: the shaper
+    /// already holds it).
+    #[inline]
+    pub fn push_cell(&mut self, now: SimTime, cell: Cell) {
+        self.stats.cells_in += 1;
+        self.enqueue(now, cell);
+    }
+
     /// Start sending the next cell if idle. Returns the completion time if a cell started.
     #[inline]
     pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {

@@ -92,6 +92,26 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         })
         .collect();
 
+    let shapers: Vec<Value> = net
+        .shapers
+        .list
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "kind": s.kind,
+                "rate_bps": s.rate_bps,
+                "t_s": s.gcra.t.as_secs_f64(),
+                "tau_s": s.gcra.tau.as_secs_f64(),
+                "cells_shaped": s.stats.cells_shaped,
+                "cells_held": s.held(),
+                "max_queue_cells": s.stats.max_queue_cells,
+                "mean_delay_s": s.mean_delay_s(),
+                "nonconforming_releases": s.stats.nonconforming,
+            })
+        })
+        .collect();
+
     let c = &net.cells;
     let in_flight = net.cells_in_flight();
     let in_reasm = net.cells_in_reassembly();
@@ -108,6 +128,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "connections": connections,
         "sources": sources,
         "ports": ports,
+        "shapers": shapers,
         "hosts": net.hosts.iter().map(|h| json!({
             "name": h.name, "frames_rcvd": h.frames_rcvd, "frames_corrupt": h.frames_corrupt,
         })).collect::<Vec<_>>(),

@@ -72,6 +72,28 @@ pub struct HostSec {
     /// Interface MTU [bytes]. Default 9180 (RFC 1626, IP over AAL5).
     #[serde(default = "mtu_default")]
     pub mtu_bytes: i64,
+    /// VP-style shaping of everything the host sends (atm::shaping); absent = none.
+    #[serde(default)]
+    pub shape: Option<ShapeSec>,
+}
+
+/// `shape = { ... }`: a GCRA shaper (ITU-T I.371) with increment T = 424 / rate [s] and
+/// limit tau. Give `rate_bps`, or `mean_bps` with `beta` (Koçyiğit: rate = beta · mean).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeSec {
+    /// Shaping rate [bit/s of 53-byte cells].
+    #[serde(default)]
+    pub rate_bps: Option<f64>,
+    /// Mean rate [bit/s]; the shaping rate is beta · mean_bps.
+    #[serde(default)]
+    pub mean_bps: Option<f64>,
+    /// Peak-to-mean factor for mean_bps (Koçyiğit uses 1.2). Default 1.
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// GCRA limit tau [µs] (≥ 0). Default 0: cells exactly T apart.
+    #[serde(default)]
+    pub tau_us: f64,
 }
 
 /// `[[switch]]`: an output-queued switch; its settings apply to every output port.
@@ -119,6 +141,12 @@ pub struct VcSec {
     pub name: String,
     /// Host, switches…, host: consecutive nodes must share a link.
     pub path: Vec<String>,
+    /// Shape the VC's forward direction (cells sent by path[0]); absent = none.
+    #[serde(default)]
+    pub shape: Option<ShapeSec>,
+    /// OTTO-style pacing of the forward direction [bit/s of cells]: a shaper with tau = 0.
+    #[serde(default)]
+    pub pace_bps: Option<f64>,
 }
 
 /// `[[tcp]]`: a TCP connection from `client` (active open, sender) to `server` (sink).
