@@ -69,13 +69,22 @@ pub struct CellCounts {
     pub dropped_ppd: u64,
     pub dropped_epd: u64,
     pub dropped_no_route: u64,
+    /// CLP=1 cells dropped at a switch's CLP=1 threshold.
+    pub dropped_clp1: u64,
+    /// Non-conforming cells discarded by a policer.
+    pub dropped_police: u64,
     /// Cells of frames refused whole by a host adapter (never injected).
     pub refused_at_host: u64,
 }
 
 impl CellCounts {
     pub fn dropped_in_network(&self) -> u64 {
-        self.dropped_tail + self.dropped_ppd + self.dropped_epd + self.dropped_no_route
+        self.dropped_tail
+            + self.dropped_ppd
+            + self.dropped_epd
+            + self.dropped_no_route
+            + self.dropped_clp1
+            + self.dropped_police
     }
 }
 
@@ -269,7 +278,15 @@ impl Network {
             match link.to {
                 Sink::Host(_) => unreachable!("host links are drained, not stepped"),
                 Sink::Switch { switch, .. } => match link.route(cell.vci) {
-                    Some(r) => self.offer_to_port(r.port, Cell { vci: r.vci, ..cell }),
+                    Some(r) => {
+                        let mut cell = cell;
+                        if self.shapers.police(l, self.now, &mut cell) {
+                            self.offer_to_port(r.port, Cell { vci: r.vci, ..cell });
+                        } else {
+                            self.cells.dropped_police += 1;
+                            self.frames.cell_dropped(cell.frame);
+                        }
+                    }
                     None => {
                         self.switches[switch.idx()].misrouted += 1;
                         self.cells.dropped_no_route += 1;
@@ -302,7 +319,8 @@ impl Network {
                     DropReason::Tail => self.cells.dropped_tail += 1,
                     DropReason::Ppd => self.cells.dropped_ppd += 1,
                     DropReason::Epd => self.cells.dropped_epd += 1,
-                    DropReason::HostQueue | DropReason::NoRoute => unreachable!(),
+                    DropReason::Clp1 => self.cells.dropped_clp1 += 1,
+                    DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
                 }
                 self.frames.cell_dropped(cell.frame);
             }

@@ -1,8 +1,9 @@
 //! Traffic shaping at host adapters: the GCRA (ITU-T I.371) and shaper queues.
 //!
 //! Owns: [`Gcra`] (the Generic Cell Rate Algorithm in both of its equivalent forms),
-//! [`Shaper`] (a cell queue released at conforming times) and [`Shapers`] (the table that
-//! says which adapter VC queue is behind which shaper).
+//! [`Shaper`] (a cell queue released at conforming times), [`Policer`] (usage parameter
+//! control at a switch input) and [`Shapers`] (the tables that say which adapter VC queue
+//! is behind which shaper and which switch input VC is policed).
 //!
 //! **The GCRA** (ITU-T I.371; Koçyiğit §II) has two parameters: the increment `T` (the
 //! spacing of cells at the contracted peak rate, `T = 1 / cell rate`) and the limit `τ`
@@ -41,9 +42,15 @@
 //!   boundaries and its rate is a multiple of (link rate / schedule length); here `T` is
 //!   exact to the picosecond and a released cell starts at once if the link is idle
 //!   (or after the cell in transmission — a cell-time of jitter the grid also has).
+//!
+//! **Policing** (`[[vc]] police`, I.371 usage parameter control): a GCRA on the aggregate
+//! CLP=0+1 cell flow of the VC's forward direction where it enters the first switch, before
+//! the switch's translation. A non-conforming cell is dropped (`action = "drop"`) or tagged
+//! CLP=1 (`"tag"`) and does not advance the GCRA. A switch with `clp1_threshold_cells`
+//! drops arriving CLP=1 cells whenever its output queue already holds that many cells.
 
 use super::cell::Cell;
-use crate::ids::PortId;
+use crate::ids::{LinkId, PortId};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -248,10 +255,62 @@ impl Shaper {
     }
 }
 
-/// All shapers of a network and the lookup from an adapter queue to its shaper.
+/// What a policer does with a non-conforming cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PoliceAction {
+    /// Set CLP = 1 and pass it.
+    Tag,
+    /// Discard it.
+    Drop,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PolicerStats {
+    pub cells_in: u64,
+    pub tagged: u64,
+    pub dropped: u64,
+}
+
+/// A GCRA policer on one VC at a switch input.
+pub struct Policer {
+    /// The VC's name.
+    pub name: String,
+    pub rate_bps: f64,
+    pub action: PoliceAction,
+    pub gcra: Gcra,
+    pub stats: PolicerStats,
+}
+
+impl Policer {
+    /// Police `cell` arriving at `now`; false = drop it.
+    #[inline]
+    pub fn police(&mut self, now: SimTime, cell: &mut Cell) -> bool {
+        self.stats.cells_in += 1;
+        if self.gcra.police(now) {
+            return true;
+        }
+        match self.action {
+            PoliceAction::Tag => {
+                cell.flags |= super::cell::flags::CLP;
+                self.stats.tagged += 1;
+                true
+            }
+            PoliceAction::Drop => {
+                self.stats.dropped += 1;
+                false
+            }
+        }
+    }
+}
+
+/// All shapers and policers of a network and their lookup tables.
 #[derive(Default)]
 pub struct Shapers {
     pub list: Vec<Shaper>,
+    pub policers: Vec<Policer>,
+    /// Policers by switch input: `police_by_link[link][vci]`.
+    police_by_link: Vec<Vec<Option<u32>>>,
     /// Host-level shaper of each port (by port index).
     by_port: Vec<Option<u32>>,
     /// VC shapers: `by_vc[port][vci]`.
@@ -296,6 +355,34 @@ impl Shapers {
             return Some(*s);
         }
         self.by_vc.get(p).and_then(|row| row.get(vci as usize)).copied().flatten()
+    }
+
+    /// Police VC `vci` arriving on `link` at a switch; add one policer.
+    pub fn add_policer(&mut self, p: Policer, link: LinkId, vci: u32) {
+        let l = link.idx();
+        if self.police_by_link.len() <= l {
+            self.police_by_link.resize(l + 1, Vec::new());
+        }
+        let row = &mut self.police_by_link[l];
+        if row.len() <= vci as usize {
+            row.resize(vci as usize + 1, None);
+        }
+        row[vci as usize] = Some(self.policers.len() as u32);
+        self.policers.push(p);
+    }
+
+    /// Police a cell arriving on switch input `link`, if its VC is policed there;
+    /// false = drop it (it may come back tagged CLP=1).
+    #[inline]
+    pub fn police(&mut self, link: LinkId, now: SimTime, cell: &mut Cell) -> bool {
+        if self.policers.is_empty() {
+            return true;
+        }
+        let id = self.police_by_link.get(link.idx()).and_then(|r| r.get(cell.vci as usize)).copied().flatten();
+        match id {
+            Some(i) => self.policers[i as usize].police(now, cell),
+            None => true,
+        }
     }
 
     /// Cells held by all shapers.
@@ -426,6 +513,28 @@ mod tests {
                     prop_assert!(check.police(now));
                 }
             }
+        }
+
+        /// A tagging policer passes every cell, and every cell it leaves untagged (CLP=0)
+        /// conforms to a fresh GCRA fed the untagged cells; a dropping one passes only those.
+        #[test]
+        fn policer_never_passes_a_nonconforming_cell_untagged(
+            ts in arrivals(), t in 1u64..200, tau in 0u64..600, drop in proptest::bool::ANY,
+        ) {
+            let action = if drop { PoliceAction::Drop } else { PoliceAction::Tag };
+            let mut p = Policer { name: "v".into(), rate_bps: 0.0, action, gcra: Gcra::new(d(t), d(tau)), stats: Default::default() };
+            let mut fresh = Gcra::new(d(t), d(tau));
+            for &a in &ts {
+                let mut c = Cell { vci: 32, frame: 0, flags: 0 };
+                let passed = p.police(SimTime(a), &mut c);
+                let tagged = c.flags & super::super::cell::flags::CLP != 0;
+                prop_assert!(passed || drop);
+                prop_assert!(!(drop && tagged));
+                if passed && !tagged {
+                    prop_assert!(fresh.police(SimTime(a)));
+                }
+            }
+            prop_assert_eq!(p.stats.cells_in, ts.len() as u64);
         }
     }
 }

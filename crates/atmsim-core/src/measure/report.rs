@@ -83,6 +83,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "drop_ppd": st.drop_ppd,
                 "drop_epd": st.drop_epd,
                 "drop_host_queue": st.drop_host_queue,
+                "drop_clp1": st.drop_clp1,
                 "drops": st.drops(),
                 "frames_refused": st.frames_refused,
                 "max_queue_cells": st.max_occupancy,
@@ -112,6 +113,24 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         })
         .collect();
 
+    let policers: Vec<Value> = net
+        .shapers
+        .policers
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "rate_bps": p.rate_bps,
+                "action": p.action,
+                "t_s": p.gcra.t.as_secs_f64(),
+                "tau_s": p.gcra.tau.as_secs_f64(),
+                "cells_in": p.stats.cells_in,
+                "tagged": p.stats.tagged,
+                "dropped": p.stats.dropped,
+            })
+        })
+        .collect();
+
     let c = &net.cells;
     let in_flight = net.cells_in_flight();
     let in_reasm = net.cells_in_reassembly();
@@ -129,6 +148,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "sources": sources,
         "ports": ports,
         "shapers": shapers,
+        "policers": policers,
         "hosts": net.hosts.iter().map(|h| json!({
             "name": h.name, "frames_rcvd": h.frames_rcvd, "frames_corrupt": h.frames_corrupt,
         })).collect::<Vec<_>>(),
@@ -144,6 +164,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "dropped_ppd": c.dropped_ppd,
                 "dropped_epd": c.dropped_epd,
                 "dropped_no_route": c.dropped_no_route,
+                "dropped_clp1": c.dropped_clp1,
+                "dropped_police": c.dropped_police,
                 "in_flight": in_flight,
                 "in_reassembly": in_reasm,
                 "refused_at_host": c.refused_at_host,

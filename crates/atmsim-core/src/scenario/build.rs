@@ -18,7 +18,7 @@ use crate::apps::greedy::GreedySource;
 use crate::atm::aal5::Frames;
 use crate::atm::link::{Link, Preset, Route, Sink};
 use crate::atm::port::{DropPolicy, DropPolicyName, OutPort};
-use crate::atm::shaping::{Gcra, Shaper, Shapers};
+use crate::atm::shaping::{Gcra, Policer, Shaper, Shapers};
 use crate::atm::switch::Switch;
 use crate::error::{Error, Result};
 use crate::ids::{HostId, LinkId, PortId, SwitchId};
@@ -166,6 +166,10 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             }
             _ => {}
         }
+        if let Some(t) = s.clp1_threshold_cells {
+            let max = s.buffer_cells.unwrap_or(u32::MAX as i64 - 1);
+            int_in(f("clp1_threshold_cells"), t, 0, max, "a threshold in cells (at most buffer_cells)")?;
+        }
         switches.push(Switch { name: s.name.clone(), ports: Vec::new(), misrouted: 0 });
     }
     let lookup = |field: String, name: &str| -> Result<Node> {
@@ -245,7 +249,9 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
                             DropPolicy::Epd { threshold: ss.epd_threshold_cells.unwrap_or(0) as u32 }
                         }
                     };
-                    OutPort::new(port_name, lid, ss.scheduler, limit, policy, Serializer::new(rate))
+                    let mut p = OutPort::new(port_name, lid, ss.scheduler, limit, policy, Serializer::new(rate));
+                    p.clp1_threshold = ss.clp1_threshold_cells.map_or(u32::MAX, |t| t as u32);
+                    p
                 }
             };
             ports.push(port);
@@ -396,6 +402,19 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             );
         }
         shapers.add(Shaper::new(v.name.clone(), kind, rate, d.port, gcra), Some(d.vci));
+    }
+    for (i, v) in doc.vcs.iter().enumerate() {
+        let Some(p) = &v.police else { continue };
+        let field = format!("vc[{i}].police");
+        if v.path.len() < 3 {
+            return invalid(field, "expected a switch on the path: a VC is policed at its first switch");
+        }
+        let sh = ShapeSec { rate_bps: p.rate_bps, mean_bps: p.mean_bps, beta: p.beta, tau_us: p.tau_us };
+        let (rate, gcra) = shape_params(&field, &sh)?;
+        let d = vcs[v.name.as_str()].dirs[0];
+        let link = ports[d.port.idx()].link;
+        let pol = Policer { name: v.name.clone(), rate_bps: rate, action: p.action, gcra, stats: Default::default() };
+        shapers.add_policer(pol, link, d.vci);
     }
 
     // ---- TCP connections

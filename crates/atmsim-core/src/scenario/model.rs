@@ -113,6 +113,10 @@ pub struct SwitchSec {
     /// EPD threshold [cells]; required with drop_policy = "epd", must be ≤ buffer_cells.
     #[serde(default)]
     pub epd_threshold_cells: Option<i64>,
+    /// Drop arriving CLP=1 cells while a port queue holds at least this many cells;
+    /// absent = never (CLP=1 cells are treated like any other).
+    #[serde(default)]
+    pub clp1_threshold_cells: Option<i64>,
 }
 
 /// `[[link]]`: a full-duplex physical link between two nodes.
@@ -147,6 +151,29 @@ pub struct VcSec {
     /// OTTO-style pacing of the forward direction [bit/s of cells]: a shaper with tau = 0.
     #[serde(default)]
     pub pace_bps: Option<f64>,
+    /// Police the forward direction at the first switch (atm::shaping); absent = none.
+    #[serde(default)]
+    pub police: Option<PoliceSec>,
+}
+
+/// `police = { rate_bps, tau_us, action }`: a GCRA policer (I.371 UPC).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoliceSec {
+    /// Policed rate [bit/s of cells].
+    #[serde(default)]
+    pub rate_bps: Option<f64>,
+    /// Mean rate [bit/s]; the policed rate is beta · mean_bps.
+    #[serde(default)]
+    pub mean_bps: Option<f64>,
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// GCRA limit tau [µs]. Default 0.
+    #[serde(default)]
+    pub tau_us: f64,
+    /// "tag" (CLP=1, default) or "drop".
+    #[serde(default = "tag")]
+    pub action: crate::atm::shaping::PoliceAction,
 }
 
 /// `[[tcp]]`: a TCP connection from `client` (active open, sender) to `server` (sink).
@@ -277,6 +304,9 @@ pub enum CellSourceKind {
     Greedy,
 }
 
+fn tag() -> crate::atm::shaping::PoliceAction {
+    crate::atm::shaping::PoliceAction::Tag
+}
 fn yes() -> bool {
     true
 }

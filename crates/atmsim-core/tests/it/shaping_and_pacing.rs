@@ -142,17 +142,72 @@ fn shaping_errors_name_the_field() {
         ("shape = { rate_bps = 1e6, tau_us = -3 }", "vc[0].shape.tau_us"),
         ("shape = { rate_bps = 1e6 }\npace_bps = 1e6", "vc[0].pace_bps"),
         ("pace_bps = 0", "vc[0].pace_bps"),
+        ("police = { rate_bps = 1e6, action = \"zap\" }", "action"),
+        ("police = { tau_us = 1 }", "vc[0].police.rate_bps"),
     ];
+    let err_of = |text: &str| {
+        atmsim_core::scenario::parse(text, atmsim_core::api::Format::Toml, "t")
+            .and_then(|doc| atmsim_core::scenario::build(&doc, None, None).map(|_| ()))
+            .err()
+    };
     for (extra, field) in cases {
-        let text = greedy_text(extra, "", 1);
-        let doc = atmsim_core::scenario::parse(&text, atmsim_core::api::Format::Toml, "t").unwrap();
-        let err = atmsim_core::scenario::build(&doc, None, None).err().unwrap_or_else(|| panic!("{extra} accepted"));
+        let err = err_of(&greedy_text(extra, "", 1)).unwrap_or_else(|| panic!("{extra} accepted"));
         assert!(err.to_string().contains(field), "{extra}: {err}");
     }
+    let err = err_of(
+        &greedy_text("", "", 1)
+            .replace("name = \"sw\"\n", "name = \"sw\"\nbuffer_cells = 8\nclp1_threshold_cells = 9\n"),
+    );
+    assert!(err.unwrap().to_string().contains("switch[0].clp1_threshold_cells"));
     let text = greedy_text("pace_bps = 1e6", "shape = { rate_bps = 1e6 }", 1);
     let doc = atmsim_core::scenario::parse(&text, atmsim_core::api::Format::Toml, "t").unwrap();
     let err = atmsim_core::scenario::build(&doc, None, None).err().unwrap();
     assert!(err.to_string().contains("vc[0].pace_bps"), "{err}");
+}
+
+/// A greedy OC-3c source policed at 50 Mb/s at the first switch: with `drop`, exactly the
+/// conforming cells go on; with `tag`, all go on and the excess is CLP=1; and a bottleneck
+/// port with a CLP=1 threshold drops only tagged cells.
+#[test]
+fn a_policer_tags_or_drops_the_excess_at_the_first_switch() {
+    let base = greedy_text("police = { rate_bps = 50e6, action = \"drop\" }", "", 1);
+    let out = run_text(&base, RunOptions::default());
+    let s = &out.summary;
+    assert_conserved(s);
+    let p = &s["policers"][0];
+    let passed = p["cells_in"].as_u64().unwrap() - p["dropped"].as_u64().unwrap();
+    let want = 50e6 / 424.0 * 0.5;
+    assert!((passed as f64 - want).abs() / want < 0.01, "{p}");
+    assert_eq!(s["conservation"]["cells"]["dropped_police"], p["dropped"]);
+    // Random cells lost from every frame: practically nothing is delivered whole.
+    assert!(s["sources"][0]["goodput_bps"].as_f64().unwrap() < 5e6);
+
+    let tag = greedy_text("police = { rate_bps = 50e6, action = \"tag\" }", "", 1);
+    let out = run_text(&tag, RunOptions::default());
+    let s = &out.summary;
+    assert_conserved(s);
+    let p = &s["policers"][0];
+    let frac = p["tagged"].as_f64().unwrap() / p["cells_in"].as_f64().unwrap();
+    assert!((frac - (1.0 - 50e6 / 149.76e6)).abs() < 0.01, "{p}");
+    assert_eq!(s["conservation"]["cells"]["dropped_police"], 0);
+    let src_goodput = s["sources"][0]["goodput_bps"].as_f64().unwrap();
+    assert!(src_goodput > 130e6, "{src_goodput}");
+
+    // TAXI-100 bottleneck with a 256-cell buffer and a CLP=1 threshold of 32 cells: the
+    // 50 Mb/s of CLP=0 cells always fit; only tagged cells are dropped.
+    let squeezed = tag.replace("name = \"sw\"\n", "name = \"sw\"\nbuffer_cells = 256\nclp1_threshold_cells = 32\n");
+    let squeezed = {
+        let i = squeezed.rfind("preset = \"oc3c\"").unwrap();
+        format!("{}preset = \"taxi100\"{}", &squeezed[..i], &squeezed[i + "preset = \"oc3c\"".len()..])
+    };
+    let out = run_text(&squeezed, RunOptions::default());
+    let s = &out.summary;
+    assert_conserved(s);
+    let port = s["ports"].as_array().unwrap().iter().find(|p| p["name"] == "sw->b").unwrap();
+    assert_eq!(port["rate_bps"], 100e6);
+    assert!(port["drop_clp1"].as_u64().unwrap() > 1000, "{port}");
+    assert_eq!(port["drop_tail"], 0, "{port}");
+    assert!(port["max_queue_cells"].as_u64().unwrap() <= 40, "{port}");
 }
 
 /// MAGIC Table 2: 0.87 Mb/s without pacing, 68.2 Mb/s with 70 Mb/s pacing.
