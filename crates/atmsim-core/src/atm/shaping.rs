@@ -42,6 +42,10 @@
 //!   boundaries and its rate is a multiple of (link rate / schedule length); here `T` is
 //!   exact to the picosecond and a released cell starts at once if the link is idle
 //!   (or after the cell in transmission — a cell-time of jitter the grid also has).
+//!   Released cells join the adapter's ordinary scheduler: with a `"round_robin"` adapter a
+//!   paced cell waits at most one cell per other busy VC, close to owning its slot; with a
+//!   FIFO adapter it waits behind every cell queued before it (whole frames of other VCs),
+//!   which OTTO's slot schedule does not do.
 //!
 //! **Policing** (`[[vc]] police`, I.371 usage parameter control): a GCRA on the aggregate
 //! CLP=0+1 cell flow of the VC's forward direction where it enters the first switch, before

@@ -97,6 +97,35 @@ fn a_kocyigit_style_mean_and_beta_gives_rate_beta_times_mean() {
     assert!((got - want).abs() / want < 0.005, "{got} vs {want}");
 }
 
+/// OTTO pacing (MAGIC Fig. 2): a paced VC uses at most its share of the link's cell slots and
+/// the slots it leaves go to the other VCs of the adapter. The adapter serves its VC queues
+/// round robin, so a released paced cell waits at most one cell per other VC, as a cell in
+/// its OTTO slot would. (Behind a FIFO adapter a paced cell waits behind whole frames of the
+/// other VC; a greedy source, which keeps two frames outstanding, then loses rate — see the
+/// module docs of `atm::shaping`.)
+#[test]
+fn a_paced_vc_leaves_its_unused_slots_to_other_vcs() {
+    let text = greedy_text("", "scheduler = \"round_robin\"", 2).replacen(
+        "path = [\"a\", \"sw\", \"b\"]\n",
+        "path = [\"a\", \"sw\", \"b\"]\npace_bps = 70e6\n",
+        1,
+    );
+    let s = run_text(&text, RunOptions::default()).summary;
+    assert_conserved(&s);
+    let g = |i: usize| s["sources"][i]["goodput_bps"].as_f64().unwrap();
+    let paced = shaped_goodput(70e6);
+    let rest = shaped_goodput(149.76e6 - 70e6);
+    println!(
+        "paced {:.3} Mb/s (want {:.3}), other {:.3} Mb/s (want {:.3})",
+        g(0) / 1e6,
+        paced / 1e6,
+        g(1) / 1e6,
+        rest / 1e6
+    );
+    assert!((g(0) - paced).abs() / paced < 0.01);
+    assert!((g(1) - rest).abs() / rest < 0.01);
+}
+
 /// VP shaping: one shaper for all of a host's VCs; frames leave whole, one after another.
 #[test]
 fn a_host_shaper_limits_the_sum_of_its_vcs() {
