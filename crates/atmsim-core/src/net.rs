@@ -12,6 +12,7 @@
 //! | `App(c,g)` | application timer of slot `c`, generation `g` (TELNET keystrokes) |
 //! | `AccessTx(c,s,d)` | the access link of endpoint `s` of `c` finished serializing a datagram in direction `d` (0 = towards the adapter, 1 = towards the endpoint) |
 //! | `AccessArrive(c,s,d)` | that datagram reaches the far end of the access link |
+//! | `Shape(s)` | shaper `s` releases the cells that conform now into its adapter ([`crate::atm::shaping`]) |
 //! | `Warm` | end of warm-up: counters are snapshotted |
 //! | `Sample` | periodic probe of queues and TCP state |
 //!
@@ -26,6 +27,7 @@ use crate::atm::aal5::{Frames, Payload, Reassembled};
 use crate::atm::cell::Cell;
 use crate::atm::link::{Link, Sink};
 use crate::atm::port::{DropReason, OutPort};
+use crate::atm::shaping::Shapers;
 use crate::atm::switch::Switch;
 use crate::ids::{ConnId, HostId, LinkId, PortId, SourceId};
 use crate::ip::{App, Conn, Host};
@@ -54,6 +56,8 @@ pub enum Ev {
     Message(SourceId, u32),
     /// The receive CPU of a host finished the segment at the front of its queue.
     CpuDone(HostId),
+    /// Shaper release (index into `Network::shapers.list`).
+    Shape(u32),
     Warm,
     Sample,
 }
@@ -69,13 +73,22 @@ pub struct CellCounts {
     pub dropped_ppd: u64,
     pub dropped_epd: u64,
     pub dropped_no_route: u64,
+    /// CLP=1 cells dropped at a switch's CLP=1 threshold.
+    pub dropped_clp1: u64,
+    /// Non-conforming cells discarded by a policer.
+    pub dropped_police: u64,
     /// Cells of frames refused whole by a host adapter (never injected).
     pub refused_at_host: u64,
 }
 
 impl CellCounts {
     pub fn dropped_in_network(&self) -> u64 {
-        self.dropped_tail + self.dropped_ppd + self.dropped_epd + self.dropped_no_route
+        self.dropped_tail
+            + self.dropped_ppd
+            + self.dropped_epd
+            + self.dropped_no_route
+            + self.dropped_clp1
+            + self.dropped_police
     }
 }
 
@@ -96,6 +109,8 @@ pub struct Network {
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
     pub taps: Vec<Tap>,
     pub frames: Frames,
+    /// Shapers and pacing at host adapters.
+    pub shapers: Shapers,
     pub cells: CellCounts,
     pub rec: Recorder,
     /// Cell transmissions completed by all ports (one per cell per hop).
@@ -185,6 +200,7 @@ impl Network {
             Ev::AccessArrive(c, s, d) => self.access_arrive(c, s as usize, d as usize),
             Ev::Message(s, bytes) => self.source_message(s, bytes),
             Ev::CpuDone(h) => self.cpu_done(h),
+            Ev::Shape(s) => self.shaper_release(s),
             Ev::Warm => self.snapshot_warm(),
             Ev::Sample => {
                 self.sample();
@@ -278,7 +294,15 @@ impl Network {
             match link.to {
                 Sink::Host(_) => unreachable!("host links are drained, not stepped"),
                 Sink::Switch { switch, .. } => match link.route(cell.vci) {
-                    Some(r) => self.offer_to_port(r.port, Cell { vci: r.vci, ..cell }),
+                    Some(r) => {
+                        let mut cell = cell;
+                        if self.shapers.police(l, self.now, &mut cell) {
+                            self.offer_to_port(r.port, Cell { vci: r.vci, ..cell });
+                        } else {
+                            self.cells.dropped_police += 1;
+                            self.frames.cell_dropped(cell.frame);
+                        }
+                    }
                     None => {
                         self.switches[switch.idx()].misrouted += 1;
                         self.cells.dropped_no_route += 1;
@@ -311,7 +335,8 @@ impl Network {
                     DropReason::Tail => self.cells.dropped_tail += 1,
                     DropReason::Ppd => self.cells.dropped_ppd += 1,
                     DropReason::Epd => self.cells.dropped_epd += 1,
-                    DropReason::HostQueue | DropReason::NoRoute => unreachable!(),
+                    DropReason::Clp1 => self.cells.dropped_clp1 += 1,
+                    DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
                 }
                 self.frames.cell_dropped(cell.frame);
             }
@@ -340,6 +365,17 @@ impl Network {
         let now = self.now;
         let f = self.frames.alloc(payload, h, ip_bytes, now);
         let ncells = self.frames.get(f).ncells;
+        if let Some(s) = self.shapers.find(port, vci) {
+            // Shaped: the cells wait in the shaper, not subject to adapter admission.
+            if let Some(at) = self.shapers.list[s as usize].push_frame(now, vci, f, ncells) {
+                self.q.schedule(at, Ev::Shape(s));
+            }
+            self.cells.injected += ncells as u64;
+            if let Some(t) = self.hosts[h.idx()].tap {
+                self.capture(t, true, &payload, ip_bytes);
+            }
+            return true;
+        }
         let pt = &mut self.ports[port.idx()];
         if !pt.has_room_for(ncells) {
             pt.refuse_frame(ncells);
@@ -354,6 +390,19 @@ impl Network {
         }
         self.kick(port);
         true
+    }
+
+    /// Shaper `s` releases its conforming cells into its adapter port.
+    fn shaper_release(&mut self, s: u32) {
+        let now = self.now;
+        let sh = &mut self.shapers.list[s as usize];
+        let port = &mut self.ports[sh.port.idx()];
+        let next = sh.release(now, &mut |cell| port.push_cell(now, cell));
+        let p = sh.port;
+        if let Some(at) = next {
+            self.q.schedule(at, Ev::Shape(s));
+        }
+        self.kick(p);
     }
 
     /// Record a datagram that the host of capture `t` sends (`outgoing`) or received.
@@ -745,11 +794,11 @@ impl Network {
         }
     }
 
-    /// Cells inside the network now: queued, in transmission, or on a link.
+    /// Cells inside the network now: held by a shaper, queued, in transmission, or on a link.
     pub fn cells_in_flight(&self) -> u64 {
         let q: u64 = self.ports.iter().map(|p| p.occupancy as u64 + p.in_tx.is_some() as u64).sum();
         let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
-        q + l
+        q + l + self.shapers.held()
     }
 
     /// Cells delivered to hosts but waiting in reassembly buffers for an end-of-frame cell.

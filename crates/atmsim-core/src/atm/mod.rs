@@ -5,6 +5,7 @@
 //! - [`link`] — cell rates (T1, DS3, TAXI-100, OC-3c presets) and propagation;
 //! - [`sched`] — FIFO and cell-by-cell round robin with a token queue (Cáceres §8);
 //! - [`port`] — output buffers, tail/PPD/EPD admission, the transmitter;
+//! - [`shaping`] — the GCRA (ITU-T I.371), shapers and pacing at host adapters;
 //! - [`switch`] — output-queued switches and their VC translation tables.
 
 pub mod aal5;
@@ -12,4 +13,5 @@ pub mod cell;
 pub mod link;
 pub mod port;
 pub mod sched;
+pub mod shaping;
 pub mod switch;

@@ -58,6 +58,10 @@ pub enum DropReason {
     HostQueue,
     /// No VC translation entry at a switch (misrouted cell).
     NoRoute,
+    /// A CLP=1 cell arrived with the queue at the CLP=1 threshold.
+    Clp1,
+    /// A policer discarded a non-conforming cell.
+    Police,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -70,6 +74,8 @@ pub struct PortStats {
     pub drop_ppd: u64,
     pub drop_epd: u64,
     pub drop_host_queue: u64,
+    /// CLP=1 cells dropped at the CLP=1 threshold.
+    pub drop_clp1: u64,
     /// Frames refused whole (EPD or host queue).
     pub frames_refused: u64,
     pub max_occupancy: u32,
@@ -81,7 +87,7 @@ pub struct PortStats {
 
 impl PortStats {
     pub fn drops(&self) -> u64 {
-        self.drop_tail + self.drop_ppd + self.drop_epd + self.drop_host_queue
+        self.drop_tail + self.drop_ppd + self.drop_epd + self.drop_host_queue + self.drop_clp1
     }
 }
 
@@ -118,6 +124,9 @@ pub struct OutPort {
     /// Buffer size [cells]; `u32::MAX` = unlimited.
     pub limit: u32,
     pub policy: DropPolicy,
+    /// Arriving CLP=1 cells are dropped while the queue holds at least this many cells
+    /// (`u32::MAX` = never).
+    pub clp1_threshold: u32,
     /// The cell now being transmitted.
     pub in_tx: Option<Cell>,
     pub ser: Serializer,
@@ -136,6 +145,7 @@ impl OutPort {
             occupancy: 0,
             limit,
             policy,
+            clp1_threshold: u32::MAX,
             in_tx: None,
             ser,
             stats: PortStats::default(),
@@ -176,7 +186,8 @@ impl OutPort {
     pub fn offer_cell(&mut self, now: SimTime, cell: Cell) -> Option<DropReason> {
         self.stats.cells_in += 1;
         let occupancy = self.occupancy;
-        let (limit, policy) = (self.limit, self.policy);
+        let (limit, policy, clp1) = (self.limit, self.policy, self.clp1_threshold);
+        let low_priority = cell.flags & super::cell::flags::CLP != 0;
         let eof = cell.is_eof();
         let vs = self.vc(cell.vci);
         let first = !vs.mid_frame;
@@ -198,6 +209,12 @@ impl OutPort {
                 }
                 Some(DropReason::Tail)
             }
+            _ if low_priority && occupancy >= clp1 => {
+                if policy != DropPolicy::Tail && !eof {
+                    vs.discard = Discard::Partial;
+                }
+                Some(DropReason::Clp1)
+            }
             _ => None,
         };
         if refused {
@@ -208,6 +225,7 @@ impl OutPort {
             Some(DropReason::Tail) => self.stats.drop_tail += 1,
             Some(DropReason::Ppd) => self.stats.drop_ppd += 1,
             Some(DropReason::Epd) => self.stats.drop_epd += 1,
+            Some(DropReason::Clp1) => self.stats.drop_clp1 += 1,
             Some(_) => unreachable!(),
         }
         verdict
@@ -234,6 +252,14 @@ impl OutPort {
             let flags = if i + 1 == ncells { super::cell::flags::EOF } else { 0 };
             self.enqueue(now, Cell { vci, frame, flags });
         }
+    }
+
+    /// Queue one cell released by a shaper at a host adapter (no admission: the shaper
+    /// already holds it).
+    #[inline]
+    pub fn push_cell(&mut self, now: SimTime, cell: Cell) {
+        self.stats.cells_in += 1;
+        self.enqueue(now, cell);
     }
 
     /// Start sending the next cell if idle. Returns the completion time if a cell started.

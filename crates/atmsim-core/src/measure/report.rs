@@ -87,11 +87,50 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "drop_ppd": st.drop_ppd,
                 "drop_epd": st.drop_epd,
                 "drop_host_queue": st.drop_host_queue,
+                "drop_clp1": st.drop_clp1,
                 "drops": st.drops(),
                 "frames_refused": st.frames_refused,
                 "max_queue_cells": st.max_occupancy,
                 "mean_queue_cells": st.occupancy_area as f64 / (net.until.0.max(1) as f64),
                 "utilization": (st.cells_tx - warm_tx) as f64 * CELL_BITS as f64 / rate / window,
+            })
+        })
+        .collect();
+
+    let shapers: Vec<Value> = net
+        .shapers
+        .list
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "kind": s.kind,
+                "rate_bps": s.rate_bps,
+                "t_s": s.gcra.t.as_secs_f64(),
+                "tau_s": s.gcra.tau.as_secs_f64(),
+                "cells_shaped": s.stats.cells_shaped,
+                "cells_held": s.held(),
+                "max_queue_cells": s.stats.max_queue_cells,
+                "mean_delay_s": s.mean_delay_s(),
+                "nonconforming_releases": s.stats.nonconforming,
+            })
+        })
+        .collect();
+
+    let policers: Vec<Value> = net
+        .shapers
+        .policers
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "rate_bps": p.rate_bps,
+                "action": p.action,
+                "t_s": p.gcra.t.as_secs_f64(),
+                "tau_s": p.gcra.tau.as_secs_f64(),
+                "cells_in": p.stats.cells_in,
+                "tagged": p.stats.tagged,
+                "dropped": p.stats.dropped,
             })
         })
         .collect();
@@ -112,6 +151,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "connections": connections,
         "sources": sources,
         "ports": ports,
+        "shapers": shapers,
+        "policers": policers,
         "hosts": net.hosts.iter().map(|h| json!({
             "name": h.name, "frames_rcvd": h.frames_rcvd, "frames_corrupt": h.frames_corrupt,
             "rx_cpu_utilization": h.cpu.as_ref().map(|c| c.busy_until(net.until) as f64 / net.until.0.max(1) as f64),
@@ -130,6 +171,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "dropped_ppd": c.dropped_ppd,
                 "dropped_epd": c.dropped_epd,
                 "dropped_no_route": c.dropped_no_route,
+                "dropped_clp1": c.dropped_clp1,
+                "dropped_police": c.dropped_police,
                 "in_flight": in_flight,
                 "in_reassembly": in_reasm,
                 "refused_at_host": c.refused_at_host,

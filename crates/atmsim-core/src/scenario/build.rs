@@ -18,6 +18,7 @@ use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::atm::aal5::Frames;
 use crate::atm::link::{Link, Preset, Route, Sink};
 use crate::atm::port::{DropPolicy, DropPolicyName, OutPort};
+use crate::atm::shaping::{Gcra, Policer, Shaper, Shapers};
 use crate::atm::switch::Switch;
 use crate::error::{Error, Result};
 use crate::ids::{HostId, LinkId, PortId, SwitchId};
@@ -171,6 +172,10 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             }
             _ => {}
         }
+        if let Some(t) = s.clp1_threshold_cells {
+            let max = s.buffer_cells.unwrap_or(u32::MAX as i64 - 1);
+            int_in(f("clp1_threshold_cells"), t, 0, max, "a threshold in cells (at most buffer_cells)")?;
+        }
         switches.push(Switch { name: s.name.clone(), ports: Vec::new(), misrouted: 0 });
     }
     let lookup = |field: String, name: &str| -> Result<Node> {
@@ -250,7 +255,9 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
                             DropPolicy::Epd { threshold: ss.epd_threshold_cells.unwrap_or(0) as u32 }
                         }
                     };
-                    OutPort::new(port_name, lid, ss.scheduler, limit, policy, Serializer::new(rate))
+                    let mut p = OutPort::new(port_name, lid, ss.scheduler, limit, policy, Serializer::new(rate));
+                    p.clp1_threshold = ss.clp1_threshold_cells.map_or(u32::MAX, |t| t as u32);
+                    p
                 }
             };
             ports.push(port);
@@ -356,6 +363,64 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         }
         let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
         vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [dirs[0], dirs[1]] });
+    }
+
+    // ---- shapers (atm::shaping): host-level (VP) first, then per-VC shaping and pacing
+    let mut shapers = Shapers::default();
+    let mut shaped_host = vec![false; hosts.len()];
+    for (i, h) in doc.hosts.iter().enumerate() {
+        let Some(sh) = &h.shape else { continue };
+        let f = format!("host[{i}].shape");
+        let (rate, gcra) = shape_params(&f, sh)?;
+        let Some(port) = hosts[i].port else {
+            return invalid(f, format!("expected host `{}` to have a link to shape", h.name));
+        };
+        shaped_host[i] = true;
+        shapers.add(Shaper::new(h.name.clone(), "host", rate, port, gcra), None);
+    }
+    for (i, v) in doc.vcs.iter().enumerate() {
+        let f = |k: &str| format!("vc[{i}].{k}");
+        let (field, kind, rate, gcra) = match (&v.shape, v.pace_bps) {
+            (None, None) => continue,
+            (Some(_), Some(_)) => {
+                return invalid(
+                    f("pace_bps"),
+                    "expected either shape or pace_bps, not both (pacing is a shaper with tau = 0)",
+                )
+            }
+            (Some(sh), None) => {
+                let (rate, gcra) = shape_params(&f("shape"), sh)?;
+                (f("shape"), "vc", rate, gcra)
+            }
+            (None, Some(p)) => {
+                let rate = shape_rate(f("pace_bps"), p)?;
+                (f("pace_bps"), "pace", rate, Gcra::new(Gcra::increment_for_bps(rate), SimDuration::ZERO))
+            }
+        };
+        let d = vcs[v.name.as_str()].dirs[0];
+        if shaped_host[d.from.idx()] {
+            return invalid(
+                field,
+                format!(
+                    "expected no VC shaping on host `{}`: it already shapes all its traffic (host shape)",
+                    v.path[0]
+                ),
+            );
+        }
+        shapers.add(Shaper::new(v.name.clone(), kind, rate, d.port, gcra), Some(d.vci));
+    }
+    for (i, v) in doc.vcs.iter().enumerate() {
+        let Some(p) = &v.police else { continue };
+        let field = format!("vc[{i}].police");
+        if v.path.len() < 3 {
+            return invalid(field, "expected a switch on the path: a VC is policed at its first switch");
+        }
+        let sh = ShapeSec { rate_bps: p.rate_bps, mean_bps: p.mean_bps, beta: p.beta, tau_us: p.tau_us };
+        let (rate, gcra) = shape_params(&field, &sh)?;
+        let d = vcs[v.name.as_str()].dirs[0];
+        let link = ports[d.port.idx()].link;
+        let pol = Policer { name: v.name.clone(), rate_bps: rate, action: p.action, gcra, stats: Default::default() };
+        shapers.add_policer(pol, link, d.vci);
     }
 
     // ---- TCP connections
@@ -666,6 +731,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         sources,
         taps,
         frames: Frames::default(),
+        shapers,
         cells: CellCounts::default(),
         rec: Recorder::new(&conn_names, &port_names, &host_names),
         cell_hops: 0,
@@ -673,6 +739,39 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     };
     net.prime();
     Ok(net)
+}
+
+/// A shaping rate [bit/s of cells]: 424 b/s (one cell per second) to 10 Tb/s.
+fn shape_rate(field: String, r: f64) -> Result<f64> {
+    let r = positive_f64(field.clone(), r, "rate in bits per second")?;
+    if !(424.0..=1e13).contains(&r) {
+        return invalid(field, format!("expected a rate between 424 b/s (one cell per second) and 10 Tb/s, got {r}"));
+    }
+    Ok(r)
+}
+
+/// The rate and GCRA of a `shape = { ... }` table at `field`.
+fn shape_params(field: &str, sh: &ShapeSec) -> Result<(f64, Gcra)> {
+    let f = |k: &str| format!("{field}.{k}");
+    let rate = match (sh.rate_bps, sh.mean_bps, sh.beta) {
+        (Some(_), Some(_), _) => return invalid(f("mean_bps"), "expected either rate_bps or mean_bps, not both"),
+        (Some(_), None, Some(_)) => return invalid(f("beta"), "only meaningful with mean_bps; remove it"),
+        (None, None, _) => return invalid(f("rate_bps"), "expected a rate: give rate_bps, or mean_bps and beta"),
+        (Some(r), None, None) => shape_rate(f("rate_bps"), r)?,
+        (None, Some(m), beta) => {
+            let m = positive_f64(f("mean_bps"), m, "rate in bits per second")?;
+            let b = beta.unwrap_or(1.0);
+            if !(b.is_finite() && (1.0..=1e3).contains(&b)) {
+                return invalid(f("beta"), format!("expected a factor between 1 and 1000, got {b}"));
+            }
+            shape_rate(f("mean_bps"), m * b)?
+        }
+    };
+    let tau_us = nonneg_f64(f("tau_us"), sh.tau_us, "limit in microseconds")?;
+    if tau_us > 1e9 {
+        return invalid(f("tau_us"), format!("expected a limit of at most 1e9 µs, got {tau_us}"));
+    }
+    Ok((rate, Gcra::new(Gcra::increment_for_bps(rate), SimDuration::from_secs_f64(tau_us * 1e-6))))
 }
 
 fn item_scale_in(field: String, v: f64) -> Result<f64> {

@@ -78,6 +78,28 @@ pub struct HostSec {
     /// Receive CPU time per payload byte [ns]. Default 0.
     #[serde(default)]
     pub rx_cpu_per_byte_ns: f64,
+    /// VP-style shaping of everything the host sends (atm::shaping); absent = none.
+    #[serde(default)]
+    pub shape: Option<ShapeSec>,
+}
+
+/// `shape = { ... }`: a GCRA shaper (ITU-T I.371) with increment T = 424 / rate [s] and
+/// limit tau. Give `rate_bps`, or `mean_bps` with `beta` (Koçyiğit: rate = beta · mean).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeSec {
+    /// Shaping rate [bit/s of 53-byte cells].
+    #[serde(default)]
+    pub rate_bps: Option<f64>,
+    /// Mean rate [bit/s]; the shaping rate is beta · mean_bps.
+    #[serde(default)]
+    pub mean_bps: Option<f64>,
+    /// Peak-to-mean factor for mean_bps (Koçyiğit uses 1.2). Default 1.
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// GCRA limit tau [µs] (≥ 0). Default 0: cells exactly T apart.
+    #[serde(default)]
+    pub tau_us: f64,
 }
 
 /// `[[switch]]`: an output-queued switch; its settings apply to every output port.
@@ -97,6 +119,10 @@ pub struct SwitchSec {
     /// EPD threshold [cells]; required with drop_policy = "epd", must be ≤ buffer_cells.
     #[serde(default)]
     pub epd_threshold_cells: Option<i64>,
+    /// Drop arriving CLP=1 cells while a port queue holds at least this many cells;
+    /// absent = never (CLP=1 cells are treated like any other).
+    #[serde(default)]
+    pub clp1_threshold_cells: Option<i64>,
 }
 
 /// `[[link]]`: a full-duplex physical link between two nodes.
@@ -125,6 +151,35 @@ pub struct VcSec {
     pub name: String,
     /// Host, switches…, host: consecutive nodes must share a link.
     pub path: Vec<String>,
+    /// Shape the VC's forward direction (cells sent by path[0]); absent = none.
+    #[serde(default)]
+    pub shape: Option<ShapeSec>,
+    /// OTTO-style pacing of the forward direction [bit/s of cells]: a shaper with tau = 0.
+    #[serde(default)]
+    pub pace_bps: Option<f64>,
+    /// Police the forward direction at the first switch (atm::shaping); absent = none.
+    #[serde(default)]
+    pub police: Option<PoliceSec>,
+}
+
+/// `police = { rate_bps, tau_us, action }`: a GCRA policer (I.371 UPC).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoliceSec {
+    /// Policed rate [bit/s of cells].
+    #[serde(default)]
+    pub rate_bps: Option<f64>,
+    /// Mean rate [bit/s]; the policed rate is beta · mean_bps.
+    #[serde(default)]
+    pub mean_bps: Option<f64>,
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// GCRA limit tau [µs]. Default 0.
+    #[serde(default)]
+    pub tau_us: f64,
+    /// "tag" (CLP=1, default) or "drop".
+    #[serde(default = "tag")]
+    pub action: crate::atm::shaping::PoliceAction,
 }
 
 /// `[[tcp]]`: a TCP connection from `client` (active open, sender) to `server` (sink).
@@ -265,6 +320,9 @@ pub enum CellSourceKind {
     Poisson,
 }
 
+fn tag() -> crate::atm::shaping::PoliceAction {
+    crate::atm::shaping::PoliceAction::Tag
+}
 fn yes() -> bool {
     true
 }

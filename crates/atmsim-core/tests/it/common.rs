@@ -29,7 +29,7 @@ pub fn deterministic_part(s: &serde_json::Value) -> serde_json::Value {
 /// Assert the conservation ledger balances.
 pub fn assert_conserved(s: &serde_json::Value) {
     let c = &s["conservation"]["cells"];
-    let dropped = ["dropped_tail", "dropped_ppd", "dropped_epd", "dropped_no_route"]
+    let dropped = ["dropped_tail", "dropped_ppd", "dropped_epd", "dropped_no_route", "dropped_clp1", "dropped_police"]
         .iter()
         .map(|k| c[k].as_u64().unwrap())
         .sum::<u64>();

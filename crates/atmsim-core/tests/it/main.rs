@@ -6,5 +6,6 @@ mod host_processing;
 mod magic_table1;
 mod pcap_captures;
 mod scenario_errors;
+mod shaping_and_pacing;
 mod tcp_recovers_from_cell_loss;
 mod tcplib_conversations;

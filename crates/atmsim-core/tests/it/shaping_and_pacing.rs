@@ -1,0 +1,270 @@
+//! Traffic shaping and pacing at host adapters (atm::shaping): shaped sources get exactly
+//! their rate, shaped output conforms, and MAGIC Experiment 2 (Ewy et al. 1995, §3.2,
+//! Table 2): cell-level pacing rescues TCP across an OC-3c -> TAXI-100 mismatch.
+
+use crate::common::*;
+use atmsim_core::api::RunOptions;
+
+/// A greedy source of 9180-byte frames on a VC from `a` through `sw` to `b` (OC-3c links),
+/// with `vc_extra` added to the VC and `host_extra` to host `a`.
+fn greedy_text(vc_extra: &str, host_extra: &str, sources: usize) -> String {
+    let mut t = format!(
+        r#"
+[simulation]
+duration_s = 0.5
+warmup_s = 0.1
+sample_interval_ms = 5
+[[host]]
+name = "a"
+{host_extra}
+[[host]]
+name = "b"
+[[switch]]
+name = "sw"
+[[link]]
+a = "a"
+b = "sw"
+preset = "oc3c"
+delay_ms = 1.0
+[[link]]
+a = "sw"
+b = "b"
+preset = "oc3c"
+delay_ms = 1.0
+"#
+    );
+    for i in 0..sources {
+        t += &format!(
+            r#"
+[[vc]]
+name = "v{i}"
+path = ["a", "sw", "b"]
+{vc_extra}
+[[cell_source]]
+name = "g{i}"
+vc = "v{i}"
+from = "a"
+kind = "greedy"
+"#
+        );
+    }
+    t
+}
+
+/// Goodput of a source shaped at `rate_bps`: cells at rate/424 per second, 9180 IP bytes
+/// per 192 cells.
+fn shaped_goodput(rate_bps: f64) -> f64 {
+    rate_bps / 424.0 * 9180.0 * 8.0 / 192.0
+}
+
+fn shaper<'a>(s: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    s["shapers"].as_array().unwrap().iter().find(|x| x["name"] == name).unwrap()
+}
+
+#[test]
+fn a_greedy_source_shaped_at_r_gets_r_and_its_cells_conform() {
+    for (extra, kind) in [
+        ("shape = { rate_bps = 50e6, tau_us = 0 }", "vc"),
+        ("shape = { rate_bps = 50e6, tau_us = 30 }", "vc"),
+        ("pace_bps = 50e6", "pace"),
+    ] {
+        let out = run_text(&greedy_text(extra, "", 1), RunOptions::default());
+        let s = &out.summary;
+        assert_conserved(s);
+        let got = s["sources"][0]["goodput_bps"].as_f64().unwrap();
+        let want = shaped_goodput(50e6);
+        println!("{extra}: {:.4} Mb/s (want {:.4})", got / 1e6, want / 1e6);
+        assert!((got - want).abs() / want < 0.005, "{extra}: {got} vs {want}");
+        let sh = shaper(s, "v0");
+        assert_eq!(sh["kind"], kind);
+        assert_eq!(sh["nonconforming_releases"], 0, "{sh}");
+        assert!(sh["cells_shaped"].as_u64().unwrap() > 10_000);
+        // With tau = 0 the adapter port only ever holds the cell the shaper just released;
+        // tau lets a burst of up to 1 + tau/T cells through at once.
+        let port = s["ports"].as_array().unwrap().iter().find(|p| p["name"] == "a->sw").unwrap();
+        let t = sh["t_s"].as_f64().unwrap();
+        let burst = 1 + (sh["tau_s"].as_f64().unwrap() / t) as u64;
+        assert!(port["max_queue_cells"].as_u64().unwrap() <= burst, "{port}");
+        assert_eq!(s["ports"].as_array().unwrap().iter().map(|p| p["drops"].as_u64().unwrap()).sum::<u64>(), 0);
+    }
+}
+
+#[test]
+fn a_kocyigit_style_mean_and_beta_gives_rate_beta_times_mean() {
+    let out = run_text(&greedy_text("shape = { mean_bps = 25e6, beta = 1.2 }", "", 1), RunOptions::default());
+    let got = out.summary["sources"][0]["goodput_bps"].as_f64().unwrap();
+    let want = shaped_goodput(30e6);
+    assert!((got - want).abs() / want < 0.005, "{got} vs {want}");
+}
+
+/// OTTO pacing (MAGIC Fig. 2): a paced VC uses at most its share of the link's cell slots and
+/// the slots it leaves go to the other VCs of the adapter. The adapter serves its VC queues
+/// round robin, so a released paced cell waits at most one cell per other VC, as a cell in
+/// its OTTO slot would. (Behind a FIFO adapter a paced cell waits behind whole frames of the
+/// other VC; a greedy source, which keeps two frames outstanding, then loses rate — see the
+/// module docs of `atm::shaping`.)
+#[test]
+fn a_paced_vc_leaves_its_unused_slots_to_other_vcs() {
+    let text = greedy_text("", "scheduler = \"round_robin\"", 2).replacen(
+        "path = [\"a\", \"sw\", \"b\"]\n",
+        "path = [\"a\", \"sw\", \"b\"]\npace_bps = 70e6\n",
+        1,
+    );
+    let s = run_text(&text, RunOptions::default()).summary;
+    assert_conserved(&s);
+    let g = |i: usize| s["sources"][i]["goodput_bps"].as_f64().unwrap();
+    let paced = shaped_goodput(70e6);
+    let rest = shaped_goodput(149.76e6 - 70e6);
+    println!(
+        "paced {:.3} Mb/s (want {:.3}), other {:.3} Mb/s (want {:.3})",
+        g(0) / 1e6,
+        paced / 1e6,
+        g(1) / 1e6,
+        rest / 1e6
+    );
+    assert!((g(0) - paced).abs() / paced < 0.01);
+    assert!((g(1) - rest).abs() / rest < 0.01);
+}
+
+/// VP shaping: one shaper for all of a host's VCs; frames leave whole, one after another.
+#[test]
+fn a_host_shaper_limits_the_sum_of_its_vcs() {
+    let text = greedy_text("", "shape = { rate_bps = 60e6 }", 3);
+    let out = run_text(&text, RunOptions::default());
+    let s = &out.summary;
+    assert_conserved(s);
+    let total: f64 = s["sources"].as_array().unwrap().iter().map(|x| x["goodput_bps"].as_f64().unwrap()).sum();
+    let want = shaped_goodput(60e6);
+    assert!((total - want).abs() / want < 0.005, "{total} vs {want}");
+    let sh = shaper(s, "a");
+    assert_eq!(sh["kind"], "host");
+    assert_eq!(sh["nonconforming_releases"], 0);
+    // FIFO of frames: each source gets a third.
+    for x in s["sources"].as_array().unwrap() {
+        let g = x["goodput_bps"].as_f64().unwrap();
+        assert!((g - want / 3.0).abs() / (want / 3.0) < 0.02, "{x}");
+    }
+}
+
+#[test]
+fn shaped_runs_are_deterministic_and_batching_invariant() {
+    let text = greedy_text("shape = { rate_bps = 40e6, tau_us = 20 }", "", 2);
+    let (a, _) = assert_batching_invariant(&text);
+    let b = run_text(&text, RunOptions::default());
+    assert_eq!(deterministic_part(&a.summary), deterministic_part(&b.summary));
+    assert_conserved(&a.summary);
+    let text = std::fs::read_to_string(repo_file("scenarios/magic95/table2_pacing_70.toml")).unwrap();
+    let text = text.replace("duration_s = 6.0", "duration_s = 1.5").replace("warmup_s = 1.0", "warmup_s = 0.5");
+    let (a, _) = assert_batching_invariant(&text);
+    assert_conserved(&a.summary);
+}
+
+#[test]
+fn shaping_errors_name_the_field() {
+    let cases = [
+        ("shape = { rate_bps = -1 }", "vc[0].shape.rate_bps"),
+        ("shape = { rate_bps = 100 }", "vc[0].shape.rate_bps"),
+        ("shape = { rate_bps = 1e6, mean_bps = 1e6 }", "vc[0].shape.mean_bps"),
+        ("shape = { mean_bps = 1e6, beta = 0.5 }", "vc[0].shape.beta"),
+        ("shape = { rate_bps = 1e6, beta = 1.2 }", "vc[0].shape.beta"),
+        ("shape = { tau_us = 3 }", "vc[0].shape.rate_bps"),
+        ("shape = { rate_bps = 1e6, tau_us = -3 }", "vc[0].shape.tau_us"),
+        ("shape = { rate_bps = 1e6 }\npace_bps = 1e6", "vc[0].pace_bps"),
+        ("pace_bps = 0", "vc[0].pace_bps"),
+        ("police = { rate_bps = 1e6, action = \"zap\" }", "action"),
+        ("police = { tau_us = 1 }", "vc[0].police.rate_bps"),
+    ];
+    let err_of = |text: &str| {
+        atmsim_core::scenario::parse(text, atmsim_core::api::Format::Toml, "t")
+            .and_then(|doc| atmsim_core::scenario::build(&doc, None, None).map(|_| ()))
+            .err()
+    };
+    for (extra, field) in cases {
+        let err = err_of(&greedy_text(extra, "", 1)).unwrap_or_else(|| panic!("{extra} accepted"));
+        assert!(err.to_string().contains(field), "{extra}: {err}");
+    }
+    let err = err_of(
+        &greedy_text("", "", 1)
+            .replace("name = \"sw\"\n", "name = \"sw\"\nbuffer_cells = 8\nclp1_threshold_cells = 9\n"),
+    );
+    assert!(err.unwrap().to_string().contains("switch[0].clp1_threshold_cells"));
+    let text = greedy_text("pace_bps = 1e6", "shape = { rate_bps = 1e6 }", 1);
+    let doc = atmsim_core::scenario::parse(&text, atmsim_core::api::Format::Toml, "t").unwrap();
+    let err = atmsim_core::scenario::build(&doc, None, None).err().unwrap();
+    assert!(err.to_string().contains("vc[0].pace_bps"), "{err}");
+}
+
+/// A greedy OC-3c source policed at 50 Mb/s at the first switch: with `drop`, exactly the
+/// conforming cells go on; with `tag`, all go on and the excess is CLP=1; and a bottleneck
+/// port with a CLP=1 threshold drops only tagged cells.
+#[test]
+fn a_policer_tags_or_drops_the_excess_at_the_first_switch() {
+    let base = greedy_text("police = { rate_bps = 50e6, action = \"drop\" }", "", 1);
+    let out = run_text(&base, RunOptions::default());
+    let s = &out.summary;
+    assert_conserved(s);
+    let p = &s["policers"][0];
+    let passed = p["cells_in"].as_u64().unwrap() - p["dropped"].as_u64().unwrap();
+    let want = 50e6 / 424.0 * 0.5;
+    assert!((passed as f64 - want).abs() / want < 0.01, "{p}");
+    assert_eq!(s["conservation"]["cells"]["dropped_police"], p["dropped"]);
+    // Random cells lost from every frame: practically nothing is delivered whole.
+    assert!(s["sources"][0]["goodput_bps"].as_f64().unwrap() < 5e6);
+
+    let tag = greedy_text("police = { rate_bps = 50e6, action = \"tag\" }", "", 1);
+    let out = run_text(&tag, RunOptions::default());
+    let s = &out.summary;
+    assert_conserved(s);
+    let p = &s["policers"][0];
+    let frac = p["tagged"].as_f64().unwrap() / p["cells_in"].as_f64().unwrap();
+    assert!((frac - (1.0 - 50e6 / 149.76e6)).abs() < 0.01, "{p}");
+    assert_eq!(s["conservation"]["cells"]["dropped_police"], 0);
+    let src_goodput = s["sources"][0]["goodput_bps"].as_f64().unwrap();
+    assert!(src_goodput > 130e6, "{src_goodput}");
+
+    // TAXI-100 bottleneck with a 256-cell buffer and a CLP=1 threshold of 32 cells: the
+    // 50 Mb/s of CLP=0 cells always fit; only tagged cells are dropped.
+    let squeezed = tag.replace("name = \"sw\"\n", "name = \"sw\"\nbuffer_cells = 256\nclp1_threshold_cells = 32\n");
+    let squeezed = {
+        let i = squeezed.rfind("preset = \"oc3c\"").unwrap();
+        format!("{}preset = \"taxi100\"{}", &squeezed[..i], &squeezed[i + "preset = \"oc3c\"".len()..])
+    };
+    let out = run_text(&squeezed, RunOptions::default());
+    let s = &out.summary;
+    assert_conserved(s);
+    let port = s["ports"].as_array().unwrap().iter().find(|p| p["name"] == "sw->b").unwrap();
+    assert_eq!(port["rate_bps"], 100e6);
+    assert!(port["drop_clp1"].as_u64().unwrap() > 1000, "{port}");
+    assert_eq!(port["drop_tail"], 0, "{port}");
+    assert!(port["max_queue_cells"].as_u64().unwrap() <= 40, "{port}");
+}
+
+/// MAGIC Table 2: 0.87 Mb/s without pacing, 68.2 Mb/s with 70 Mb/s pacing.
+#[test]
+fn magic_table2_pacing_rescues_tcp_across_a_rate_mismatch() {
+    let unpaced = run_file("scenarios/magic95/table2_no_pacing.toml", RunOptions::default());
+    let paced = run_file("scenarios/magic95/table2_pacing_70.toml", RunOptions::default());
+    for o in [&unpaced, &paced] {
+        assert_conserved(&o.summary);
+    }
+    let g = |o: &atmsim_core::api::RunOutput| o.summary["connections"][0]["goodput_bps"].as_f64().unwrap();
+    let (u, p) = (g(&unpaced), g(&paced));
+    let limit = 70e6 * 9140.0 / (192.0 * 53.0);
+    let uc = &unpaced.summary["connections"][0];
+    let pc = &paced.summary["connections"][0];
+    println!(
+        "Table 2: no pacing {:.3} Mb/s (paper 0.87; {} timeouts, {} rexmt segs), pacing {:.3} Mb/s (paper 68.2; limit {:.2}; {} rexmt segs)",
+        u / 1e6,
+        uc["timeouts"],
+        uc["rexmt_segs"],
+        p / 1e6,
+        limit / 1e6,
+        pc["rexmt_segs"]
+    );
+    let sh = shaper(&paced.summary, "pvc");
+    println!("pacing shaper: {sh}");
+    assert!((p - limit).abs() / limit < 0.10, "paced {p} vs {limit}");
+    assert_eq!(sh["nonconforming_releases"], 0);
+    assert_eq!(pc["rexmt_segs"], 0, "paced TCP should lose nothing");
+    assert!(u < 0.25 * p, "unpaced {u} vs paced {p}: no collapse");
+}
