@@ -41,3 +41,32 @@ def write_report(out_dir: Path, title: str, body: str) -> Path:
     tmp.write_text(page, encoding="utf-8")
     os.replace(tmp, target)
     return target
+
+
+def plot_ci_lines(
+    series: dict[str, list[tuple[float, float, float, float]]], xlabel: str, ylabel: str, title: str, path: Path
+) -> Path:
+    """One line per label of (x, mean, low, high) points, with confidence-interval error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for label, pts in series.items():
+        if not pts:
+            continue
+        ax.errorbar(
+            [p[0] for p in pts], [p[1] for p in pts],
+            yerr=[[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]],
+            marker="o", capsize=3, label=label,
+        )
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

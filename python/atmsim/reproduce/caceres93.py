@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import stats
-from ..report import figure_path, write_report
+from ..report import figure_path, plot_ci_lines, write_report
 from ..scenario import Scenario
 
 POLICIES = ("per-conversation", "per-type", "per-destination")
@@ -206,30 +206,7 @@ class Study:
 
 
 def _plot_points(series: dict[str, list[Point]], xlabel: str, ylabel: str, title: str, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for label, pts in series.items():
-        if not pts:
-            continue
-        xs = [p.x for p in pts]
-        ax.errorbar(
-            xs, [p.mean for p in pts],
-            yerr=[[p.mean - p.low for p in pts], [p.high - p.mean for p in pts]],
-            marker="o", capsize=3, label=label,
-        )
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return plot_ci_lines({k: [(p.x, p.mean, p.low, p.high) for p in v] for k, v in series.items()}, xlabel, ylabel, title, path)
 
 
 def _plot_frame(frame, ylabel: str, title: str, path: Path) -> Path:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from .. import stats
-from ..report import figure_path, write_report
+from ..report import figure_path, plot_ci_lines, write_report
 from ..scenario import Scenario
 
 LINK = "rate_bps"
@@ -86,26 +86,10 @@ def point(bg_mbps: float, shape: float | None, buffer_cells: int, seeds: list[in
 
 
 def _plot(curves: dict, metric: str, ylabel: str, title: str, path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for label, pts in curves.items():
-        xs = [x for x, _ in pts]
-        cis = [p[metric] for _, p in pts]
-        ax.errorbar(xs, [c.estimate for c in cis], yerr=[[c.estimate - c.low for c in cis], [c.high - c.estimate for c in cis]],
-                    marker="o", capsize=3, label=label)
-    ax.set_xlabel("background load [Mb/s]")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    series = {
+        label: [(x, p[metric].estimate, p[metric].low, p[metric].high) for x, p in pts] for label, pts in curves.items()
+    }
+    return plot_ci_lines(series, "background load [Mb/s]", ylabel, title, path)
 
 
 def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -> Path:
