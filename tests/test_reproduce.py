@@ -33,6 +33,11 @@ def test_reproduce_magic95_writes_report_table_and_figure(tmp_path):
     assert max(errs) < 0.10, errs
     assert sum(e <= 0.05 for e in errs) >= len(errs) - 1, errs
     assert all(int(r["retransmissions"]) == 0 for r in rows)
+    for part in ("Table 2", "Table 3", "Table 4", "Figure 3", "Figure 5", "fig3.png", "fig5.png"):
+        assert part in html, part
+    t24 = list(csv.DictReader((out / "tables2_4.csv").open()))
+    assert [r["table"] for r in t24] == ["2", "2", "3", "3", "4", "4"]
+    assert all(r["paper_mbps"] for r in t24)
 
 
 def test_reproduce_unknown_study_is_a_one_line_error():
@@ -96,3 +101,50 @@ def test_kocyigit_scenario_is_valid_and_20_mbps_shaping_caps_each_connection():
         assert 0.95 * cap < c["goodput_bps"] <= cap * 1.001, c["goodput_bps"]
     assert s["sources"][0]["kind"] == "poisson"
     assert abs(s["sources"][0]["offered_cell_bps"] / 25e6 - 1) < 0.05
+
+
+def test_magic_table2_pacing_reaches_its_limit_and_unpaced_is_a_small_fraction():
+    # MAGIC Exp. 2 (paper 0.87 vs 68.20 Mb/s): paced at 70 Mb/s of cells, the TCP payload is
+    # at most 70e6 * 9140 / (192 * 53) = 62.87 Mb/s; without pacing the port overflows.
+    unpaced, paced = magic95.run_table(magic95.TABLE2)
+    limit = magic95.paced_user_bps(70e6) / 1e6
+    assert abs(limit - 62.87) < 0.01
+    assert abs(paced.mbps / limit - 1) < 0.10, paced
+    assert paced.rexmt == 0
+    assert unpaced.mbps < 0.25 * paced.mbps, (unpaced, paced)
+    assert unpaced.rexmt > 0
+
+
+def test_magic_table3_pacing_multiplies_the_combined_throughput():
+    # MAGIC Exp. 3 (paper 1.66 vs 52.36 Mb/s combined): two OC-3c senders, one TAXI-100 port.
+    unpaced, paced = magic95.run_table(magic95.TABLE3)
+    assert len(paced.per_conn_mbps) == 2 and len(unpaced.per_conn_mbps) == 2
+    assert paced.mbps > 3 * unpaced.mbps, (unpaced, paced)
+    assert paced.rexmt == 0
+
+
+def test_magic_table4_paced_scenario_b_is_loss_free_and_a_loses_packets():
+    # MAGIC Exp. 4 (paper: A 2-4 losses/s, B none). Throughputs are reported, not asserted:
+    # in the model one of A's connections locks the other out (see the report).
+    a, b = magic95.run_table(magic95.TABLE4)
+    assert b.rexmt == 0 and abs(b.mbps / 61.17 - 1) < 0.10, b
+    assert a.rexmt > 0, a
+
+
+def test_magic_figure3_smaller_segments_get_more_through_the_mismatch():
+    # MAGIC Exp. 5: TCP rate control works better when segments are small beside the buffer.
+    rows = {m: g for m, g, _, _ in magic95.figure3()}
+    assert rows[1024] > rows[9140], rows
+
+
+def test_magic_figure5_geo_geo_1_n_allowable_load():
+    # N = 1 with d -> 0 is M/M/1/1: loss rho / (1 + rho) = 1% at rho = 1/99.
+    assert abs(magic95.allowable_load(256, 9180) - 1 / 99) < 2e-3
+    assert magic95.cells_per_segment(9180) == 192
+    f5 = magic95.figure5()
+    for rows in f5.values():
+        loads = [x for _, _, x in rows]
+        assert loads == sorted(loads)  # more buffer never allows less load
+    # Smaller segments allow more load in the same buffer.
+    at256 = [rows[0][2] for rows in f5.values()]
+    assert at256 == sorted(at256)
