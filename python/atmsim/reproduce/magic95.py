@@ -460,8 +460,8 @@ run (the counters include the warm-up). Paper: A 2–4 packet losses per second,
 {_verdict(a4.rexmt > 0 and abs(a4.mbps / 46.71 - 1) <= 0.10,
    f"Scenario A: {a4.mbps:.2f} Mb/s (per connection {' + '.join(f'{x:.2f}' for x in a4.per_conn_mbps)}) with "
    f"{a4.losses_per_s:.1f} losses/s vs the paper's 46.71 Mb/s and 2–4 losses/s. The model has losses without pacing, "
-   f"as measured, but one connection locks the other out: after a few early losses the loser sits in "
-   f"exponential timeout backoff ({a4.timeouts} timeouts in all) while the winner fills the TAXI port alone, with "
+   f"as measured, but one connection locks the other out: after a few early losses the loser waits out long, backed-off "
+   f"retransmission timeouts ({a4.timeouts} timeouts in all) while the winner fills the TAXI port alone, with "
    f"few losses since its sender cannot outrun the port. So our combined throughput is higher, our loss rate "
    f"lower, and {'A stays below B' if a4.mbps < b4.mbps else 'A is not below B'} here (over seeds 1–3 and 20 s runs A "
    f"ranged 62–90 Mb/s, mostly above B). The paper gives only the combined rate, so we cannot tell how its senders shared the "
