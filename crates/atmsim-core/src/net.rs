@@ -232,14 +232,26 @@ impl Network {
                 self.greedy_refill(src);
             }
             if let Some(done) = next {
-                if self.batching && done < self.q.horizon(self.until) {
-                    self.now = done;
-                    self.inline_steps += 1;
+                if self.take_inline(done) {
                     continue;
                 }
                 self.q.schedule(done, Ev::PortTx(p));
             }
             return;
+        }
+    }
+
+    /// The batching rule (module docs): a server's next step at `t` is taken inline iff
+    /// batching is on and `t` falls strictly before every pending event and within the run.
+    /// If so, the clock moves to `t` and the caller loops instead of scheduling an event.
+    #[inline]
+    fn take_inline(&mut self, t: SimTime) -> bool {
+        if self.batching && t < self.q.horizon(self.until) {
+            self.now = t;
+            self.inline_steps += 1;
+            true
+        } else {
+            false
         }
     }
 
@@ -312,9 +324,7 @@ impl Network {
             }
             let link = &self.links[l.idx()];
             if let Some(&(t, _)) = link.pipe.front() {
-                if self.batching && t < self.q.horizon(self.until) {
-                    self.now = t;
-                    self.inline_steps += 1;
+                if self.take_inline(t) {
                     continue;
                 }
                 self.q.schedule(t, Ev::Arrive(l));
