@@ -769,6 +769,7 @@ impl Network {
     fn snapshot_warm(&mut self) {
         for c in &mut self.conns {
             c.bytes_read_warm = c.bytes_read;
+            c.bytes_sent_warm = c.ep[0].tcp.stats().bytes_sent;
             if let App::Conv(a) = &c.app {
                 c.bytes_s2c_warm = a.bytes_s2c;
             }

@@ -26,6 +26,8 @@ pub enum Purpose {
     App = 2,
     /// A cell-level source.
     CellSource = 3,
+    /// One direction of a link: its clock offset.
+    LinkClock = 4,
 }
 
 #[inline]

@@ -438,6 +438,28 @@ mod tests {
         assert_eq!(s.stats.nonconforming, 0);
     }
 
+    #[test]
+    fn a_vp_shaper_sends_whole_frames_without_interleaving() {
+        // One shaper for a user's VCs (Koçyiğit §II, VP-based): frames leave one after the
+        // other, each frame's cells contiguous, spaced by T.
+        let mut s = Shaper::new("user".into(), "host", 0.0, PortId(0), Gcra::new(d(10), d(0)));
+        s.push_frame(SimTime(0), 32, 0, 3);
+        s.push_frame(SimTime(0), 33, 0, 2);
+        s.push_frame(SimTime(1), 32, 1, 2);
+        let mut out = Vec::new();
+        let mut t = Some(SimTime(0));
+        let mut times = Vec::new();
+        while let Some(now) = t {
+            let before = out.len();
+            t = s.release(now, &mut |c| out.push(c));
+            times.extend(std::iter::repeat_n(now.0, out.len() - before));
+        }
+        let order: Vec<(u32, u32)> = out.iter().map(|c| (c.vci, c.frame)).collect();
+        assert_eq!(order, [(32, 0), (32, 0), (32, 0), (33, 0), (33, 0), (32, 1), (32, 1)]);
+        assert_eq!(times, [0, 10, 20, 30, 40, 50, 60]);
+        assert_eq!(out.iter().filter(|c| c.is_eof()).count(), 3);
+    }
+
     /// Sorted arrival times from random gaps.
     fn arrivals() -> impl Strategy<Value = Vec<u64>> {
         proptest::collection::vec(0u64..300, 1..300).prop_map(|gaps| {

@@ -123,6 +123,9 @@ pub struct Conn {
     pub bytes_read: u64,
     /// `bytes_read` at the end of the warm-up.
     pub bytes_read_warm: u64,
+    /// Payload bytes the client's TCP had sent (retransmissions included) at the end of the
+    /// warm-up: the base of the offered load (Koçyiğit §III efficiency).
+    pub bytes_sent_warm: u64,
     /// `bytes_read` at the previous sample (for per-interval goodput).
     pub bytes_read_sampled: u64,
     /// When the sink read the last byte of a finite transfer.

@@ -48,6 +48,15 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "rtt_samples": s.rtt_samples,
                 "state": format!("{:?}", c.ep[0].tcp.state()),
             });
+            if let App::Bulk(_) = &c.app {
+                // Offered TCP load: payload sent in the window, retransmissions included;
+                // efficiency = goodput / offered (Koçyiğit §III). Only for bulk transfers,
+                // whose connection is never recycled.
+                let sent = s.bytes_sent.saturating_sub(c.bytes_sent_warm);
+                let useful = c.bytes_read - c.bytes_read_warm;
+                v["offered_bps"] = json!(sent as f64 * 8.0 / window);
+                v["efficiency"] = json!(if sent > 0 { useful as f64 / sent as f64 } else { f64::NAN });
+            }
             add_app_fields(&mut v, c, warm);
             v
         })

@@ -100,6 +100,13 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         return invalid("simulation.seed".into(), format!("expected a non-negative integer seed, got {}", sim.seed));
     }
     let seed = seed_override.unwrap_or(sim.seed as u64);
+    let clock_spread_ppm = sim.link_clock_ppm;
+    if !(clock_spread_ppm.is_finite() && (0.0..=1000.0).contains(&clock_spread_ppm)) {
+        return invalid(
+            "simulation.link_clock_ppm".into(),
+            format!("expected a clock tolerance between 0 and 1000 ppm, got {clock_spread_ppm}"),
+        );
+    }
     let until = SimTime::ZERO + SimDuration::from_secs_f64(duration);
     let sample_every = match sim.sample_interval_ms {
         Some(ms) => {
@@ -223,7 +230,27 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         };
         let delay_ms = nonneg_f64(f("delay_ms"), l.delay_ms, "delay in milliseconds")?;
         let delay = SimDuration::from_secs_f64(delay_ms / 1000.0);
+        if let Some(ppm) = l.clock_ppm {
+            if !(ppm.is_finite() && (-1000.0..=1000.0).contains(&ppm)) {
+                return invalid(
+                    f("clock_ppm"),
+                    format!("expected a clock offset between -1000 and 1000 ppm, got {ppm}"),
+                );
+            }
+        }
+        let nominal = rate;
         for (from, to, from_name, to_name) in [(a, b, &l.a, &l.b), (b, a, &l.b, &l.a)] {
+            // Plesiochronous clocks: a fixed offset, or one drawn per direction from the seed.
+            let ppm = match l.clock_ppm {
+                Some(ppm) => ppm,
+                None if clock_spread_ppm > 0.0 => {
+                    let mut r = rng::stream(seed, Purpose::LinkClock, links.len() as u64);
+                    clock_spread_ppm * r.gen_range(-1.0..=1.0)
+                }
+                None => 0.0,
+            };
+            let rate =
+                if ppm == 0.0 { nominal } else { Rate::bps((nominal.0 as f64 * (1.0 + ppm * 1e-6)).round() as u64) };
             if adjacency.contains_key(&(from, to)) {
                 return invalid(f("b"), format!("expected at most one link between `{from_name}` and `{to_name}`"));
             }
@@ -601,6 +628,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             bytes_s2c_warm: 0,
             bytes_read: 0,
             bytes_read_warm: 0,
+            bytes_sent_warm: 0,
             bytes_read_sampled: 0,
             finished_at: None,
         });

@@ -56,6 +56,11 @@ pub struct SimulationSec {
     /// Default true.
     #[serde(default = "yes")]
     pub batching: bool,
+    /// Plesiochronous link clocks [ppm]: each direction of every link without its own
+    /// `clock_ppm` runs at its nominal rate × (1 + ε), ε drawn uniformly in [−x, +x] ppm from
+    /// the seed. 0 (default) = every clock exact, so equal-rate links stay in lock step.
+    #[serde(default)]
+    pub link_clock_ppm: f64,
 }
 
 /// `[[host]]`: an end system with one ATM adapter.
@@ -142,6 +147,10 @@ pub struct LinkSec {
     pub rate_bps: Option<f64>,
     /// One-way propagation delay [ms] (≥ 0).
     pub delay_ms: f64,
+    /// Clock offset of both directions [ppm, −1000..1000]: the link carries cells at
+    /// rate × (1 + clock_ppm·10⁻⁶). Overrides `simulation.link_clock_ppm` for this link.
+    #[serde(default)]
+    pub clock_ppm: Option<f64>,
 }
 
 /// `[[vc]]`: a bidirectional permanent virtual circuit along a path of nodes.

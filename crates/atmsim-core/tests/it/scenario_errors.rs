@@ -13,7 +13,10 @@ fn err(text: &str) -> atmsim_core::Error {
 
 #[test]
 fn shipped_scenarios_are_valid() {
-    for entry in std::fs::read_dir(crate::common::repo_file("scenarios/magic95")).unwrap() {
+    for entry in ["magic95", "kocyigit"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(crate::common::repo_file(&format!("scenarios/{d}"))).unwrap())
+    {
         let p = entry.unwrap().path();
         let text = std::fs::read_to_string(&p).unwrap();
         validate_str(&text, Format::Toml, p.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
@@ -40,6 +43,18 @@ fn table_of_bad_inputs() {
         ("window_bytes = 131072", "window_bytes = -1", "tcp[0].window_bytes", "window in bytes"),
         ("window_bytes = 131072", "window_bytes = 131072\nwindw = 3", "tcp[0].windw", "unknown field"),
         ("duration_s = 6.0", "duration_s = 0", "simulation.duration_s", "positive duration"),
+        (
+            "duration_s = 6.0",
+            "duration_s = 6.0\nlink_clock_ppm = -3",
+            "simulation.link_clock_ppm",
+            "between 0 and 1000 ppm",
+        ),
+        (
+            "delay_ms = 2.2\n\n[[link]]",
+            "delay_ms = 2.2\nclock_ppm = 5e3\n\n[[link]]",
+            "link[0].clock_ppm",
+            "between -1000 and 1000 ppm",
+        ),
         ("warmup_s = 1.0", "warmup_s = 7.0", "simulation.warmup_s", "shorter than duration"),
         (
             "path = [\"dec-lawrence\", \"asx100\", \"dec-remote\"]",
