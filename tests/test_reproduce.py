@@ -33,7 +33,8 @@ def test_reproduce_magic95_writes_report_table_and_figure(tmp_path):
     assert max(errs) < 0.10, errs
     assert sum(e <= 0.05 for e in errs) >= len(errs) - 1, errs
     assert all(int(r["retransmissions"]) == 0 for r in rows)
-    for part in ("Table 2", "Table 3", "Table 4", "Figure 3", "Figure 5", "fig3.png", "fig5.png"):
+    for part in ("Table 2", "Table 3", "Table 4", "Figure 3", "Figure 4", "Figure 5", "Figure 7", "fig3.png",
+                 "fig4.png", "fig5.png", "fig7.png", "Model check by simulation"):
         assert part in html, part
     t24 = list(csv.DictReader((out / "tables2_4.csv").open()))
     assert [r["table"] for r in t24] == ["2", "2", "3", "3", "4", "4"]
@@ -135,3 +136,33 @@ def test_magic_figure5_geo_geo_1_n_allowable_load():
     # Smaller segments allow more load in the same buffer.
     at256 = [rows[0][2] for rows in f5.values()]
     assert at256 == sorted(at256)
+
+
+def test_magic_figure4_receiver_cpu_bound_throughput_follows_the_per_segment_model():
+    # MAGIC Exp. 6 / §4.3: throughput = min(MSS * 8 / c_seg, OC-3c user rate), c_seg fitted
+    # to 119 Mb/s at 9140-byte segments (documented in scenarios/magic95/fig4_direct.toml).
+    from atmsim.reproduce import magic95_hosts as h
+
+    assert abs(h.per_segment_s() - 9140 * 8 / 119e6) < 0.5e-6
+    rows = h.figure4()
+    for mss, got, model, util in rows:
+        assert abs(got / model - 1) < 0.01, (mss, got, model)
+        assert util > 0.98, (mss, util)
+    gs = [g for _, g, _, _ in rows]
+    assert gs == sorted(gs) and gs[0] < 0.1 * gs[-1]
+
+
+def test_magic_figure7_faster_machines_scale_the_cpu_bound_until_the_link_caps_it():
+    from atmsim.reproduce import magic95_hosts as h
+
+    for k, mss, got, model in h.figure7():
+        assert abs(got / model - 1) < 0.01, (k, mss, got, model)
+    # The model itself: 16x the DEC 3000 with 512-byte segments stays under 110 Mb/s.
+    assert h.model_bps(512, 16, h.OC12C_CELL_BPS, h.per_segment_s()) < 110e6
+
+
+def test_magic_figure5_model_is_checked_by_simulating_the_port():
+    for buf, mtu, load, losses in magic95.figure5_check():
+        mean = sum(losses) / len(losses)
+        assert 0 < load < 1
+        assert 1 / 3 < mean / magic95.FIG5_LOSS < 3, (buf, mtu, load, losses)

@@ -43,6 +43,31 @@ def write_report(out_dir: Path, title: str, body: str) -> Path:
     return target
 
 
+def new_axes(figsize: tuple[float, float] = (6.4, 4.4)):
+    """A fresh ``(figure, axes)`` pair on matplotlib's non-interactive backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=figsize)
+
+
+def save_axes(fig, ax, path: Path, *, xlabel: str, ylabel: str, title: str, legend: str = "small", dpi: int = 120) -> Path:
+    """Label, grid and legend ``ax``, write ``fig`` to ``path`` and close it."""
+    import matplotlib.pyplot as plt
+
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=legend)
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def plot_ci_lines(
     series: dict[str, list[tuple[float, float, float, float]]], xlabel: str, ylabel: str, title: str, path: Path
 ) -> Path:

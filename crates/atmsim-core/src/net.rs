@@ -30,6 +30,7 @@ use crate::atm::port::{DropReason, OutPort};
 use crate::atm::shaping::Shapers;
 use crate::atm::switch::Switch;
 use crate::ids::{ConnId, HostId, LinkId, PortId, SourceId};
+use crate::ip::cpu::Dir;
 use crate::ip::{App, Conn, Host};
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
@@ -530,23 +531,52 @@ impl Network {
         let h = self.conns[c.idx()].ep[side as usize].host;
         let now = self.now;
         match &mut self.hosts[h.idx()].cpu {
-            Some(cpu) => {
-                if let Some(done) = cpu.push(now, p) {
+            Some(cpu) if !cpu.rx.is_zero() => {
+                if let Some(done) = cpu.push(now, p, Dir::Rx) {
                     self.q.schedule(done, Ev::CpuDone(h));
                 }
             }
-            None => self.tcp_input(p),
+            _ => self.tcp_input(p),
         }
     }
 
     fn cpu_done(&mut self, h: HostId) {
         let now = self.now;
         let cpu = self.hosts[h.idx()].cpu.as_mut().expect("CpuDone for a host without a CPU");
-        let (p, next) = cpu.done(now);
+        let ((p, dir), next) = cpu.done(now);
         if let Some(t) = next {
             self.q.schedule(t, Ev::CpuDone(h));
         }
-        self.tcp_input(p);
+        match dir {
+            Dir::Rx => self.tcp_input(p),
+            Dir::Tx => self.tcp_transmit(p),
+        }
+    }
+
+    /// A segment TCP sends: through the send CPU if the host has one, then out.
+    fn tcp_send(&mut self, h: HostId, p: Payload) {
+        let now = self.now;
+        match &mut self.hosts[h.idx()].cpu {
+            Some(cpu) if cpu.costs_tx() => {
+                if let Some(done) = cpu.push(now, p, Dir::Tx) {
+                    self.q.schedule(done, Ev::CpuDone(h));
+                }
+            }
+            _ => self.tcp_transmit(p),
+        }
+    }
+
+    /// A sent segment leaves the IP layer: onto the access link or into the adapter.
+    fn tcp_transmit(&mut self, p: Payload) {
+        let Payload::Tcp { conn: c, side: dest, seg, .. } = p else { unreachable!("not a TCP payload") };
+        let side = 1 - dest as usize;
+        let ep = &self.conns[c.idx()].ep[side];
+        let (h, port, vci) = (ep.host, ep.port, ep.vci);
+        if ep.access.is_some() {
+            self.access_push(c, side, 0, p, seg.ip_bytes());
+        } else {
+            self.send_datagram(h, port, vci, p, seg.ip_bytes());
+        }
     }
 
     /// tcp_input for a segment whose processing is done.
@@ -646,13 +676,8 @@ impl Network {
             let Some(seg) = ep.tcp.poll_transmit(now) else {
                 break;
             };
-            let (h, port, vci) = (ep.host, ep.port, ep.vci);
-            let payload = Payload::Tcp { conn: c, side: (1 - side) as u8, gen, seg };
-            if ep.access.is_some() {
-                self.access_push(c, side, 0, payload, seg.ip_bytes());
-            } else {
-                self.send_datagram(h, port, vci, payload, seg.ip_bytes());
-            }
+            let h = ep.host;
+            self.tcp_send(h, Payload::Tcp { conn: c, side: (1 - side) as u8, gen, seg });
         }
         let ep = &mut self.conns[c.idx()].ep[side];
         if !ep.fast_pending && ep.tcp.wants_fast_tick() {

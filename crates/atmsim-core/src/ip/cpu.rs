@@ -1,73 +1,109 @@
-//! A host's receive-side CPU (MAGIC §3.6, §4.3: TCP on the DEC 3000 was receiver CPU bound).
+//! A host's protocol-processing CPU (MAGIC §3.6, §4.3: TCP on the DEC 3000 was receiver CPU
+//! bound, and smaller segments cost more processing per byte).
 //!
-//! Owns: [`Cpu`]. Every TCP segment a host receives costs `per_segment + per_byte · payload`
-//! of CPU time before TCP sees it; segments wait in FIFO order while the CPU is busy. With
-//! both costs zero (the default) the stage is absent and costs nothing. Sending costs are not
-//! modelled (the paper's hosts were receiver bound).
+//! Owns: [`Cpu`], [`Cost`] and [`Dir`]. Every TCP segment a host receives costs
+//! `rx.per_segment + rx.per_byte · payload` of CPU time before TCP sees it, and every segment
+//! it sends costs `tx.per_segment + tx.per_byte · payload` before it reaches the adapter. One
+//! CPU serves both directions in FIFO order. With all costs zero (the default) the stage is
+//! absent and costs nothing; with only receive costs, sent segments bypass it.
 
 use crate::atm::aal5::Payload;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
-#[derive(Clone, Debug)]
-pub struct Cpu {
+/// Which way a segment goes through the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    Rx,
+    Tx,
+}
+
+/// The processing cost of one segment in one direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
     pub per_segment: SimDuration,
     /// [ps per payload byte].
     pub per_byte_ps: u64,
-    pub queue: VecDeque<Payload>,
+}
+
+impl Cost {
+    pub fn is_zero(&self) -> bool {
+        self.per_segment == SimDuration::ZERO && self.per_byte_ps == 0
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Cpu {
+    pub rx: Cost,
+    pub tx: Cost,
+    pub queue: VecDeque<(Payload, Dir)>,
     pub busy: bool,
     busy_since: SimTime,
-    /// Total busy time [ps] and segments processed.
+    /// Total busy time [ps] and segments processed per direction.
     pub busy_ps: u64,
-    pub segments: u64,
+    pub rx_segments: u64,
+    pub tx_segments: u64,
     pub max_queue: usize,
 }
 
 impl Cpu {
-    pub fn new(per_segment: SimDuration, per_byte_ps: u64) -> Self {
+    pub fn new(rx: Cost, tx: Cost) -> Self {
         Cpu {
-            per_segment,
-            per_byte_ps,
+            rx,
+            tx,
             queue: VecDeque::new(),
             busy: false,
             busy_since: SimTime::ZERO,
             busy_ps: 0,
-            segments: 0,
+            rx_segments: 0,
+            tx_segments: 0,
             max_queue: 0,
         }
     }
 
+    /// Whether sent segments go through the CPU.
+    pub fn costs_tx(&self) -> bool {
+        !self.tx.is_zero()
+    }
+
     /// Processing time of one segment.
-    pub fn cost(&self, p: &Payload) -> SimDuration {
+    pub fn cost(&self, p: &Payload, dir: Dir) -> SimDuration {
         let len = match p {
             Payload::Tcp { seg, .. } => seg.len as u64,
             Payload::Raw { .. } => 0,
         };
-        SimDuration::from_ps(self.per_segment.as_ps() + self.per_byte_ps * len)
+        let c = match dir {
+            Dir::Rx => self.rx,
+            Dir::Tx => self.tx,
+        };
+        SimDuration::from_ps(c.per_segment.as_ps() + c.per_byte_ps * len)
     }
 
     /// Queue a segment; returns the completion time if the CPU was idle and starts on it.
-    pub fn push(&mut self, now: SimTime, p: Payload) -> Option<SimTime> {
-        self.queue.push_back(p);
+    pub fn push(&mut self, now: SimTime, p: Payload, dir: Dir) -> Option<SimTime> {
+        self.queue.push_back((p, dir));
         self.max_queue = self.max_queue.max(self.queue.len());
         if self.busy {
             return None;
         }
         self.busy = true;
         self.busy_since = now;
-        Some(now + self.cost(&p))
+        Some(now + self.cost(&p, dir))
     }
 
     /// The segment at the front is done: returns it and, if another waits, its completion time.
-    pub fn done(&mut self, now: SimTime) -> (Payload, Option<SimTime>) {
-        let p = self.queue.pop_front().expect("CPU done with an empty queue");
-        self.segments += 1;
+    pub fn done(&mut self, now: SimTime) -> ((Payload, Dir), Option<SimTime>) {
+        let item = self.queue.pop_front().expect("CPU done with an empty queue");
+        match item.1 {
+            Dir::Rx => self.rx_segments += 1,
+            Dir::Tx => self.tx_segments += 1,
+        }
         match self.queue.front() {
-            Some(next) => (p, Some(now + self.cost(next))),
+            Some(&(next, dir)) => (item, Some(now + self.cost(&next, dir))),
             None => {
                 self.busy = false;
                 self.busy_ps += now.0 - self.busy_since.0;
-                (p, None)
+                (item, None)
             }
         }
     }

@@ -164,9 +164,10 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "policers": policers,
         "hosts": net.hosts.iter().map(|h| json!({
             "name": h.name, "frames_rcvd": h.frames_rcvd, "frames_corrupt": h.frames_corrupt,
-            "rx_cpu_utilization": h.cpu.as_ref().map(|c| c.busy_until(net.until) as f64 / net.until.0.max(1) as f64),
-            "rx_cpu_segments": h.cpu.as_ref().map(|c| c.segments),
-            "rx_cpu_max_queue": h.cpu.as_ref().map(|c| c.max_queue),
+            "cpu_utilization": h.cpu.as_ref().map(|c| c.busy_until(net.until) as f64 / net.until.0.max(1) as f64),
+            "cpu_rx_segments": h.cpu.as_ref().map(|c| c.rx_segments),
+            "cpu_tx_segments": h.cpu.as_ref().map(|c| c.tx_segments),
+            "cpu_max_queue": h.cpu.as_ref().map(|c| c.max_queue),
         })).collect::<Vec<_>>(),
         "captures": net.taps.iter().map(|t| json!({
             "name": t.name, "host": t.host, "snaplen_bytes": t.snaplen,

@@ -132,11 +132,22 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             65535,
             "an MTU in bytes (at least 72: TCP needs 40 bytes of headers and BSD a 32-byte MSS)",
         )?;
-        let per_seg = nonneg_f64(f("rx_cpu_per_segment_us"), h.rx_cpu_per_segment_us, "CPU time in microseconds")?;
-        let per_byte = nonneg_f64(f("rx_cpu_per_byte_ns"), h.rx_cpu_per_byte_ns, "CPU time in nanoseconds")?;
-        let cpu = (per_seg > 0.0 || per_byte > 0.0).then(|| {
-            crate::ip::cpu::Cpu::new(SimDuration::from_secs_f64(per_seg * 1e-6), (per_byte * 1000.0).round() as u64)
-        });
+        let mut costs = [crate::ip::cpu::Cost::default(); 2];
+        for (cost, dir) in costs.iter_mut().zip(["rx", "tx"]) {
+            let (seg, byte) = if dir == "rx" {
+                (h.rx_cpu_per_segment_us, h.rx_cpu_per_byte_ns)
+            } else {
+                (h.tx_cpu_per_segment_us, h.tx_cpu_per_byte_ns)
+            };
+            let seg = nonneg_f64(f(&format!("{dir}_cpu_per_segment_us")), seg, "CPU time in microseconds")?;
+            let byte = nonneg_f64(f(&format!("{dir}_cpu_per_byte_ns")), byte, "CPU time in nanoseconds")?;
+            *cost = crate::ip::cpu::Cost {
+                per_segment: SimDuration::from_secs_f64(seg * 1e-6),
+                per_byte_ps: (byte * 1000.0).round() as u64,
+            };
+        }
+        let [rx_cost, tx_cost] = costs;
+        let cpu = (!rx_cost.is_zero() || !tx_cost.is_zero()).then(|| crate::ip::cpu::Cpu::new(rx_cost, tx_cost));
         hosts.push(Host {
             name: h.name.clone(),
             port: None,

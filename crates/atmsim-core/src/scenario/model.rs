@@ -83,6 +83,12 @@ pub struct HostSec {
     /// Receive CPU time per payload byte [ns]. Default 0.
     #[serde(default)]
     pub rx_cpu_per_byte_ns: f64,
+    /// Send CPU time per TCP segment [µs]; the same CPU as receiving. Default 0.
+    #[serde(default)]
+    pub tx_cpu_per_segment_us: f64,
+    /// Send CPU time per payload byte [ns]. Default 0.
+    #[serde(default)]
+    pub tx_cpu_per_byte_ns: f64,
     /// VP-style shaping of everything the host sends (atm::shaping); absent = none.
     #[serde(default)]
     pub shape: Option<ShapeSec>,

@@ -29,7 +29,7 @@ fn a_cpu_bound_receiver_caps_throughput_at_its_segment_rate() {
         assert!((got - expect).abs() / expect < 0.02, "cpu {seg_us} us + {byte_ns} ns/B: {got} vs {expect}");
         let host = s["hosts"].as_array().unwrap().iter().find(|h| h["name"] == "dec-remote").unwrap();
         if cpu_limit < link_limit {
-            assert!(host["rx_cpu_utilization"].as_f64().unwrap() > 0.95, "{host}");
+            assert!(host["cpu_utilization"].as_f64().unwrap() > 0.95, "{host}");
         }
         assert_conserved(&s);
     }
@@ -39,5 +39,35 @@ fn a_cpu_bound_receiver_caps_throughput_at_its_segment_rate() {
 fn no_cpu_costs_means_no_cpu_stage() {
     let s = run_text(&magic_with_cpu(0.0, 0.0), RunOptions::default()).summary;
     let host = s["hosts"].as_array().unwrap().iter().find(|h| h["name"] == "dec-remote").unwrap();
-    assert!(host["rx_cpu_utilization"].is_null());
+    assert!(host["cpu_utilization"].is_null());
+}
+
+#[test]
+fn a_cpu_bound_sender_pays_for_its_segments_and_the_acks_it_receives() {
+    // One CPU serves both directions: per data segment the sender spends its send cost plus
+    // the receive cost of the ACKs for it (BSD ACKs every second segment).
+    let (tx_us, rx_us) = (600.0, 400.0);
+    let text = std::fs::read_to_string(repo_file("scenarios/magic95/table1_w128k.toml"))
+        .unwrap()
+        .replace("window_bytes = 131072", "window_bytes = 1048576")
+        .replace("duration_s = 6.0", "duration_s = 4.0")
+        .replace(
+            "name = \"dec-lawrence\"",
+            &format!("name = \"dec-lawrence\"\ntx_cpu_per_segment_us = {tx_us}\nrx_cpu_per_segment_us = {rx_us}"),
+        );
+    let s = run_text(&text, RunOptions::default()).summary;
+    let c = &s["connections"][0];
+    let acks_per_seg = c["acks_sent_by_receiver"].as_f64().unwrap() / c["data_segs_sent"].as_f64().unwrap();
+    assert!((0.45..0.6).contains(&acks_per_seg), "{acks_per_seg}");
+    let expect = 9140.0 * 8.0 / ((tx_us + rx_us * acks_per_seg) * 1e-6);
+    let got = c["goodput_bps"].as_f64().unwrap();
+    assert!((got - expect).abs() / expect < 0.02, "{got} vs {expect}");
+    let host = s["hosts"].as_array().unwrap().iter().find(|h| h["name"] == "dec-lawrence").unwrap();
+    assert!(host["cpu_utilization"].as_f64().unwrap() > 0.95, "{host}");
+    let (rx, tx) = (host["cpu_rx_segments"].as_u64().unwrap(), host["cpu_tx_segments"].as_u64().unwrap());
+    // Every sent segment goes through the CPU; at most a window's worth still waits there.
+    let sent = c["segs_sent"].as_u64().unwrap();
+    assert!(tx <= sent && sent - tx <= 1048576 / 9140 + 1, "{tx} of {sent}");
+    assert!(rx > 0 && rx <= c["acks_sent_by_receiver"].as_u64().unwrap(), "{rx}");
+    assert_conserved(&s);
 }
