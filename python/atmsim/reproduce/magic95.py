@@ -132,9 +132,8 @@ def eq2_window_bytes(buffer_cells: int = 256, ci_bps: float = 155e6, co_bps: flo
 
 
 def mismatch(window: int, mtu: int = 9180, duration_s: float = 10.0) -> Scenario:
-    """Table 1's path with the receiver behind a TAXI-100 port (the 155 → 100 Mb/s mismatch)."""
-    sc = Scenario.from_toml(scenario_dir() / "table1_w128k.toml")
-    sc.set("link[1].preset", "taxi100")
+    """One unpaced OC-3c sender into the 256-cell TAXI-100 port (``fig3_fig6_mismatch.toml``)."""
+    sc = Scenario.from_toml(scenario_dir() / "fig3_fig6_mismatch.toml")
     sc.set("host[0].mtu_bytes", mtu)
     sc.set("host[1].mtu_bytes", mtu)
     sc.set("tcp[0].window_bytes", window)
@@ -339,19 +338,14 @@ def fig5_port(buffer_cells: int, mtu: int, load: float, duration_s: float) -> Sc
     """The Fig. 5 queue as an ATM port: Poisson segment arrivals with truncated-geometric
     lengths of mean k = cells_per_segment(mtu) cells (the model's geometric service) from a
     host on an OC-12c link (4x faster: a segment arrives almost at once) into an OC-3c port of
-    ``buffer_cells`` cells; ``load`` is the offered load as a share of the OC-3c cell rate."""
-    k = cells_per_segment(mtu)
-    return Scenario.from_dict({
-        "name": f"magic95-fig5-check-b{buffer_cells}-mtu{mtu}",
-        "simulation": {"duration_s": duration_s, "warmup_s": 0.5, "sample_interval_ms": 0},
-        "host": [{"name": "src"}, {"name": "dst"}],
-        "switch": [{"name": "sw", "buffer_cells": buffer_cells}],
-        "link": [{"a": "src", "b": "sw", "preset": "oc12c", "delay_ms": 0.0},
-                 {"a": "sw", "b": "dst", "preset": "oc3c", "delay_ms": 0.0}],
-        "vc": [{"name": "v", "path": ["src", "sw", "dst"]}],
-        "cell_source": [{"name": "segments", "vc": "v", "from": "src", "kind": "poisson",
-                         "load_bps": load * 149.76e6, "mean_cells": float(k), "max_cells": 1365}],
-    })
+    ``buffer_cells`` cells (``fig5_port_check.toml``); ``load`` is the offered load as a share
+    of the OC-3c cell rate."""
+    sc = Scenario.from_toml(scenario_dir() / "fig5_port_check.toml")
+    sc.set("switch[0].buffer_cells", buffer_cells)
+    sc.set("cell_source[0].mean_cells", float(cells_per_segment(mtu)))
+    sc.set("cell_source[0].load_bps", load * 149.76e6)
+    sc.set("simulation.duration_s", duration_s)
+    return sc
 
 
 def figure5_check(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, int, float, list[float]]]:
@@ -529,10 +523,10 @@ run (the counters include the warm-up). Paper: A 2–4 packet losses per second,
    f"as measured, but one connection locks the other out: after a few early losses the loser waits out long, backed-off "
    f"retransmission timeouts ({a4.timeouts} timeouts in all) while the winner fills the TAXI port alone, with "
    f"few losses since its sender cannot outrun the port. So our combined throughput is higher, our loss rate "
-   f"lower, and {'A stays below B' if a4.mbps < b4.mbps else 'A is not below B'} here (over seeds 1–3 and 20 s runs A "
-   f"ranged 62–90 Mb/s, mostly above B). The paper gives only the combined rate, so we cannot tell how its senders shared the "
-   f"port; timing jitter, different host speeds and unequal path delays, which could break such a lock-out, are not "
-   f"modelled.")}
+   f"lower, and {'A stays below B' if a4.mbps < b4.mbps else 'A is not below B'} here. The links run on free clocks "
+   f"(±50 ppm), so this is not the lock-step artefact of equal-rate links (docs/scenario.md): it is Reno's exponential "
+   f"backoff after repeated losses. The paper gives only the combined rate, so we cannot tell how its senders shared the "
+   f"port; different host speeds and unequal path delays are not modelled.")}
 """
 
 
