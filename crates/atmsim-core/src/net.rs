@@ -110,7 +110,7 @@ pub struct Network {
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
     pub taps: Vec<Tap>,
     pub frames: Frames,
-    /// Shapers and pacing at host adapters.
+    /// Shapers and pacing at host adapters, re-shapers and policers at switch inputs.
     pub shapers: Shapers,
     pub cells: CellCounts,
     pub rec: Recorder,
@@ -118,6 +118,8 @@ pub struct Network {
     pub cell_hops: u64,
     /// Steps taken inline by batching (each would otherwise have been one event).
     pub inline_steps: u64,
+    /// Reused buffer for cells a switch re-shaper releases at once.
+    pub scratch_cells: Vec<Cell>,
 }
 
 impl Network {
@@ -310,7 +312,15 @@ impl Network {
                     Some(r) => {
                         let mut cell = cell;
                         if self.shapers.police(l, self.now, &mut cell) {
-                            self.offer_to_port(r.port, Cell { vci: r.vci, ..cell });
+                            let out = Cell { vci: r.vci, ..cell };
+                            match self.shapers.reshaper(l, cell.vci) {
+                                None => self.offer_to_port(r.port, out),
+                                Some(s) => {
+                                    if let Some(at) = self.shapers.list[s as usize].push_cell(self.now, out) {
+                                        self.q.schedule(at, Ev::Shape(s));
+                                    }
+                                }
+                            }
                         } else {
                             self.cells.dropped_police += 1;
                             self.frames.cell_dropped(cell.frame);
@@ -403,9 +413,24 @@ impl Network {
         true
     }
 
-    /// Shaper `s` releases its conforming cells into its adapter port.
+    /// Shaper `s` releases its conforming cells into its adapter port, or, for a re-shaper at
+    /// a switch input, offers them to the switch output port (which may drop them).
     fn shaper_release(&mut self, s: u32) {
         let now = self.now;
+        if self.shapers.list[s as usize].kind == "switch" {
+            let mut cells = std::mem::take(&mut self.scratch_cells);
+            let sh = &mut self.shapers.list[s as usize];
+            let next = sh.release(now, &mut |cell| cells.push(cell));
+            let p = sh.port;
+            if let Some(at) = next {
+                self.q.schedule(at, Ev::Shape(s));
+            }
+            for cell in cells.drain(..) {
+                self.offer_to_port(p, cell);
+            }
+            self.scratch_cells = cells;
+            return;
+        }
         let sh = &mut self.shapers.list[s as usize];
         let port = &mut self.ports[sh.port.idx()];
         let next = sh.release(now, &mut |cell| port.push_cell(now, cell));

@@ -1,4 +1,5 @@
-//! Traffic shaping at host adapters: the GCRA (ITU-T I.371) and shaper queues.
+//! Traffic shaping and policing: the GCRA (ITU-T I.371), shaper queues at host adapters and
+//! switch inputs, and policers at switch inputs.
 //!
 //! Owns: [`Gcra`] (the Generic Cell Rate Algorithm in both of its equivalent forms),
 //! [`Shaper`] (a cell queue released at conforming times), [`Policer`] (usage parameter
@@ -47,9 +48,15 @@
 //!   FIFO adapter it waits behind every cell queued before it (whole frames of other VCs),
 //!   which OTTO's slot schedule does not do.
 //!
+//! **Re-shaping** (`[[vc]] reshape = { at = "switch", … }`): a shaper at a switch input for
+//! the VC's forward direction. Cells arriving there (after policing, if any) wait in its
+//! FIFO and are offered to their output port at their earliest conforming times, where the
+//! port's buffer and drop policy apply — I.371's re-shaping to undo the cell delay variation
+//! that multiplexing adds before a downstream policer.
+//!
 //! **Policing** (`[[vc]] police`, I.371 usage parameter control): a GCRA on the aggregate
-//! CLP=0+1 cell flow of the VC's forward direction where it enters the first switch, before
-//! the switch's translation. A non-conforming cell is dropped (`action = "drop"`) or tagged
+//! CLP=0+1 cell flow of the VC's forward direction where it enters a switch (the first, or
+//! `at`), before the switch's translation. A non-conforming cell is dropped (`action = "drop"`) or tagged
 //! CLP=1 (`"tag"`) and does not advance the GCRA. A switch with `clp1_threshold_cells`
 //! drops arriving CLP=1 cells whenever its output queue already holds that many cells.
 
@@ -206,6 +213,14 @@ impl Shaper {
         }
     }
 
+    /// Queue one cell (a re-shaper at a switch input). Returns the time a release event must
+    /// be scheduled, if none is pending.
+    pub fn push_cell(&mut self, now: SimTime, cell: Cell) -> Option<SimTime> {
+        self.queue.push_back((now, cell));
+        self.stats.max_queue_cells = self.stats.max_queue_cells.max(self.queue.len() as u32);
+        self.arm(now)
+    }
+
     /// Queue the `ncells` cells of frame `frame` on VC `vci`. Returns the time a release
     /// event must be scheduled, if none is pending.
     pub fn push_frame(&mut self, now: SimTime, vci: u32, frame: u32, ncells: u32) -> Option<SimTime> {
@@ -315,6 +330,8 @@ pub struct Shapers {
     pub policers: Vec<Policer>,
     /// Policers by switch input: `police_by_link[link][vci]`.
     police_by_link: Vec<Vec<Option<u32>>>,
+    /// Re-shapers by switch input: `reshape_by_link[link][vci]`.
+    reshape_by_link: Vec<Vec<Option<u32>>>,
     /// Host-level shaper of each port (by port index).
     by_port: Vec<Option<u32>>,
     /// VC shapers: `by_vc[port][vci]`.
@@ -361,17 +378,27 @@ impl Shapers {
         self.by_vc.get(p).and_then(|row| row.get(vci as usize)).copied().flatten()
     }
 
+    /// Add a re-shaper for VC `vci` arriving on switch input `link`; its cells (already
+    /// translated by the switch's route) leave into the output port `s.port`.
+    pub fn add_reshaper(&mut self, s: Shaper, link: LinkId, vci: u32) -> u32 {
+        let id = self.list.len() as u32;
+        put(&mut self.reshape_by_link, link.idx(), vci, id);
+        self.list.push(s);
+        id
+    }
+
+    /// The re-shaper of VC `vci` arriving on switch input `link`, if any.
+    #[inline]
+    pub fn reshaper(&self, link: LinkId, vci: u32) -> Option<u32> {
+        if self.reshape_by_link.is_empty() {
+            return None;
+        }
+        self.reshape_by_link.get(link.idx()).and_then(|r| r.get(vci as usize)).copied().flatten()
+    }
+
     /// Police VC `vci` arriving on `link` at a switch; add one policer.
     pub fn add_policer(&mut self, p: Policer, link: LinkId, vci: u32) {
-        let l = link.idx();
-        if self.police_by_link.len() <= l {
-            self.police_by_link.resize(l + 1, Vec::new());
-        }
-        let row = &mut self.police_by_link[l];
-        if row.len() <= vci as usize {
-            row.resize(vci as usize + 1, None);
-        }
-        row[vci as usize] = Some(self.policers.len() as u32);
+        put(&mut self.police_by_link, link.idx(), vci, self.policers.len() as u32);
         self.policers.push(p);
     }
 
@@ -393,6 +420,18 @@ impl Shapers {
     pub fn held(&self) -> u64 {
         self.list.iter().map(|s| s.held() as u64).sum()
     }
+}
+
+/// `table[row][col] = Some(id)`, growing the table as needed.
+fn put(table: &mut Vec<Vec<Option<u32>>>, row: usize, col: u32, id: u32) {
+    if table.len() <= row {
+        table.resize(row + 1, Vec::new());
+    }
+    let r = &mut table[row];
+    if r.len() <= col as usize {
+        r.resize(col as usize + 1, None);
+    }
+    r[col as usize] = Some(id);
 }
 
 #[cfg(test)]

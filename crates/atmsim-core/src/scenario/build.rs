@@ -83,6 +83,9 @@ struct VcInfo {
     ends: [HostId; 2],
     /// dirs[0]: ends[0] → ends[1]; dirs[1]: the reverse.
     dirs: [VcDir; 2],
+    /// Forward direction, per switch on the path: (switch name, input link, VCI on it,
+    /// output port).
+    inputs: Vec<(String, LinkId, u32, PortId)>,
 }
 
 /// Validate `doc` and build the network it describes. `seed` overrides the document's.
@@ -369,6 +372,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             }
         }
         let mut dirs = Vec::new();
+        let mut inputs = Vec::new();
         for reverse in [false, true] {
             let (nodes_d, hops_d): (Vec<Node>, Vec<LinkId>) = if reverse {
                 let n: Vec<Node> = path.iter().rev().copied().collect();
@@ -395,12 +399,15 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
                     }
                     table[idx] = Some(Route { port: out_port, vci: vcis[k] });
                 }
+                if !reverse {
+                    inputs.push((v.path[k].clone(), in_link, vcis[k - 1], out_port));
+                }
             }
             let Node::Host(from) = nodes_d[0] else { unreachable!() };
             dirs.push(VcDir { from, port: links[hops_d[0].idx()].from, vci: vcis[0] });
         }
         let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
-        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [dirs[0], dirs[1]] });
+        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [dirs[0], dirs[1]], inputs });
     }
 
     // ---- shapers (atm::shaping): host-level (VP) first, then per-VC shaping and pacing
@@ -447,18 +454,44 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         }
         shapers.add(Shaper::new(v.name.clone(), kind, rate, d.port, gcra), Some(d.vci));
     }
+    // Switch inputs: a policer (UPC) and/or a re-shaper of the forward direction.
+    let switch_input = |field: &str, at: &Option<String>, v: &VcSec| -> Result<(LinkId, u32, PortId, String)> {
+        let inputs = &vcs[v.name.as_str()].inputs;
+        let Some(first) = inputs.first() else {
+            return invalid(field.to_string(), "expected a switch on the path");
+        };
+        let pick = match at {
+            None => first,
+            Some(name) => match inputs.iter().find(|x| &x.0 == name) {
+                Some(x) => x,
+                None => {
+                    let on: Vec<&str> = inputs.iter().map(|x| x.0.as_str()).collect();
+                    return invalid(
+                        format!("{field}.at"),
+                        format!("expected a switch on the path of VC `{}` ({}), got `{name}`", v.name, on.join(", ")),
+                    );
+                }
+            },
+        };
+        Ok((pick.1, pick.2, pick.3, pick.0.clone()))
+    };
     for (i, v) in doc.vcs.iter().enumerate() {
         let Some(p) = &v.police else { continue };
         let field = format!("vc[{i}].police");
-        if v.path.len() < 3 {
-            return invalid(field, "expected a switch on the path: a VC is policed at its first switch");
-        }
         let sh = ShapeSec { rate_bps: p.rate_bps, mean_bps: p.mean_bps, beta: p.beta, tau_us: p.tau_us };
         let (rate, gcra) = shape_params(&field, &sh)?;
-        let d = vcs[v.name.as_str()].dirs[0];
-        let link = ports[d.port.idx()].link;
+        let (link, vci, _, _) = switch_input(&field, &p.at, v)?;
         let pol = Policer { name: v.name.clone(), rate_bps: rate, action: p.action, gcra, stats: Default::default() };
-        shapers.add_policer(pol, link, d.vci);
+        shapers.add_policer(pol, link, vci);
+    }
+    for (i, v) in doc.vcs.iter().enumerate() {
+        let Some(r) = &v.reshape else { continue };
+        let field = format!("vc[{i}].reshape");
+        let sh = ShapeSec { rate_bps: r.rate_bps, mean_bps: r.mean_bps, beta: r.beta, tau_us: r.tau_us };
+        let (rate, gcra) = shape_params(&field, &sh)?;
+        let (link, vci, port, sw) = switch_input(&field, &Some(r.at.clone()), v)?;
+        let s = Shaper::new(format!("{}@{sw}", v.name), "switch", rate, port, gcra);
+        shapers.add_reshaper(s, link, vci);
     }
 
     // ---- TCP connections
@@ -775,6 +808,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         rec: Recorder::new(&conn_names, &port_names, &host_names),
         cell_hops: 0,
         inline_steps: 0,
+        scratch_cells: Vec::new(),
     };
     net.prime();
     Ok(net)

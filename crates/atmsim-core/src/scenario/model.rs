@@ -172,9 +172,30 @@ pub struct VcSec {
     /// OTTO-style pacing of the forward direction [bit/s of cells]: a shaper with tau = 0.
     #[serde(default)]
     pub pace_bps: Option<f64>,
-    /// Police the forward direction at the first switch (atm::shaping); absent = none.
+    /// Police the forward direction at a switch input (atm::shaping); absent = none.
     #[serde(default)]
     pub police: Option<PoliceSec>,
+    /// Re-shape the forward direction at a switch input (atm::shaping); absent = none.
+    #[serde(default)]
+    pub reshape: Option<ReshapeSec>,
+}
+
+/// `reshape = { at, rate_bps | mean_bps + beta, tau_us }`: a GCRA shaper at the input of switch
+/// `at`: the VC's cells wait there until they conform, then enter the output port.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReshapeSec {
+    /// The switch (on the VC's path) whose input shapes the VC.
+    pub at: String,
+    #[serde(default)]
+    pub rate_bps: Option<f64>,
+    #[serde(default)]
+    pub mean_bps: Option<f64>,
+    #[serde(default)]
+    pub beta: Option<f64>,
+    /// GCRA limit tau [µs]. Default 0.
+    #[serde(default)]
+    pub tau_us: f64,
 }
 
 /// `police = { rate_bps, tau_us, action }`: a GCRA policer (I.371 UPC).
@@ -195,6 +216,9 @@ pub struct PoliceSec {
     /// "tag" (CLP=1, default) or "drop".
     #[serde(default = "tag")]
     pub action: crate::atm::shaping::PoliceAction,
+    /// The switch (on the VC's path) whose input polices; default the first.
+    #[serde(default)]
+    pub at: Option<String>,
 }
 
 /// `[[tcp]]`: a TCP connection from `client` (active open, sender) to `server` (sink).

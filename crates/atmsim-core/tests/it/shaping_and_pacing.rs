@@ -157,6 +157,9 @@ fn shaped_runs_are_deterministic_and_batching_invariant() {
     let text = text.replace("duration_s = 6.0", "duration_s = 1.5").replace("warmup_s = 1.0", "warmup_s = 0.5");
     let (a, _) = assert_batching_invariant(&text);
     assert_conserved(&a.summary);
+    let text = two_switch_tcp("reshape = { at = \"sw2\", rate_bps = 60e6, tau_us = 30 }");
+    let (a, _) = assert_batching_invariant(&text);
+    assert_conserved(&a.summary);
 }
 
 #[test]
@@ -267,4 +270,71 @@ fn magic_table2_pacing_rescues_tcp_across_a_rate_mismatch() {
     assert_eq!(sh["nonconforming_releases"], 0);
     assert_eq!(pc["rexmt_segs"], 0, "paced TCP should lose nothing");
     assert!(u < 0.25 * p, "unpaced {u} vs paced {p}: no collapse");
+}
+
+/// A TCP transfer over host -> sw1 -> sw2 -> host (OC-3c), 128 kB window; `vc_extra` is added
+/// to the VC.
+fn two_switch_tcp(vc_extra: &str) -> String {
+    let mut t = String::from(
+        r#"
+[simulation]
+duration_s = 3.0
+warmup_s = 0.5
+sample_interval_ms = 0
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[switch]]
+name = "sw1"
+[[switch]]
+name = "sw2"
+"#,
+    );
+    for (x, y) in [("a", "sw1"), ("sw1", "sw2"), ("sw2", "b")] {
+        t += &format!("[[link]]\na = \"{x}\"\nb = \"{y}\"\npreset = \"oc3c\"\ndelay_ms = 1.0\n");
+    }
+    t += &format!("[[vc]]\nname = \"v\"\npath = [\"a\", \"sw1\", \"sw2\", \"b\"]\n{vc_extra}\n");
+    t += "[[tcp]]\nname = \"t\"\nclient = \"a\"\nserver = \"b\"\nvc = \"v\"\nwindow_bytes = 131072\n";
+    t
+}
+
+/// I.371 re-shaping inside the network: a switch input that shapes a VC to 40 Mb/s makes
+/// its cells conform to a 40 Mb/s policer at the next switch (τ = 100 µs: bursts of about
+/// ten cells), which otherwise drops the excess of TCP's line-rate bursts.
+#[test]
+fn a_reshaper_at_a_switch_input_makes_the_vc_conform_downstream() {
+    let police = "police = { rate_bps = 40e6, tau_us = 100.0, action = \"drop\", at = \"sw2\" }";
+    let plain = run_text(&two_switch_tcp(police), RunOptions::default()).summary;
+    let reshaped = run_text(
+        &two_switch_tcp(&format!("{police}\nreshape = {{ at = \"sw1\", rate_bps = 40e6 }}")),
+        RunOptions::default(),
+    )
+    .summary;
+    for s in [&plain, &reshaped] {
+        assert_conserved(s);
+    }
+    assert!(plain["policers"][0]["dropped"].as_u64().unwrap() > 100, "{}", plain["policers"]);
+    assert_eq!(reshaped["policers"][0]["dropped"], 0, "{}", reshaped["policers"]);
+    let sh = shaper(&reshaped, "v@sw1");
+    assert_eq!(sh["kind"], "switch");
+    assert_eq!(sh["nonconforming_releases"], 0);
+    let got = reshaped["connections"][0]["goodput_bps"].as_f64().unwrap();
+    let limit = 40e6 * 9140.0 / (192.0 * 53.0);
+    assert!(got <= limit * 1.001 && got > 0.98 * limit, "{got} vs {limit}");
+    let lost = plain["connections"][0]["goodput_bps"].as_f64().unwrap();
+    assert!(lost < 0.5 * got, "policed without re-shaping: {lost}");
+}
+
+#[test]
+fn reshaping_and_policing_name_a_switch_on_the_path() {
+    for (extra, field) in [
+        ("reshape = { at = \"sw9\", rate_bps = 40e6 }", "vc[0].reshape.at"),
+        ("police = { rate_bps = 40e6, at = \"a\" }", "vc[0].police.at"),
+        ("reshape = { at = \"sw1\", rate_bps = -1 }", "vc[0].reshape.rate_bps"),
+    ] {
+        let e = atmsim_core::api::validate_str(&two_switch_tcp(extra), atmsim_core::api::Format::Toml, "x.toml")
+            .expect_err(extra);
+        assert_eq!(e.field, field, "{e}");
+    }
 }
