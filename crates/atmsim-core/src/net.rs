@@ -820,6 +820,7 @@ impl Network {
         for c in &mut self.conns {
             c.bytes_read_warm = c.bytes_read;
             c.bytes_sent_warm = c.ep[0].tcp.stats().bytes_sent;
+            c.rexmt_segs_warm = c.ep[0].tcp.stats().rexmt_segs;
             if let App::Conv(a) = &c.app {
                 c.bytes_s2c_warm = a.bytes_s2c;
             }

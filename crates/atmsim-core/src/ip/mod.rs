@@ -126,6 +126,8 @@ pub struct Conn {
     /// Payload bytes the client's TCP had sent (retransmissions included) at the end of the
     /// warm-up: the base of the offered load (Koçyiğit §III efficiency).
     pub bytes_sent_warm: u64,
+    /// Segments the client's TCP had retransmitted at the end of the warm-up.
+    pub rexmt_segs_warm: u64,
     /// `bytes_read` at the previous sample (for per-interval goodput).
     pub bytes_read_sampled: u64,
     /// When the sink read the last byte of a finite transfer.

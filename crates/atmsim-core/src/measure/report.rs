@@ -56,6 +56,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 let useful = c.bytes_read - c.bytes_read_warm;
                 v["offered_bps"] = json!(sent as f64 * 8.0 / window);
                 v["efficiency"] = json!(if sent > 0 { useful as f64 / sent as f64 } else { f64::NAN });
+                // Packet losses at the TCP level (MAGIC Exp. 4): retransmitted segments per second.
+                v["rexmt_per_s"] = json!(s.rexmt_segs.saturating_sub(c.rexmt_segs_warm) as f64 / window);
             }
             add_app_fields(&mut v, c, warm);
             v

@@ -478,7 +478,13 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     for (i, v) in doc.vcs.iter().enumerate() {
         let Some(p) = &v.police else { continue };
         let field = format!("vc[{i}].police");
-        let sh = ShapeSec { rate_bps: p.rate_bps, mean_bps: p.mean_bps, beta: p.beta, tau_us: p.tau_us };
+        let sh = ShapeSec {
+            rate_bps: p.rate_bps,
+            rate_cells_per_s: p.rate_cells_per_s,
+            mean_bps: p.mean_bps,
+            beta: p.beta,
+            tau_us: p.tau_us,
+        };
         let (rate, gcra) = shape_params(&field, &sh)?;
         let (link, vci, _, _) = switch_input(&field, &p.at, v)?;
         let pol = Policer { name: v.name.clone(), rate_bps: rate, action: p.action, gcra, stats: Default::default() };
@@ -487,7 +493,13 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     for (i, v) in doc.vcs.iter().enumerate() {
         let Some(r) = &v.reshape else { continue };
         let field = format!("vc[{i}].reshape");
-        let sh = ShapeSec { rate_bps: r.rate_bps, mean_bps: r.mean_bps, beta: r.beta, tau_us: r.tau_us };
+        let sh = ShapeSec {
+            rate_bps: r.rate_bps,
+            rate_cells_per_s: r.rate_cells_per_s,
+            mean_bps: r.mean_bps,
+            beta: r.beta,
+            tau_us: r.tau_us,
+        };
         let (rate, gcra) = shape_params(&field, &sh)?;
         let (link, vci, port, sw) = switch_input(&field, &Some(r.at.clone()), v)?;
         let s = Shaper::new(format!("{}@{sw}", v.name), "switch", rate, port, gcra);
@@ -673,6 +685,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             bytes_read: 0,
             bytes_read_warm: 0,
             bytes_sent_warm: 0,
+            rexmt_segs_warm: 0,
             bytes_read_sampled: 0,
             finished_at: None,
         });
@@ -826,10 +839,22 @@ fn shape_rate(field: String, r: f64) -> Result<f64> {
 /// The rate and GCRA of a `shape = { ... }` table at `field`.
 fn shape_params(field: &str, sh: &ShapeSec) -> Result<(f64, Gcra)> {
     let f = |k: &str| format!("{field}.{k}");
-    let rate = match (sh.rate_bps, sh.mean_bps, sh.beta) {
-        (Some(_), Some(_), _) => return invalid(f("mean_bps"), "expected either rate_bps or mean_bps, not both"),
+    let rate_bps = match (sh.rate_bps, sh.rate_cells_per_s) {
+        (Some(_), Some(_)) => {
+            return invalid(f("rate_cells_per_s"), "expected either rate_bps or rate_cells_per_s, not both")
+        }
+        (None, Some(c)) => {
+            let c = positive_f64(f("rate_cells_per_s"), c, "rate in cells per second")?;
+            Some(shape_rate(f("rate_cells_per_s"), c * 424.0)?)
+        }
+        (r, None) => r,
+    };
+    let rate = match (rate_bps, sh.mean_bps, sh.beta) {
+        (Some(_), Some(_), _) => return invalid(f("mean_bps"), "expected either a rate or mean_bps, not both"),
         (Some(_), None, Some(_)) => return invalid(f("beta"), "only meaningful with mean_bps; remove it"),
-        (None, None, _) => return invalid(f("rate_bps"), "expected a rate: give rate_bps, or mean_bps and beta"),
+        (None, None, _) => {
+            return invalid(f("rate_bps"), "expected a rate: give rate_bps, rate_cells_per_s, or mean_bps and beta")
+        }
         (Some(r), None, None) => shape_rate(f("rate_bps"), r)?,
         (None, Some(m), beta) => {
             let m = positive_f64(f("mean_bps"), m, "rate in bits per second")?;

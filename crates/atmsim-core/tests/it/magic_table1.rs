@@ -93,3 +93,20 @@ fn a_window_beyond_the_bandwidth_delay_product_reaches_the_oc3c_limit() {
     let limit = oc3c_user_limit_bps();
     assert!(got <= limit * 1.0001 && got > 0.97 * limit, "{got} vs {limit}");
 }
+
+/// MAGIC §2.2: 100 Mb/s TAXI links "support slightly less than 90 Mb/s to the user". A TAXI
+/// host with a window beyond the bandwidth-delay product reaches 100e6 · 9140/(192 · 53).
+#[test]
+fn a_taxi_100_path_tops_out_just_under_90_mbps() {
+    let text = std::fs::read_to_string(repo_file("scenarios/magic95/table1_w128k.toml"))
+        .unwrap()
+        .replace("window_bytes = 131072", "window_bytes = 1048576")
+        .replace("duration_s = 6.0", "duration_s = 4.0")
+        .replace("preset = \"oc3c\"", "preset = \"taxi100\"");
+    let out = run_text(&text, RunOptions::default());
+    let got = out.summary["connections"][0]["goodput_bps"].as_f64().unwrap();
+    let limit = 100e6 * 9140.0 / (192.0 * 53.0);
+    assert!((89e6..90e6).contains(&limit), "{limit}");
+    assert!(got <= limit * 1.0001 && got > 0.97 * limit, "{got} vs {limit}");
+    assert_eq!(out.summary["connections"][0]["rexmt_segs"], 0);
+}

@@ -97,6 +97,16 @@ fn a_kocyigit_style_mean_and_beta_gives_rate_beta_times_mean() {
     assert!((got - want).abs() / want < 0.005, "{got} vs {want}");
 }
 
+#[test]
+fn a_rate_in_cells_per_second_is_the_same_contract_as_in_bits() {
+    // 100,000 cells/s = 42.4 Mb/s of cells: the same increment T = 10 µs.
+    let cells = run_text(&greedy_text("shape = { rate_cells_per_s = 1e5 }", "", 1), RunOptions::default()).summary;
+    let bits = run_text(&greedy_text("shape = { rate_bps = 42.4e6 }", "", 1), RunOptions::default()).summary;
+    assert_eq!(shaper(&cells, "v0")["t_s"], shaper(&bits, "v0")["t_s"]);
+    assert_eq!(cells["sources"], bits["sources"]);
+    assert!((shaper(&cells, "v0")["t_s"].as_f64().unwrap() - 1e-5).abs() < 1e-15);
+}
+
 /// OTTO pacing (MAGIC Fig. 2): a paced VC uses at most its share of the link's cell slots and
 /// the slots it leaves go to the other VCs of the adapter. The adapter serves its VC queues
 /// round robin, so a released paced cell waits at most one cell per other VC, as a cell in
@@ -176,6 +186,9 @@ fn shaping_errors_name_the_field() {
         ("pace_bps = 0", "vc[0].pace_bps"),
         ("police = { rate_bps = 1e6, action = \"zap\" }", "action"),
         ("police = { tau_us = 1 }", "vc[0].police.rate_bps"),
+        ("shape = { rate_bps = 1e6, rate_cells_per_s = 1e3 }", "vc[0].shape.rate_cells_per_s"),
+        ("shape = { rate_cells_per_s = -5 }", "vc[0].shape.rate_cells_per_s"),
+        ("police = { rate_cells_per_s = 0.5 }", "vc[0].police.rate_cells_per_s"),
     ];
     let err_of = |text: &str| {
         atmsim_core::scenario::parse(text, atmsim_core::api::Format::Toml, "t")
