@@ -202,11 +202,13 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
     un1 = [p["goodput"].estimate for _, p in res["vc1000"]["unshaped"]]
     un5 = [p["goodput"].estimate for _, p in res["vc5000"]["unshaped"]]
     gain = [b / a if a > 0 else float("inf") for a, b in zip(un1, un5)]
-    modest = all(g >= 0.9 for g in gain) and sum(un5) / max(sum(un1), 1e-9) < 1.5
+    modest = all(0.9 <= g <= 1.5 for g in gain)
     parts.append("<h2>Buffer size</h2>")
     parts.append(_verdict(modest, "paper: a larger buffer raises unshaped goodput, but not very significantly (atmsim: 5000 vs 1000 cells, "
-                          f"unshaped goodput ratio {', '.join(f'{g:.2f}' for g in gain)} per load; 'agrees' if never lower by more than 10% "
-                          "and the total rises by less than 50%)."))
+                          f"unshaped goodput ratio {', '.join(f'{g:.2f}' for g in gain)} at {', '.join(map(str, BG_LOADS_MBPS))} Mb/s "
+                          "of background; 'agrees' if every ratio lies between 0.9 and 1.5). With 1000 cells (0.28 of the "
+                          "bandwidth-delay product) BSD Reno loses several segments per window and waits out timeouts; 5000 cells "
+                          "(1.4 of it) let fast recovery work, so the model gains more than the paper's CLASS TCP did."))
     at100 = [res[f"vc{b}"][label][-1][1]["goodput"].estimate for b in BUFFERS for label in SHAPINGS]
     parts.append(_verdict(max(at100) - min(at100) < 0.35 * max(at100),
                           "paper: at 100 Mb/s of background the goodput hardly depends on the shaping (atmsim: "
