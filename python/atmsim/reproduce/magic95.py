@@ -229,6 +229,7 @@ TABLE2_TCP_VARIANTS = [
     ("Reno, no delayed ACKs", {"tcp[0].delayed_ack": False}),
     ("Tahoe (no fast recovery)", {"tcp[0].variant": "tahoe"}),
     ("NewReno (partial ACKs recovered)", {"tcp[0].variant": "newreno"}),
+    ("Reno without fast retransmit (timeouts only)", {"tcp[0].dupack_threshold": 0}),
 ]
 
 

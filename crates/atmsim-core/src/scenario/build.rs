@@ -628,9 +628,12 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             }
             None => SimDuration::ZERO,
         };
+        let dupacks =
+            int_in(f("dupack_threshold"), t.dupack_threshold, 0, 1000, "a number of duplicate ACKs (0 = off)")?;
         let default = TcpConfig::default();
         let base = TcpConfig {
             variant: t.variant,
+            dupack_threshold: if dupacks == 0 { u32::MAX } else { dupacks as u32 },
             mss_bytes: mss as u32,
             nagle: t.nagle,
             delayed_ack: t.delayed_ack,

@@ -259,6 +259,10 @@ pub struct TcpSec {
     pub nagle: bool,
     #[serde(default = "yes")]
     pub delayed_ack: bool,
+    /// Duplicate ACKs that trigger fast retransmit (tcprexmtthresh); 0 turns fast
+    /// retransmit off (recovery by timeout only, as TCPs before 4.3BSD-Tahoe). Default 3.
+    #[serde(default = "three")]
+    pub dupack_threshold: i64,
     #[serde(default = "yes")]
     pub window_scaling: bool,
     /// BSD tcp_mss(): round socket buffers up to whole segments. Default true.
@@ -370,6 +374,10 @@ pub enum CellSourceKind {
 fn tag() -> crate::atm::shaping::PoliceAction {
     crate::atm::shaping::PoliceAction::Tag
 }
+fn three() -> i64 {
+    3
+}
+
 fn yes() -> bool {
     true
 }
