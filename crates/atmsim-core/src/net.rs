@@ -27,7 +27,7 @@ use crate::atm::aal5::{Frames, Payload, Reassembled};
 use crate::atm::cell::Cell;
 use crate::atm::link::{Link, Sink};
 use crate::atm::port::{DropReason, OutPort};
-use crate::atm::shaping::Shapers;
+use crate::atm::shaping::{ShaperKind, Shapers};
 use crate::atm::switch::Switch;
 use crate::ids::{ConnId, HostId, LinkId, PortId, SourceId};
 use crate::ip::cpu::Dir;
@@ -417,7 +417,7 @@ impl Network {
     /// a switch input, offers them to the switch output port (which may drop them).
     fn shaper_release(&mut self, s: u32) {
         let now = self.now;
-        if self.shapers.list[s as usize].kind == "switch" {
+        if self.shapers.list[s as usize].kind == ShaperKind::Switch {
             let mut cells = std::mem::take(&mut self.scratch_cells);
             let sh = &mut self.shapers.list[s as usize];
             let next = sh.release(now, &mut |cell| cells.push(cell));

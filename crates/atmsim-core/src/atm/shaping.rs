@@ -179,12 +179,35 @@ pub struct ShaperStats {
     pub nonconforming: u64,
 }
 
+/// Where a shaper sits and what it does there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaperKind {
+    /// One VC at a host adapter (`[[vc]] shape`).
+    Vc,
+    /// OTTO pacing of one VC at a host adapter (`[[vc]] pace_bps`).
+    Pace,
+    /// Everything a host sends (`[[host]] shape`, VP-based).
+    Host,
+    /// One VC at a switch input (`[[vc]] reshape`).
+    Switch,
+}
+
+impl ShaperKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShaperKind::Vc => "vc",
+            ShaperKind::Pace => "pace",
+            ShaperKind::Host => "host",
+            ShaperKind::Switch => "switch",
+        }
+    }
+}
+
 /// A shaper: a FIFO of cells released at their earliest conforming times.
 pub struct Shaper {
     /// What it shapes (the VC or the host name), for reports.
     pub name: String,
-    /// "vc", "pace" or "host".
-    pub kind: &'static str,
+    pub kind: ShaperKind,
     pub rate_bps: f64,
     /// The adapter port its cells go to.
     pub port: PortId,
@@ -199,7 +222,7 @@ pub struct Shaper {
 }
 
 impl Shaper {
-    pub fn new(name: String, kind: &'static str, rate_bps: f64, port: PortId, gcra: Gcra) -> Self {
+    pub fn new(name: String, kind: ShaperKind, rate_bps: f64, port: PortId, gcra: Gcra) -> Self {
         Shaper {
             name,
             kind,
@@ -464,7 +487,7 @@ mod tests {
 
     #[test]
     fn shaper_releases_at_conforming_times() {
-        let mut s = Shaper::new("v".into(), "vc", 0.0, PortId(0), Gcra::new(d(10), d(0)));
+        let mut s = Shaper::new("v".into(), ShaperKind::Vc, 0.0, PortId(0), Gcra::new(d(10), d(0)));
         let at = s.push_frame(SimTime(5), 32, 0, 3);
         assert_eq!(at, Some(SimTime(5)));
         let mut out = Vec::new();
@@ -481,7 +504,7 @@ mod tests {
     fn a_vp_shaper_sends_whole_frames_without_interleaving() {
         // One shaper for a user's VCs (Koçyiğit §II, VP-based): frames leave one after the
         // other, each frame's cells contiguous, spaced by T.
-        let mut s = Shaper::new("user".into(), "host", 0.0, PortId(0), Gcra::new(d(10), d(0)));
+        let mut s = Shaper::new("user".into(), ShaperKind::Host, 0.0, PortId(0), Gcra::new(d(10), d(0)));
         s.push_frame(SimTime(0), 32, 0, 3);
         s.push_frame(SimTime(0), 33, 0, 2);
         s.push_frame(SimTime(1), 32, 1, 2);
@@ -529,7 +552,7 @@ mod tests {
         /// and it keeps FIFO order and loses nothing.
         #[test]
         fn shaper_output_conforms(ts in arrivals(), t in 1u64..200, tau in 0u64..600, n in 1u32..4) {
-            let mut s = Shaper::new("v".into(), "vc", 0.0, PortId(0), Gcra::new(d(t), d(tau)));
+            let mut s = Shaper::new("v".into(), ShaperKind::Vc, 0.0, PortId(0), Gcra::new(d(t), d(tau)));
             // Events: frame arrivals and pending releases, processed in time order.
             let mut pending: Option<SimTime> = None;
             let mut out: Vec<(SimTime, Cell)> = Vec::new();

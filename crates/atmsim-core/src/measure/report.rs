@@ -115,7 +115,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .map(|s| {
             json!({
                 "name": s.name,
-                "kind": s.kind,
+                "kind": s.kind.as_str(),
                 "rate_bps": s.rate_bps,
                 "t_s": s.gcra.t.as_secs_f64(),
                 "tau_s": s.gcra.tau.as_secs_f64(),

@@ -18,7 +18,7 @@ use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::atm::aal5::Frames;
 use crate::atm::link::{Link, Preset, Route, Sink};
 use crate::atm::port::{DropPolicy, DropPolicyName, OutPort};
-use crate::atm::shaping::{Gcra, Policer, Shaper, Shapers};
+use crate::atm::shaping::{Gcra, Policer, Shaper, ShaperKind, Shapers};
 use crate::atm::switch::Switch;
 use crate::error::{Error, Result};
 use crate::ids::{HostId, LinkId, PortId, SwitchId};
@@ -421,7 +421,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             return invalid(f, format!("expected host `{}` to have a link to shape", h.name));
         };
         shaped_host[i] = true;
-        shapers.add(Shaper::new(h.name.clone(), "host", rate, port, gcra), None);
+        shapers.add(Shaper::new(h.name.clone(), ShaperKind::Host, rate, port, gcra), None);
     }
     for (i, v) in doc.vcs.iter().enumerate() {
         let f = |k: &str| format!("vc[{i}].{k}");
@@ -435,11 +435,11 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             }
             (Some(sh), None) => {
                 let (rate, gcra) = shape_params(&f("shape"), sh)?;
-                (f("shape"), "vc", rate, gcra)
+                (f("shape"), ShaperKind::Vc, rate, gcra)
             }
             (None, Some(p)) => {
                 let rate = shape_rate(f("pace_bps"), p)?;
-                (f("pace_bps"), "pace", rate, Gcra::new(Gcra::increment_for_bps(rate), SimDuration::ZERO))
+                (f("pace_bps"), ShaperKind::Pace, rate, Gcra::new(Gcra::increment_for_bps(rate), SimDuration::ZERO))
             }
         };
         let d = vcs[v.name.as_str()].dirs[0];
@@ -502,7 +502,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         };
         let (rate, gcra) = shape_params(&field, &sh)?;
         let (link, vci, port, sw) = switch_input(&field, &Some(r.at.clone()), v)?;
-        let s = Shaper::new(format!("{}@{sw}", v.name), "switch", rate, port, gcra);
+        let s = Shaper::new(format!("{}@{sw}", v.name), ShaperKind::Switch, rate, port, gcra);
         shapers.add_reshaper(s, link, vci);
     }
 
