@@ -86,6 +86,10 @@ def test_figure6_overflow_window_matches_eq2_within_15_percent():
     mid = (ok + lossy) / 2
     assert abs(mid / magic95.eq2_window_bytes() - 1) < 0.15, (ok, lossy)
     assert round(magic95.eq2_window_bytes()) == 34630
+    # Eq. 3: the rate sustained just below the overflow is about W/T there (31.5 Mb/s).
+    assert abs(magic95.eq3_rate_bps() / 1e6 - 31.48) < 0.01
+    best = next(g for w, g, r in rows if w == ok)
+    assert abs(best / (ok * 8 / magic95.RTT_S / 1e6) - 1) < 0.1, (ok, best)
     # Beyond the overflow the 9180-byte sender collapses to a fraction of the loss-free peak.
     peak = max(g for w, g, r in rows if r == 0)
     assert rows[-1][1] < 0.4 * peak, rows

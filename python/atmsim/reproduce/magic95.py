@@ -19,8 +19,7 @@ Implemented:
   simulating the same queue as an ATM port at the load the model allows.
 - Figure 6 (§4.2): one OC-3c sender into the 256-cell TAXI-100 port, without pacing,
   throughput vs window for several MTUs, with the window at which Eq. 2 predicts the buffer
-  overflows.
-
+  overflows and Eq. 3's largest sustainable rate.
 - Figures 4 and 7 (§3.6, §4.3): segment size against host processing limits, in
   :mod:`atmsim.reproduce.magic95_hosts` (``fig4_direct.toml``).
 
@@ -130,6 +129,12 @@ def eq2_window_bytes(buffer_cells: int = 256, ci_bps: float = 155e6, co_bps: flo
     With the paper's 155 and 100 Mb/s this is 34,630 bytes (§4.2)."""
     q = buffer_cells * 48
     return q * (1 + co_bps / (ci_bps - co_bps))
+
+
+def eq3_rate_bps(rtt_s: float = RTT_S, **eq2) -> float:
+    """Eq. 3: the largest rate a window-limited source sustains without overflowing the
+    buffer, R_o = (Q/T)·(1 + Co/(Ci − Co)) = Eq. 2's bits / T: 31.5 Mb/s at 8.8 ms."""
+    return eq2_window_bytes(**eq2) * 8 / rtt_s
 
 
 def mismatch(window: int, mtu: int = 9180, duration_s: float = 10.0) -> Scenario:
@@ -403,6 +408,8 @@ def _figure6_html(f6: dict, out: Path) -> str:
         ax.plot([w for w, _, _ in rows], [g for _, g, _ in rows], "o-", label=f"MTU {mtu}")
     ax.axvline(paper_w, color="C3", ls="--", label=f"Eq. 2, 155→100 Mb/s: {paper_w:,.0f} B")
     ax.axvline(ours_w, color="0.5", ls=":", label=f"Eq. 2, cell rates 149.76→100: {ours_w:,.0f} B")
+    r_o = eq3_rate_bps() / 1e6
+    ax.plot([paper_w], [r_o], "*", color="C3", ms=12, label=f"Eq. 3: R_o = {r_o:.1f} Mb/s at {RTT_S * 1e3:g} ms")
     ax.set_xscale("log", base=2)
     path = save_axes(
         fig, ax, figure_path(out, "fig6.png"), xlabel="TCP window [bytes]", ylabel="throughput [Mb/s]",
@@ -418,6 +425,15 @@ def _figure6_html(f6: dict, out: Path) -> str:
         lines.append(
             f"<li>MTU {mtu}: loss-free up to {ov[0]:,} B, losses from {ov[1]:,} B (midpoint {mid:,.0f} B: "
             f"{mid / paper_w - 1:+.0%} vs the paper's 34,630 B, {mid / ours_w - 1:+.0%} vs Eq. 2 at our cell rates)</li>"
+        )
+    rows9k = f6.get(9180, [])
+    ov9k = overflow_window(rows9k)
+    if ov9k:
+        best = next(g for w, g, _ in rows9k if w == ov9k[0])
+        lines.append(
+            f"<li>Eq. 3: the largest sustainable rate, R_o = Eq. 2's bits / T = {r_o:.1f} Mb/s at the paper's 34,630 B "
+            f"and {RTT_S * 1e3:g} ms; atmsim at the largest loss-free window ({ov9k[0]:,} B, MTU 9180): {best:.1f} Mb/s "
+            f"(W/T there: {ov9k[0] * 8 / RTT_S / 1e6:.1f} Mb/s)</li>"
         )
     return (
         "<h2>Figure 6 — throughput vs window through the 155 → 100 Mb/s mismatch (§4.2)</h2>"
