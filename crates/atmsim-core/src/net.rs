@@ -78,6 +78,8 @@ pub struct CellCounts {
     pub dropped_clp1: u64,
     /// Non-conforming cells discarded by a policer.
     pub dropped_police: u64,
+    /// Cells that found a switch re-shaper's buffer full.
+    pub dropped_reshape: u64,
     /// Cells of frames refused whole by a host adapter (never injected).
     pub refused_at_host: u64,
 }
@@ -90,6 +92,7 @@ impl CellCounts {
             + self.dropped_no_route
             + self.dropped_clp1
             + self.dropped_police
+            + self.dropped_reshape
     }
 }
 
@@ -316,7 +319,12 @@ impl Network {
                             match self.shapers.reshaper(l, cell.vci) {
                                 None => self.offer_to_port(r.port, out),
                                 Some(s) => {
-                                    if let Some(at) = self.shapers.list[s as usize].push_cell(self.now, out) {
+                                    let sh = &mut self.shapers.list[s as usize];
+                                    if sh.held() as u32 >= sh.limit {
+                                        sh.stats.dropped += 1;
+                                        self.cells.dropped_reshape += 1;
+                                        self.frames.cell_dropped(cell.frame);
+                                    } else if let Some(at) = sh.push_cell(self.now, out) {
                                         self.q.schedule(at, Ev::Shape(s));
                                     }
                                 }

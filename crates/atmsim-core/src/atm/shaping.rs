@@ -177,6 +177,8 @@ pub struct ShaperStats {
     /// Releases that a fresh GCRA fed with the release times found non-conforming
     /// (a self-check: always 0).
     pub nonconforming: u64,
+    /// Cells refused because the shaper held `limit` cells (switch re-shapers only).
+    pub dropped: u64,
 }
 
 /// Where a shaper sits and what it does there.
@@ -212,6 +214,9 @@ pub struct Shaper {
     /// The adapter port its cells go to.
     pub port: PortId,
     pub gcra: Gcra,
+    /// Most cells it may hold (a re-shaper's buffer; unlimited for host shapers, which
+    /// delay and never drop).
+    pub limit: u32,
     /// Independent check of the output (Leaky Bucket form).
     check: LeakyBucket,
     /// Cells waiting, with the time they entered.
@@ -230,6 +235,7 @@ impl Shaper {
             port,
             check: LeakyBucket::new(gcra.t, gcra.tau),
             gcra,
+            limit: u32::MAX,
             queue: VecDeque::new(),
             armed: false,
             stats: ShaperStats::default(),

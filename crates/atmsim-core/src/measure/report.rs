@@ -124,6 +124,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "max_queue_cells": s.stats.max_queue_cells,
                 "mean_delay_s": s.mean_delay_s(),
                 "nonconforming_releases": s.stats.nonconforming,
+                "dropped": s.stats.dropped,
             })
         })
         .collect();
@@ -185,6 +186,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "dropped_no_route": c.dropped_no_route,
                 "dropped_clp1": c.dropped_clp1,
                 "dropped_police": c.dropped_police,
+                "dropped_reshape": c.dropped_reshape,
                 "in_flight": in_flight,
                 "in_reassembly": in_reasm,
                 "refused_at_host": c.refused_at_host,

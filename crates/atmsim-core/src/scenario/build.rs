@@ -502,7 +502,12 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         };
         let (rate, gcra) = shape_params(&field, &sh)?;
         let (link, vci, port, sw) = switch_input(&field, &Some(r.at.clone()), v)?;
-        let s = Shaper::new(format!("{}@{sw}", v.name), ShaperKind::Switch, rate, port, gcra);
+        let mut s = Shaper::new(format!("{}@{sw}", v.name), ShaperKind::Switch, rate, port, gcra);
+        let sw_buffer = doc.switches.iter().find(|x| x.name == sw).and_then(|x| x.buffer_cells);
+        if let Some(b) = r.buffer_cells.or(sw_buffer) {
+            s.limit =
+                int_in(format!("{field}.buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")? as u32;
+        }
         shapers.add_reshaper(s, link, vci);
     }
 

@@ -201,6 +201,10 @@ pub struct ReshapeSec {
     /// GCRA limit tau [µs]. Default 0.
     #[serde(default)]
     pub tau_us: f64,
+    /// Cells the re-shaper can hold; a cell arriving to a full one is dropped. Default: the
+    /// switch's `buffer_cells` (unlimited if that is).
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
 }
 
 /// `police = { rate_bps, tau_us, action }`: a GCRA policer (I.371 UPC).

@@ -29,10 +29,18 @@ pub fn deterministic_part(s: &serde_json::Value) -> serde_json::Value {
 /// Assert the conservation ledger balances.
 pub fn assert_conserved(s: &serde_json::Value) {
     let c = &s["conservation"]["cells"];
-    let dropped = ["dropped_tail", "dropped_ppd", "dropped_epd", "dropped_no_route", "dropped_clp1", "dropped_police"]
-        .iter()
-        .map(|k| c[k].as_u64().unwrap())
-        .sum::<u64>();
+    let dropped = [
+        "dropped_tail",
+        "dropped_ppd",
+        "dropped_epd",
+        "dropped_no_route",
+        "dropped_clp1",
+        "dropped_police",
+        "dropped_reshape",
+    ]
+    .iter()
+    .map(|k| c[k].as_u64().unwrap())
+    .sum::<u64>();
     assert_eq!(
         c["injected"].as_u64().unwrap(),
         c["delivered"].as_u64().unwrap() + dropped + c["in_flight"].as_u64().unwrap(),

@@ -351,3 +351,24 @@ fn reshaping_and_policing_name_a_switch_on_the_path() {
         assert_eq!(e.field, field, "{e}");
     }
 }
+
+/// A re-shaper's buffer is finite: a greedy OC-3c source re-shaped to 40 Mb/s at the switch
+/// fills it, the excess is dropped and counted, and the output port carries exactly 40 Mb/s.
+#[test]
+fn a_full_reshaper_drops_and_the_ledger_counts_it() {
+    let text = greedy_text("reshape = { at = \"sw\", rate_bps = 40e6, buffer_cells = 500 }", "", 1);
+    let s = run_text(&text, RunOptions::default()).summary;
+    assert_conserved(&s);
+    let sh = shaper(&s, "v0@sw");
+    assert!(sh["max_queue_cells"].as_u64().unwrap() <= 500, "{sh}");
+    assert!(sh["dropped"].as_u64().unwrap() > 10_000, "{sh}");
+    assert_eq!(s["conservation"]["cells"]["dropped_reshape"], sh["dropped"]);
+    let port = s["ports"].as_array().unwrap().iter().find(|p| p["name"] == "sw->b").unwrap();
+    let util = port["utilization"].as_f64().unwrap();
+    assert!((util - 40e6 / 149.76e6).abs() < 0.005, "{util}");
+    // Without a size the re-shaper takes the switch's buffer size.
+    let text = greedy_text("reshape = { at = \"sw\", rate_bps = 40e6 }", "", 1)
+        .replace("name = \"sw\"\n", "name = \"sw\"\nbuffer_cells = 300\n");
+    let s = run_text(&text, RunOptions::default()).summary;
+    assert_eq!(shaper(&s, "v0@sw")["max_queue_cells"], 300);
+}
