@@ -43,6 +43,7 @@ from pathlib import Path
 from ..report import figure_path, new_axes, save_axes, write_report
 from ..scenario import Scenario
 from . import magic95_hosts
+from .magic95_hosts import cells_per_segment
 
 #: Table 1 as published: window label, window [bytes], throughput [Mb/s].
 TABLE1 = [
@@ -281,11 +282,6 @@ def figure3(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int,
 FIG5_MTUS = [9180, 4352, 1500, 576]
 FIG5_BUFFERS = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 FIG5_LOSS = 0.01
-
-
-def cells_per_segment(mtu: int) -> int:
-    """AAL5 cells of one IP datagram of ``mtu`` bytes (8-byte trailer, 48-byte payloads)."""
-    return -(-(mtu + 8) // 48)
 
 
 def geo_geo_1_n_loss(a: float, d: float, n: int) -> float:

@@ -46,13 +46,14 @@ def per_segment_s(sc: Scenario | None = None) -> float:
     return sc.get("host[1].rx_cpu_per_segment_us") * 1e-6
 
 
-def cells(mtu: int) -> int:
+def cells_per_segment(mtu: int) -> int:
+    """AAL5 cells of one IP datagram of ``mtu`` bytes (8-byte trailer, 48-byte payloads)."""
     return -(-(mtu + 8) // 48)
 
 
 def link_user_bps(cell_bps: float, mss: int) -> float:
     """TCP payload rate of a link carrying back-to-back MSS-sized segments."""
-    return cell_bps * mss / (cells(mss + 40) * 53)
+    return cell_bps * mss / (cells_per_segment(mss + 40) * 53)
 
 
 def model_bps(mss: int, speedup: float, cell_bps: float, c_seg_s: float) -> float:
