@@ -63,6 +63,12 @@ pub enum Ev {
     Sample,
 }
 
+/// Longest wall-clock time between two progress reports of [`Network::run`].
+pub const PROGRESS_WALL_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Every this-many inline steps, batching hands one step back to the event queue.
+pub const INLINE_RUN_MAX: u32 = 4096;
+
 /// Network-wide cell counters (conservation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CellCounts {
@@ -121,6 +127,8 @@ pub struct Network {
     pub cell_hops: u64,
     /// Steps taken inline by batching (each would otherwise have been one event).
     pub inline_steps: u64,
+    /// Inline steps left before batching hands one back to the queue ([`Network::take_inline`]).
+    pub inline_budget: u32,
     /// Reused buffer for cells a switch re-shaper releases at once.
     pub scratch_cells: Vec<Cell>,
 }
@@ -158,10 +166,15 @@ impl Network {
 
     /// Run until `self.until` (inclusive); `progress` gets the fraction done and may stop
     /// the run by returning `ControlFlow::Break` (then `run` returns false).
+    ///
+    /// `progress` is called every 1/200 of the simulated time and, whatever simulated time
+    /// does, at least every [`PROGRESS_WALL_PERIOD`] of wall-clock time: a caller that stops
+    /// on Ctrl-C stops a run within that period even when simulated time stands still.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> ControlFlow<()>) -> bool {
         let total = self.until.0.max(1) as f64;
         let step = (self.until.0 / 200).max(1);
         let mut next_report = step;
+        let mut last_report = std::time::Instant::now();
         let mut n: u32 = 0;
         while let Some((t, ev)) = self.q.pop() {
             if t > self.until {
@@ -170,11 +183,14 @@ impl Network {
             self.now = t;
             self.dispatch(ev);
             n = n.wrapping_add(1);
-            if n & 1023 == 0 && self.now.0 >= next_report {
+            if n & 1023 == 0 && (self.now.0 >= next_report || last_report.elapsed() >= PROGRESS_WALL_PERIOD) {
                 if progress(self.now.0 as f64 / total).is_break() {
                     return false;
                 }
-                next_report = self.now.0 + step;
+                if self.now.0 >= next_report {
+                    next_report = self.now.0.saturating_add(step);
+                }
+                last_report = std::time::Instant::now();
             }
         }
         self.now = self.until;
@@ -250,9 +266,19 @@ impl Network {
     /// The batching rule (module docs): a server's next step at `t` is taken inline iff
     /// batching is on and `t` falls strictly before every pending event and within the run.
     /// If so, the clock moves to `t` and the caller loops instead of scheduling an event.
+    ///
+    /// Every [`INLINE_RUN_MAX`]-th step goes through the queue all the same (the same
+    /// result: nothing else is pending before `t`), so that [`Network::run`] regains control
+    /// and can report progress, and see an interrupt, even where one server could otherwise
+    /// batch the whole run inside a single event.
     #[inline]
     fn take_inline(&mut self, t: SimTime) -> bool {
         if self.batching && t < self.q.horizon(self.until) {
+            if self.inline_budget == 0 {
+                self.inline_budget = INLINE_RUN_MAX;
+                return false;
+            }
+            self.inline_budget -= 1;
             self.now = t;
             self.inline_steps += 1;
             true
@@ -829,6 +855,7 @@ impl Network {
             c.bytes_read_warm = c.bytes_read;
             c.bytes_sent_warm = c.ep[0].tcp.stats().bytes_sent;
             c.rexmt_segs_warm = c.ep[0].tcp.stats().rexmt_segs;
+            c.rexmt_bytes_warm = c.ep[0].tcp.stats().rexmt_bytes;
             if let App::Conv(a) = &c.app {
                 c.bytes_s2c_warm = a.bytes_s2c;
             }
@@ -836,7 +863,7 @@ impl Network {
         for s in &mut self.sources {
             s.bytes_rcvd_warm = s.bytes_rcvd;
         }
-        self.rec.snapshot_ports(&self.ports);
+        self.rec.snapshot_ports(&self.ports, self.now);
     }
 
     fn sample(&mut self) {
@@ -884,7 +911,7 @@ pub fn next_grid(now: SimTime, phase: SimDuration, period: SimDuration) -> SimTi
     if n < ph {
         return SimTime(ph);
     }
-    SimTime(ph + ((n - ph) / p + 1) * p)
+    SimTime(ph.saturating_add(((n - ph) / p + 1).saturating_mul(p)))
 }
 
 #[cfg(test)]

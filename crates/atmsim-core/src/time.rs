@@ -10,6 +10,12 @@
 //! picosecond tick keeps per-cell rounding below one part in a million, and the
 //! [`Serializer`] carries the remainder so that even that error never accumulates:
 //! after `n` cells the departure time is exactly `floor(n·424·10¹² / R)` ps.
+//!
+//! **Never a silent wrap.** The scenario layer keeps every time-valued input, and the sums a
+//! run forms from them, inside the range ([`crate::scenario::limits`]). Arithmetic here
+//! saturates at [`SimTime::MAX`] as a second line of defence: an instant that would lie
+//! beyond the range lies beyond every run's end, so it never happens — it cannot wrap
+//! round to an early instant. [`SimDuration::try_from_secs_f64`] refuses what does not fit.
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
@@ -51,25 +57,36 @@ impl SimDuration {
     pub const fn from_ps(ps: u64) -> Self {
         SimDuration(ps)
     }
+    pub const MAX: SimDuration = SimDuration(u64::MAX);
+
     pub const fn from_nanos(ns: u64) -> Self {
-        SimDuration(ns * 1_000)
+        SimDuration(ns.saturating_mul(1_000))
     }
     pub const fn from_micros(us: u64) -> Self {
-        SimDuration(us * 1_000_000)
+        SimDuration(us.saturating_mul(1_000_000))
     }
     pub const fn from_millis(ms: u64) -> Self {
-        SimDuration(ms * 1_000_000_000)
+        SimDuration(ms.saturating_mul(1_000_000_000))
     }
     pub const fn from_secs(s: u64) -> Self {
-        SimDuration(s * PS_PER_SEC)
+        SimDuration(s.saturating_mul(PS_PER_SEC))
     }
-    /// From a (non-negative, finite) number of seconds, rounded to the nearest picosecond.
-    /// Callers validate user input first; negative or non-finite values map to zero.
+    /// From a number of seconds, rounded to the nearest picosecond; `None` unless
+    /// `0 ≤ s` and the result fits in the range (NaN and infinities never fit).
+    pub fn try_from_secs_f64(s: f64) -> Option<Self> {
+        let ps = (s * PS_PER_SEC as f64).round();
+        // 2^64 as f64 is exact; every f64 below it converts without saturating.
+        (0.0..18_446_744_073_709_551_616.0).contains(&ps).then_some(SimDuration(ps as u64))
+    }
+    /// From a number of seconds, rounded to the nearest picosecond, for values already
+    /// known to be in range (model constants, validated input, samples of distributions
+    /// whose means were validated). Negative or NaN maps to zero; beyond the range to
+    /// [`SimDuration::MAX`], which lies after the end of every run.
     pub fn from_secs_f64(s: f64) -> Self {
-        if !(s.is_finite() && s > 0.0) {
+        if s.is_nan() || s <= 0.0 {
             return SimDuration(0);
         }
-        SimDuration((s * PS_PER_SEC as f64).round() as u64)
+        Self::try_from_secs_f64(s).unwrap_or(SimDuration::MAX)
     }
     pub const fn as_ps(self) -> u64 {
         self.0
@@ -77,32 +94,42 @@ impl SimDuration {
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_SEC as f64
     }
+    /// `k` times this span, saturating at [`SimDuration::MAX`].
     pub const fn mul(self, k: u64) -> Self {
-        SimDuration(self.0 * k)
+        SimDuration(self.0.saturating_mul(k))
     }
 }
 
 impl Add<SimDuration> for SimTime {
     type Output = SimTime;
+    /// Saturates at [`SimTime::MAX`] (module docs: never a silent wrap).
+    #[inline]
     fn add(self, d: SimDuration) -> SimTime {
-        SimTime(self.0 + d.0)
+        SimTime(self.0.saturating_add(d.0))
     }
 }
 impl AddAssign<SimDuration> for SimTime {
+    #[inline]
     fn add_assign(&mut self, d: SimDuration) {
-        self.0 += d.0;
+        self.0 = self.0.saturating_add(d.0);
     }
 }
 impl Sub for SimTime {
     type Output = SimDuration;
+    /// The span from `o` to `self`; `o` must not be later (checked in debug builds; a
+    /// release build gives zero rather than wrapping to a huge span).
+    #[inline]
     fn sub(self, o: SimTime) -> SimDuration {
-        SimDuration(self.0 - o.0)
+        debug_assert!(o.0 <= self.0, "SimTime subtraction out of order: {} - {}", self.0, o.0);
+        SimDuration(self.0.saturating_sub(o.0))
     }
 }
 impl Add for SimDuration {
     type Output = SimDuration;
+    /// Saturates at [`SimDuration::MAX`].
+    #[inline]
     fn add(self, o: SimDuration) -> SimDuration {
-        SimDuration(self.0 + o.0)
+        SimDuration(self.0.saturating_add(o.0))
     }
 }
 
@@ -131,7 +158,8 @@ impl Rate {
     /// Time to send `bits` at this rate, rounded down to the picosecond. Use a
     /// [`Serializer`] for a stream of back-to-back units, so rounding does not accumulate.
     pub fn tx_time(self, bits: u64) -> SimDuration {
-        SimDuration(((bits as u128 * PS_PER_SEC as u128) / self.0 as u128) as u64)
+        let ps = (bits as u128 * PS_PER_SEC as u128) / self.0 as u128;
+        SimDuration(u64::try_from(ps).unwrap_or(u64::MAX))
     }
 }
 
@@ -180,6 +208,31 @@ mod tests {
         assert_eq!(SimDuration::from_millis(1500), SimDuration::from_secs_f64(1.5));
         assert_eq!(SimDuration::from_micros(3).as_ps(), 3_000_000);
         assert_eq!(SimDuration::from_secs_f64(-1.0), SimDuration::ZERO);
+    }
+
+    #[test]
+    fn arithmetic_saturates_instead_of_wrapping() {
+        let near_end = SimTime::MAX + SimDuration::ZERO;
+        assert_eq!(near_end + SimDuration::from_secs(1), SimTime::MAX);
+        let mut t = SimTime::from_ps(u64::MAX - 5);
+        t += SimDuration::from_ps(10);
+        assert_eq!(t, SimTime::MAX);
+        assert_eq!(SimDuration::MAX + SimDuration::from_ps(1), SimDuration::MAX);
+        assert_eq!(SimDuration::from_secs(u64::MAX / 2), SimDuration::MAX);
+        assert_eq!(SimDuration::from_ps(3).mul(u64::MAX), SimDuration::MAX);
+        assert_eq!(Rate::bps(1).tx_time(u64::MAX), SimDuration::MAX);
+    }
+
+    #[test]
+    fn seconds_out_of_range_are_refused_or_saturate() {
+        assert_eq!(SimDuration::try_from_secs_f64(1e300), None);
+        assert_eq!(SimDuration::try_from_secs_f64(f64::NAN), None);
+        assert_eq!(SimDuration::try_from_secs_f64(f64::INFINITY), None);
+        assert_eq!(SimDuration::try_from_secs_f64(-1e-3), None);
+        assert_eq!(SimDuration::try_from_secs_f64(18_446_744.0), Some(SimDuration(18_446_744 * PS_PER_SEC)));
+        assert_eq!(SimDuration::try_from_secs_f64(18_446_745.0), None);
+        assert_eq!(SimDuration::from_secs_f64(1e300), SimDuration::MAX);
+        assert_eq!(SimDuration::from_secs_f64(f64::NAN), SimDuration::ZERO);
     }
 
     #[test]

@@ -293,6 +293,11 @@ impl OutPort {
         self.in_tx.is_some()
     }
 
+    /// Time spent transmitting from the start of the run to `now` [ps].
+    pub fn busy_ps_at(&self, now: SimTime) -> u64 {
+        self.stats.busy_ps + if self.is_busy() { now.0.saturating_sub(self.busy_since.0) } else { 0 }
+    }
+
     /// Close the time integrals at the end of a run.
     pub fn finish(&mut self, now: SimTime) {
         self.touch(now);

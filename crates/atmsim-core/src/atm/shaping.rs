@@ -89,7 +89,7 @@ impl Gcra {
     /// Virtual Scheduling: does a cell arriving at `now` conform?
     #[inline]
     pub fn conforms(&self, now: SimTime) -> bool {
-        now.0 + self.tau.0 >= self.tat.0
+        now.0.saturating_add(self.tau.0) >= self.tat.0
     }
 
     /// Virtual Scheduling: account a cell accepted at `now` (conforming, or shaped to now).
@@ -161,7 +161,7 @@ impl LeakyBucket {
     /// The first time at or after `now` at which a cell would conform.
     pub fn earliest_conforming(&self, now: SimTime) -> SimTime {
         let need = self.drained(now).saturating_sub(self.tau.0);
-        SimTime(now.0 + need)
+        SimTime(now.0.saturating_add(need))
     }
 }
 

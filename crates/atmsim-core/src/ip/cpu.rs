@@ -76,7 +76,7 @@ impl Cpu {
             Dir::Rx => self.rx,
             Dir::Tx => self.tx,
         };
-        SimDuration::from_ps(c.per_segment.as_ps() + c.per_byte_ps * len)
+        SimDuration::from_ps(c.per_segment.as_ps().saturating_add(c.per_byte_ps.saturating_mul(len)))
     }
 
     /// Queue a segment; returns the completion time if the CPU was idle and starts on it.

@@ -128,6 +128,7 @@ pub struct Conn {
     pub bytes_sent_warm: u64,
     /// Segments the client's TCP had retransmitted at the end of the warm-up.
     pub rexmt_segs_warm: u64,
+    pub rexmt_bytes_warm: u64,
     /// `bytes_read` at the previous sample (for per-interval goodput).
     pub bytes_read_sampled: u64,
     /// When the sink read the last byte of a finite transfer.

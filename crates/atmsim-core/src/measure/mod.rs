@@ -24,6 +24,8 @@ pub struct Recorder {
     host_entities: Vec<u32>,
     /// Port counters at the end of the warm-up (empty if there was no warm-up).
     pub ports_warm: Vec<PortStats>,
+    /// Each port's transmitting time up to the end of the warm-up [ps].
+    pub ports_warm_busy_ps: Vec<u64>,
 }
 
 impl Recorder {
@@ -69,8 +71,9 @@ impl Recorder {
         self.value.push(value);
     }
 
-    pub fn snapshot_ports(&mut self, ports: &[OutPort]) {
+    pub fn snapshot_ports(&mut self, ports: &[OutPort], now: crate::time::SimTime) {
         self.ports_warm = ports.iter().map(|p| p.stats).collect();
+        self.ports_warm_busy_ps = ports.iter().map(|p| p.busy_ps_at(now)).collect();
     }
 
     pub fn len(&self) -> usize {

@@ -49,13 +49,17 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "state": format!("{:?}", c.ep[0].tcp.state()),
             });
             if let App::Bulk(_) = &c.app {
-                // Offered TCP load: payload sent in the window, retransmissions included;
-                // efficiency = goodput / offered (Koçyiğit §III). Only for bulk transfers,
+                // Offered TCP load: payload sent in the window, retransmissions included.
+                // Efficiency is Koçyiğit's goodput / offered (§III), measured at the sender:
+                // the share of the payload sent in the window that was new data. In steady
+                // state the two are equal (new data sent = data delivered); counted this way
+                // it stays within [0, 1] also over a window shorter than a round trip, where
+                // data sent before the warm-up arrives inside it. Only for bulk transfers,
                 // whose connection is never recycled.
                 let sent = s.bytes_sent.saturating_sub(c.bytes_sent_warm);
-                let useful = c.bytes_read - c.bytes_read_warm;
+                let resent = s.rexmt_bytes.saturating_sub(c.rexmt_bytes_warm).min(sent);
                 v["offered_bps"] = json!(sent as f64 * 8.0 / window);
-                v["efficiency"] = json!(if sent > 0 { useful as f64 / sent as f64 } else { f64::NAN });
+                v["efficiency"] = json!(if sent > 0 { (sent - resent) as f64 / sent as f64 } else { f64::NAN });
                 // Packet losses at the TCP level (MAGIC Exp. 4): retransmitted segments per second.
                 v["rexmt_per_s"] = json!(s.rexmt_segs.saturating_sub(c.rexmt_segs_warm) as f64 / window);
             }
@@ -86,7 +90,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .enumerate()
         .map(|(i, p)| {
             let st = &p.stats;
-            let warm_tx = net.rec.ports_warm.get(i).map_or(0, |w| w.cells_tx);
+            let warm_busy = net.rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0);
+            let window_ps = net.until.0.saturating_sub(net.warmup.0).max(1) as f64;
             let rate = p.ser.rate().as_bps() as f64;
             json!({
                 "name": p.name,
@@ -103,7 +108,9 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "frames_refused": st.frames_refused,
                 "max_queue_cells": st.max_occupancy,
                 "mean_queue_cells": st.occupancy_area as f64 / (net.until.0.max(1) as f64),
-                "utilization": (st.cells_tx - warm_tx) as f64 * CELL_BITS as f64 / rate / window,
+                // Time spent transmitting within the window / the window: exact, so at most 1
+                // even when the window is shorter than a cell time.
+                "utilization": st.busy_ps.saturating_sub(warm_busy) as f64 / window_ps,
             })
         })
         .collect();

@@ -11,6 +11,7 @@
 //! (allocated densely from 32 on each simplex link) and the matching translation entries at
 //! every switch on its path.
 
+use super::limits::{self, int_in, invalid, positive_f64, quoted, span, MAX_RATE_BPS, MIN_CELL_RATE_BPS};
 use super::model::*;
 use crate::apps::bulk::BulkSender;
 use crate::apps::cell_source::{geometric_p_for_truncated_mean, CellSource, Pattern};
@@ -43,34 +44,6 @@ enum Node {
     Switch(SwitchId),
 }
 
-fn invalid<T>(field: String, msg: impl Into<String>) -> Result<T> {
-    Err(Error::invalid(field, msg))
-}
-
-fn positive_f64(field: String, v: f64, what: &str) -> Result<f64> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        invalid(field, format!("expected a positive {what}, got {v}"))
-    }
-}
-
-fn nonneg_f64(field: String, v: f64, what: &str) -> Result<f64> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        invalid(field, format!("expected a non-negative {what}, got {v}"))
-    }
-}
-
-fn int_in(field: String, v: i64, lo: i64, hi: i64, what: &str) -> Result<i64> {
-    if (lo..=hi).contains(&v) {
-        Ok(v)
-    } else {
-        invalid(field, format!("expected {what} between {lo} and {hi}, got {v}"))
-    }
-}
-
 /// One direction of a VC: where it enters the network and where it leaves.
 #[derive(Clone, Copy, Debug)]
 struct VcDir {
@@ -90,34 +63,35 @@ struct VcInfo {
 
 /// Validate `doc` and build the network it describes. `seed` overrides the document's.
 pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: Option<bool>) -> Result<Network> {
+    check_strings(doc)?;
     let sim = &doc.simulation;
-    let duration = positive_f64("simulation.duration_s".into(), sim.duration_s, "duration in seconds")?;
-    let warmup = nonneg_f64("simulation.warmup_s".into(), sim.warmup_s, "warm-up in seconds")?;
-    if warmup >= duration {
+    let duration = limits::f64_in(
+        "simulation.duration_s",
+        sim.duration_s,
+        limits::MIN_DURATION_S,
+        limits::MAX_DURATION_S,
+        "a duration in seconds",
+    )?;
+    let warmup = span("simulation.warmup_s", sim.warmup_s, 1.0, "s", limits::MAX_DURATION_S)?;
+    if warmup.as_secs_f64() >= duration {
         return invalid(
-            "simulation.warmup_s".into(),
-            format!("expected a warm-up shorter than duration_s ({duration} s), got {warmup}"),
+            "simulation.warmup_s",
+            format!("expected a warm-up shorter than duration_s ({duration} s), got {}", sim.warmup_s),
         );
     }
     if sim.seed < 0 {
-        return invalid("simulation.seed".into(), format!("expected a non-negative integer seed, got {}", sim.seed));
+        return invalid("simulation.seed", format!("expected a non-negative integer seed, got {}", sim.seed));
     }
     let seed = seed_override.unwrap_or(sim.seed as u64);
     let clock_spread_ppm = sim.link_clock_ppm;
     if !(clock_spread_ppm.is_finite() && (0.0..=1000.0).contains(&clock_spread_ppm)) {
         return invalid(
-            "simulation.link_clock_ppm".into(),
+            "simulation.link_clock_ppm",
             format!("expected a clock tolerance between 0 and 1000 ppm, got {clock_spread_ppm}"),
         );
     }
     let until = SimTime::ZERO + SimDuration::from_secs_f64(duration);
-    let sample_every = match sim.sample_interval_ms {
-        Some(ms) => {
-            let ms = nonneg_f64("simulation.sample_interval_ms".into(), ms, "interval in milliseconds")?;
-            (ms > 0.0).then(|| SimDuration::from_secs_f64(ms / 1000.0))
-        }
-        None => Some(SimDuration::from_secs_f64(duration / 500.0)),
-    };
+    let sample_every = sample_interval(sim.sample_interval_ms, duration)?;
 
     // ---- nodes
     let mut nodes: HashMap<&str, Node> = HashMap::new();
@@ -142,12 +116,13 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             } else {
                 (h.tx_cpu_per_segment_us, h.tx_cpu_per_byte_ns)
             };
-            let seg = nonneg_f64(f(&format!("{dir}_cpu_per_segment_us")), seg, "CPU time in microseconds")?;
-            let byte = nonneg_f64(f(&format!("{dir}_cpu_per_byte_ns")), byte, "CPU time in nanoseconds")?;
-            *cost = crate::ip::cpu::Cost {
-                per_segment: SimDuration::from_secs_f64(seg * 1e-6),
-                per_byte_ps: (byte * 1000.0).round() as u64,
-            };
+            *cost = cpu_cost(
+                &f(&format!("{dir}_cpu_per_segment_us")),
+                seg,
+                &f(&format!("{dir}_cpu_per_byte_ns")),
+                byte,
+                h.mtu_bytes,
+            )?;
         }
         let [rx_cost, tx_cost] = costs;
         let cpu = (!rx_cost.is_zero() || !tx_cost.is_zero()).then(|| crate::ip::cpu::Cpu::new(rx_cost, tx_cost));
@@ -228,22 +203,12 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
                 Some(p) => p.rate(),
                 None => {
                     let names: Vec<&str> = Preset::ALL.iter().map(|(n, _)| *n).collect();
-                    return invalid(f("preset"), format!("expected one of {}, got `{p}`", names.join(", ")));
+                    return invalid(f("preset"), format!("expected one of {}, got `{}`", names.join(", "), quoted(p)));
                 }
             },
-            (None, Some(r)) => {
-                let r = positive_f64(f("rate_bps"), r, "rate in bits per second")?;
-                if !(424.0..=1e13).contains(&r) {
-                    return invalid(
-                        f("rate_bps"),
-                        format!("expected a rate between 424 b/s (one cell per second) and 10 Tb/s, got {r}"),
-                    );
-                }
-                Rate::bps(r.round() as u64)
-            }
+            (None, Some(r)) => Rate::bps(limits::rate(f("rate_bps"), r, MIN_CELL_RATE_BPS, MAX_RATE_BPS)?),
         };
-        let delay_ms = nonneg_f64(f("delay_ms"), l.delay_ms, "delay in milliseconds")?;
-        let delay = SimDuration::from_secs_f64(delay_ms / 1000.0);
+        let delay = span(f("delay_ms"), l.delay_ms, 1e-3, "ms", limits::MAX_DELAY_S)?;
         if let Some(ppm) = l.clock_ppm {
             if !(ppm.is_finite() && (-1000.0..=1000.0).contains(&ppm)) {
                 return invalid(
@@ -591,7 +556,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             )?,
             None => mtu - 40,
         };
-        let start = nonneg_f64(f("start_s"), t.start_s, "start time in seconds")?;
+        let start = span(f("start_s"), t.start_s, 1.0, "s", limits::MAX_DURATION_S)?.as_secs_f64();
         if start >= duration {
             return invalid(
                 f("start_s"),
@@ -612,24 +577,18 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         };
         let access_rate = t
             .access_rate_bps
-            .map(|r| {
-                let r = positive_f64(f("access_rate_bps"), r, "rate in bit/s")?;
-                if r.round() < 1.0 || r > u64::MAX as f64 / 2.0 {
-                    return invalid(f("access_rate_bps"), format!("expected a rate of at least 1 bit/s, got {r}"));
-                }
-                Ok(Rate::bps(r.round() as u64))
-            })
+            .map(|r| limits::rate(f("access_rate_bps"), r, limits::MIN_PACKET_RATE_BPS, MAX_RATE_BPS).map(Rate::bps))
             .transpose()?;
         let access_delay = match t.access_delay_ms {
             Some(d) => {
-                let d = nonneg_f64(f("access_delay_ms"), d, "delay in milliseconds")?;
+                let d = span(f("access_delay_ms"), d, 1e-3, "ms", limits::MAX_DELAY_S)?;
                 if access_rate.is_none() {
                     return invalid(
                         f("access_delay_ms"),
                         "only meaningful with access_rate_bps; set the access link's rate",
                     );
                 }
-                SimDuration::from_secs_f64(d / 1000.0)
+                d
             }
             None => SimDuration::ZERO,
         };
@@ -676,7 +635,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         conn_names.push(t.name.clone());
         conns.push(Conn {
             name: t.name.clone(),
-            start: SimTime::ZERO + SimDuration::from_secs_f64(start),
+            start: SimTime::ZERO + SimDuration::from_secs_f64(t.start_s),
             ep: [client_ep, server_ep],
             app: match app {
                 Ok((w, tot)) => App::Bulk(BulkSender::new(w, tot, base.snd_lowat_bytes as u64)),
@@ -694,6 +653,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             bytes_read_warm: 0,
             bytes_sent_warm: 0,
             rexmt_segs_warm: 0,
+            rexmt_bytes_warm: 0,
             bytes_read_sampled: 0,
             finished_at: None,
         });
@@ -737,8 +697,9 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
             }
             CellSourceKind::Poisson => {
                 only("frame_bytes", s.frame_bytes.is_some(), "greedy")?;
+                let link_rate = ports[d.port.idx()].ser.rate().as_bps() as f64;
                 let load = match s.load_bps {
-                    Some(l) => positive_f64(f("load_bps"), l, "offered load in bit/s")?,
+                    Some(l) => source_load(f("load_bps"), l, link_rate, &s.from)?,
                     None => return invalid(f("load_bps"), "expected the offered load in bit/s (of 53-byte cells)"),
                 };
                 let max_cells =
@@ -813,7 +774,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         q: EventQueue::new(),
         now: SimTime::ZERO,
         until,
-        warmup: SimTime::ZERO + SimDuration::from_secs_f64(warmup),
+        warmup: SimTime::ZERO + warmup,
         batching: batching_override.unwrap_or(sim.batching),
         sample_every,
         ports,
@@ -829,19 +790,147 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         rec: Recorder::new(&conn_names, &port_names, &host_names),
         cell_hops: 0,
         inline_steps: 0,
+        inline_budget: crate::net::INLINE_RUN_MAX,
         scratch_cells: Vec::new(),
     };
     net.prime();
     Ok(net)
 }
 
-/// A shaping rate [bit/s of cells]: 424 b/s (one cell per second) to 10 Tb/s.
+/// A shaping rate [bit/s of cells]: 424 b/s (one cell per second) to 1 Tb/s.
 fn shape_rate(field: String, r: f64) -> Result<f64> {
-    let r = positive_f64(field.clone(), r, "rate in bits per second")?;
-    if !(424.0..=1e13).contains(&r) {
-        return invalid(field, format!("expected a rate between 424 b/s (one cell per second) and 10 Tb/s, got {r}"));
-    }
+    limits::rate(field, r, MIN_CELL_RATE_BPS, MAX_RATE_BPS)?;
     Ok(r)
+}
+
+/// `simulation.sample_interval_ms`: `None` = the default, duration / 500 but at least
+/// [`limits::MIN_SAMPLE_INTERVAL_S`]; 0 = no probes; otherwise an interval of at least
+/// that minimum, at most the run, and giving at most [`limits::MAX_SAMPLES`] samples.
+fn sample_interval(ms: Option<f64>, duration_s: f64) -> Result<Option<SimDuration>> {
+    const F: &str = "simulation.sample_interval_ms";
+    let Some(ms) = ms else {
+        return Ok(Some(SimDuration::from_secs_f64((duration_s / 500.0).max(limits::MIN_SAMPLE_INTERVAL_S))));
+    };
+    if ms == 0.0 {
+        return Ok(None);
+    }
+    let lo_ms = (limits::MIN_SAMPLE_INTERVAL_S * 1e3).max(duration_s * 1e3 / limits::MAX_SAMPLES);
+    let hi_ms = duration_s * 1e3;
+    if !(ms.is_finite() && ms >= lo_ms && ms <= hi_ms) {
+        return invalid(
+            F,
+            format!(
+                "expected 0 (no probes) or an interval between {} ms (at least 1 µs, and at most {} samples per run) and the run's duration ({} ms), got {}",
+                limits::num(lo_ms),
+                limits::num(limits::MAX_SAMPLES),
+                limits::num(hi_ms),
+                limits::num(ms)
+            ),
+        );
+    }
+    Ok(Some(SimDuration::from_secs_f64(ms / 1000.0)))
+}
+
+/// One direction's CPU cost: each term bounded, and the cost of the largest segment the
+/// host can send or receive (per segment + per byte × MTU) at most [`limits::MAX_CPU_JOB_S`].
+fn cpu_cost(seg_field: &str, seg_us: f64, byte_field: &str, byte_ns: f64, mtu: i64) -> Result<crate::ip::cpu::Cost> {
+    let per_segment = span(seg_field, seg_us, 1e-6, "µs", limits::MAX_CPU_JOB_S)?;
+    let per_byte = span(byte_field, byte_ns, 1e-9, "ns", limits::MAX_CPU_JOB_S / 65_535.0)?;
+    let job_s = per_segment.as_secs_f64() + per_byte.as_secs_f64() * mtu as f64;
+    if job_s > limits::MAX_CPU_JOB_S {
+        return invalid(
+            byte_field,
+            format!(
+                "expected the cost of a largest segment (per segment + per byte × MTU {mtu}) of at most {} s, got {} s",
+                limits::MAX_CPU_JOB_S,
+                limits::num(job_s)
+            ),
+        );
+    }
+    Ok(crate::ip::cpu::Cost { per_segment, per_byte_ps: per_byte.as_ps() })
+}
+
+/// A Poisson source's offered load [bit/s of cells]: at least one cell per second and at
+/// most what the link it sends on carries (beyond that its adapter queue only grows).
+fn source_load(field: String, load: f64, link_rate_bps: f64, from: &str) -> Result<f64> {
+    if !(load.is_finite() && load >= MIN_CELL_RATE_BPS && load <= link_rate_bps) {
+        return invalid(
+            field,
+            format!(
+                "expected an offered load between 424 b/s (one cell per second) and the rate of `{}`'s link ({} b/s), got {}",
+                quoted(from),
+                limits::num(link_rate_bps),
+                limits::num(load)
+            ),
+        );
+    }
+    Ok(load)
+}
+
+/// Every name and every reference to one within [`limits::MAX_NAME_BYTES`], the description
+/// within [`limits::MAX_DESCRIPTION_BYTES`]: checked first, so that no later message quotes
+/// an unbounded string.
+fn check_strings(doc: &ScenarioDoc) -> Result<()> {
+    if let Some(n) = &doc.name {
+        limits::name("name", n)?;
+    }
+    if let Some(d) = &doc.description {
+        if d.len() > limits::MAX_DESCRIPTION_BYTES {
+            return invalid(
+                "description",
+                format!("expected at most {} bytes of text, got {}", limits::MAX_DESCRIPTION_BYTES, d.len()),
+            );
+        }
+    }
+    let r = limits::reference;
+    for (i, h) in doc.hosts.iter().enumerate() {
+        r(&format!("host[{i}].name"), &h.name)?;
+    }
+    for (i, s) in doc.switches.iter().enumerate() {
+        r(&format!("switch[{i}].name"), &s.name)?;
+    }
+    for (i, l) in doc.links.iter().enumerate() {
+        for (k, v) in
+            [("name", l.name.as_deref()), ("a", Some(&l.a)), ("b", Some(&l.b)), ("preset", l.preset.as_deref())]
+        {
+            if let Some(v) = v {
+                r(&format!("link[{i}].{k}"), v)?;
+            }
+        }
+    }
+    for (i, v) in doc.vcs.iter().enumerate() {
+        r(&format!("vc[{i}].name"), &v.name)?;
+        for (k, n) in v.path.iter().enumerate() {
+            r(&format!("vc[{i}].path[{k}]"), n)?;
+        }
+        if let Some(at) = v.police.as_ref().and_then(|p| p.at.as_deref()) {
+            r(&format!("vc[{i}].police.at"), at)?;
+        }
+        if let Some(rs) = &v.reshape {
+            r(&format!("vc[{i}].reshape.at"), &rs.at)?;
+        }
+    }
+    for (i, t) in doc.tcp.iter().enumerate() {
+        for (k, v) in
+            [("name", Some(&t.name)), ("client", Some(&t.client)), ("server", Some(&t.server)), ("vc", t.vc.as_ref())]
+        {
+            if let Some(v) = v {
+                r(&format!("tcp[{i}].{k}"), v)?;
+            }
+        }
+    }
+    for (i, s) in doc.cell_sources.iter().enumerate() {
+        for (k, v) in [("name", &s.name), ("vc", &s.vc), ("from", &s.from)] {
+            r(&format!("cell_source[{i}].{k}"), v)?;
+        }
+    }
+    for (i, c) in doc.captures.iter().enumerate() {
+        r(&format!("capture[{i}].host"), &c.host)?;
+        if let Some(n) = &c.name {
+            r(&format!("capture[{i}].name"), n)?;
+        }
+    }
+    Ok(())
 }
 
 /// The rate and GCRA of a `shape = { ... }` table at `field`.
@@ -873,11 +962,8 @@ fn shape_params(field: &str, sh: &ShapeSec) -> Result<(f64, Gcra)> {
             shape_rate(f("mean_bps"), m * b)?
         }
     };
-    let tau_us = nonneg_f64(f("tau_us"), sh.tau_us, "limit in microseconds")?;
-    if tau_us > 1e9 {
-        return invalid(f("tau_us"), format!("expected a limit of at most 1e9 µs, got {tau_us}"));
-    }
-    Ok((rate, Gcra::new(Gcra::increment_for_bps(rate), SimDuration::from_secs_f64(tau_us * 1e-6))))
+    let tau = span(f("tau_us"), sh.tau_us, 1e-6, "µs", limits::MAX_TAU_S)?;
+    Ok((rate, Gcra::new(Gcra::increment_for_bps(rate), tau)))
 }
 
 fn item_scale_in(field: String, v: f64) -> Result<f64> {
@@ -888,13 +974,11 @@ fn item_scale_in(field: String, v: f64) -> Result<f64> {
     }
 }
 
-/// A name must be non-empty, without spaces, and not `taken` by another `what`.
+/// A name must be valid ([`limits::name`]) and not `taken` by another `what`.
 fn check_unique_name(field: &str, name: &str, taken: bool, what: &str) -> Result<()> {
+    limits::name(field, name)?;
     if taken {
         return invalid(field.to_string(), format!("expected a unique {what} name, but `{name}` is already used"));
-    }
-    if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return invalid(field.to_string(), format!("expected a non-empty name without spaces, got `{name}`"));
     }
     Ok(())
 }

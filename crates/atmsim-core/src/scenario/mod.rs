@@ -5,7 +5,9 @@
 //! cross-reference and range checked before anything runs).
 
 pub mod build;
+pub mod limits;
 pub mod model;
+pub mod table;
 
 pub use build::build;
 pub use model::ScenarioDoc;
@@ -18,7 +20,7 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
     let r = match format {
         Format::Toml => {
             let de = toml::Deserializer::new(text);
-            serde_path_to_error::deserialize(de).map_err(|e| {
+            serde_path_to_error::deserialize(de).map(|t: table::Table<ScenarioDoc>| t.0).map_err(|e| {
                 let path = clean_path(&e.path().to_string());
                 let inner = e.into_inner();
                 let mut msg = one_line(inner.message());
@@ -31,10 +33,16 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
         }
         Format::Json => {
             let mut de = serde_json::Deserializer::from_str(text);
-            serde_path_to_error::deserialize(&mut de).map_err(|e| {
-                let path = clean_path(&e.path().to_string());
-                Error::parse(path, one_line(&e.into_inner().to_string()))
-            })
+            serde_path_to_error::deserialize(&mut de)
+                .map(|t: table::Table<ScenarioDoc>| t.0)
+                .map_err(|e| {
+                    let path = clean_path(&e.path().to_string());
+                    Error::parse(path, one_line(&e.into_inner().to_string()))
+                })
+                .and_then(|doc| match de.end() {
+                    Ok(()) => Ok(doc),
+                    Err(e) => Err(Error::parse("", one_line(&e.to_string()))),
+                })
         }
     };
     r.map_err(|e| e.in_file(origin))

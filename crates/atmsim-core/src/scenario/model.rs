@@ -4,8 +4,11 @@
 //! `_bytes`, `_cells`) and its default here; unknown fields are errors. Numbers that users
 //! can get wrong in sign or range are read as `f64`/`i64` and checked in
 //! [`super::build`], so the error can say what was expected rather than "invalid type".
+//! Every table-valued field goes through [`super::table`], so a sequence written where a
+//! table belongs is refused rather than read by position. Ranges are in [`super::limits`].
 //! The user-facing reference is `docs/scenario.md`.
 
+use super::table;
 use crate::atm::port::DropPolicyName;
 use crate::atm::sched::Discipline;
 use crate::tcp::Variant;
@@ -20,20 +23,21 @@ pub struct ScenarioDoc {
     pub name: Option<String>,
     #[serde(default)]
     pub description: Option<String>,
+    #[serde(deserialize_with = "table::one")]
     pub simulation: SimulationSec,
-    #[serde(default, rename = "host")]
+    #[serde(default, rename = "host", deserialize_with = "table::many")]
     pub hosts: Vec<HostSec>,
-    #[serde(default, rename = "switch")]
+    #[serde(default, rename = "switch", deserialize_with = "table::many")]
     pub switches: Vec<SwitchSec>,
-    #[serde(default, rename = "link")]
+    #[serde(default, rename = "link", deserialize_with = "table::many")]
     pub links: Vec<LinkSec>,
-    #[serde(default, rename = "vc")]
+    #[serde(default, rename = "vc", deserialize_with = "table::many")]
     pub vcs: Vec<VcSec>,
-    #[serde(default, rename = "tcp")]
+    #[serde(default, rename = "tcp", deserialize_with = "table::many")]
     pub tcp: Vec<TcpSec>,
-    #[serde(default, rename = "cell_source")]
+    #[serde(default, rename = "cell_source", deserialize_with = "table::many")]
     pub cell_sources: Vec<CellSourceSec>,
-    #[serde(default, rename = "capture")]
+    #[serde(default, rename = "capture", deserialize_with = "table::many")]
     pub captures: Vec<CaptureSec>,
 }
 
@@ -90,7 +94,7 @@ pub struct HostSec {
     #[serde(default)]
     pub tx_cpu_per_byte_ns: f64,
     /// VP-style shaping of everything the host sends (atm::shaping); absent = none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "table::optional")]
     pub shape: Option<ShapeSec>,
 }
 
@@ -170,16 +174,16 @@ pub struct VcSec {
     /// Host, switches…, host: consecutive nodes must share a link.
     pub path: Vec<String>,
     /// Shape the VC's forward direction (cells sent by path[0]); absent = none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "table::optional")]
     pub shape: Option<ShapeSec>,
     /// OTTO-style pacing of the forward direction [bit/s of cells]: a shaper with tau = 0.
     #[serde(default)]
     pub pace_bps: Option<f64>,
     /// Police the forward direction at a switch input (atm::shaping); absent = none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "table::optional")]
     pub police: Option<PoliceSec>,
     /// Re-shape the forward direction at a switch input (atm::shaping); absent = none.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "table::optional")]
     pub reshape: Option<ReshapeSec>,
 }
 
@@ -276,7 +280,7 @@ pub struct TcpSec {
     #[serde(default)]
     pub start_s: f64,
     /// The application on the client.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "table::one")]
     pub app: AppSec,
     /// Rate of each endpoint's access link to its host [bit/s]; absent = no access link
     /// (the endpoint sits on the host).

@@ -3,6 +3,7 @@
 mod cells_flow_through_switches;
 mod common;
 mod host_processing;
+mod inputs_stay_in_range;
 mod link_clocks;
 mod magic_table1;
 mod pcap_captures;

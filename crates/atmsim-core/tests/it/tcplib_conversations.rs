@@ -247,13 +247,13 @@ fn caceres_scenarios_are_valid_and_bad_access_links_are_refused() {
         validate_str(&text, Format::Toml, p).unwrap_or_else(|e| panic!("{e}"));
     }
     let cases = [
-        ("access_rate_bps = 1500000\n", "access_rate_bps = -1\n", "tcp[0].access_rate_bps", "positive rate"),
+        ("access_rate_bps = 1500000\n", "access_rate_bps = -1\n", "tcp[0].access_rate_bps", "rate between 1 b/s"),
         ("access_rate_bps = 1500000\n", "access_delay_ms = 1\n", "tcp[0].access_delay_ms", "access_rate_bps"),
         (
             "access_rate_bps = 1500000\n",
             "access_rate_bps = 1500000\naccess_delay_ms = -1\n",
             "tcp[0].access_delay_ms",
-            "non-negative",
+            "time between 0",
         ),
         ("kind = \"ftp\"", "kind = \"ftp\", write_bytes = 3", "tcp[0].app", "unknown field"),
     ];
