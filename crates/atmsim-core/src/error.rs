@@ -43,12 +43,31 @@ pub struct Error {
     pub message: String,
 }
 
+/// `s` with every control character written as an escape (`\n`, `\u{1b}`): a message that
+/// quotes user input stays one printable line.
+fn escaped(s: String) -> String {
+    if !s.chars().any(char::is_control) {
+        return s;
+    }
+    s.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
 impl Error {
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Invalid, file: String::new(), field: field.into(), message: message.into() }
+        Error {
+            kind: ErrorKind::Invalid,
+            file: String::new(),
+            field: escaped(field.into()),
+            message: escaped(message.into()),
+        }
     }
     pub fn parse(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Parse, file: String::new(), field: field.into(), message: message.into() }
+        Error {
+            kind: ErrorKind::Parse,
+            file: String::new(),
+            field: escaped(field.into()),
+            message: escaped(message.into()),
+        }
     }
     pub fn internal(message: impl Into<String>) -> Self {
         Error { kind: ErrorKind::Internal, file: String::new(), field: String::new(), message: message.into() }
@@ -75,3 +94,16 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_quoting_control_characters_stay_one_line() {
+        let e = Error::invalid("host[0].name", "got `a\nb\u{1b}[31m`");
+        assert_eq!(e.message, "got `a\\nb\\u{1b}[31m`");
+        assert!(!e.to_string().chars().any(char::is_control), "{e}");
+        assert_eq!(Error::parse("x\ty", "ok").field, "x\\ty");
+    }
+}
