@@ -1,0 +1,162 @@
+//! The `[[host]]` and `[[switch]]` sections: the nodes of the network and their names.
+//!
+//! Owns [`Node`] (a host or a switch, by id), [`Names`] (node name → node, through which
+//! every later section resolves a reference to a node), the checks of each host (buffer,
+//! MTU, CPU costs) and switch (buffer, drop policy and its thresholds), and the [`Host`] and
+//! [`Switch`] values, still without ports: [`super::links`] attaches those.
+
+use super::check_unique_name;
+use crate::atm::port::DropPolicyName;
+use crate::atm::switch::Switch;
+use crate::error::{Error, Result};
+use crate::ids::{HostId, SwitchId};
+use crate::ip::cpu::{Cost, Cpu};
+use crate::ip::Host;
+use crate::scenario::limits::{self, int_in, invalid, span};
+use crate::scenario::model::{HostSec, SwitchSec};
+use std::collections::HashMap;
+
+/// A node of the network: hosts and switches share one name space.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(super) enum Node {
+    Host(HostId),
+    Switch(SwitchId),
+}
+
+/// Every node by its name.
+#[derive(Default)]
+pub(super) struct Names<'d> {
+    by_name: HashMap<&'d str, Node>,
+}
+
+impl<'d> Names<'d> {
+    /// Name `node`; true if the name was already taken.
+    fn insert(&mut self, name: &'d str, node: Node) -> bool {
+        self.by_name.insert(name, node).is_some()
+    }
+
+    /// The node called `name`, referred to at `field`.
+    pub fn node(&self, field: String, name: &str) -> Result<Node> {
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::invalid(field, format!("expected the name of a host or switch, got `{name}`")))
+    }
+
+    /// The host called `name`, referred to at `field`.
+    pub fn host(&self, field: String, name: &str) -> Result<HostId> {
+        match self.by_name.get(name) {
+            Some(Node::Host(h)) => Ok(*h),
+            Some(Node::Switch(_)) => invalid(field, format!("expected a host, got switch `{name}`")),
+            None => invalid(field, format!("expected the name of a host, got `{name}`")),
+        }
+    }
+}
+
+/// Check `[[host]]` and name its hosts, in document order.
+pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>) -> Result<Vec<Host>> {
+    let mut hosts = Vec::new();
+    for (i, h) in secs.iter().enumerate() {
+        let f = |k: &str| format!("host[{i}].{k}");
+        check_unique_name(&f("name"), &h.name, names.insert(&h.name, Node::Host(HostId(i as u32))), "node")?;
+        if let Some(b) = h.buffer_cells {
+            int_in(f("buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
+        }
+        int_in(
+            f("mtu_bytes"),
+            h.mtu_bytes,
+            72,
+            65535,
+            "an MTU in bytes (at least 72: TCP needs 40 bytes of headers and BSD a 32-byte MSS)",
+        )?;
+        hosts.push(Host {
+            name: h.name.clone(),
+            port: None,
+            mtu_bytes: h.mtu_bytes as u32,
+            reasm: Vec::new(),
+            frames_corrupt: 0,
+            frames_rcvd: 0,
+            tap: None,
+            cpu: host_cpu(i, h)?,
+        });
+    }
+    Ok(hosts)
+}
+
+/// Host `i`'s CPU (`rx_cpu_*`, then `tx_cpu_*`); `None` if it costs nothing either way.
+fn host_cpu(i: usize, h: &HostSec) -> Result<Option<Cpu>> {
+    let f = |k: &str| format!("host[{i}].{k}");
+    let mut costs = [Cost::default(); 2];
+    for (cost, dir) in costs.iter_mut().zip(["rx", "tx"]) {
+        let (seg, byte) = if dir == "rx" {
+            (h.rx_cpu_per_segment_us, h.rx_cpu_per_byte_ns)
+        } else {
+            (h.tx_cpu_per_segment_us, h.tx_cpu_per_byte_ns)
+        };
+        *cost = cpu_cost(
+            &f(&format!("{dir}_cpu_per_segment_us")),
+            seg,
+            &f(&format!("{dir}_cpu_per_byte_ns")),
+            byte,
+            h.mtu_bytes,
+        )?;
+    }
+    let [rx_cost, tx_cost] = costs;
+    Ok((!rx_cost.is_zero() || !tx_cost.is_zero()).then(|| Cpu::new(rx_cost, tx_cost)))
+}
+
+/// One direction's CPU cost: each term bounded, and the cost of the largest segment the
+/// host can send or receive (per segment + per byte × MTU) at most [`limits::MAX_CPU_JOB_S`].
+fn cpu_cost(seg_field: &str, seg_us: f64, byte_field: &str, byte_ns: f64, mtu: i64) -> Result<Cost> {
+    let per_segment = span(seg_field, seg_us, 1e-6, "µs", limits::MAX_CPU_JOB_S)?;
+    let per_byte = span(byte_field, byte_ns, 1e-9, "ns", limits::MAX_CPU_JOB_S / 65_535.0)?;
+    let job_s = per_segment.as_secs_f64() + per_byte.as_secs_f64() * mtu as f64;
+    if job_s > limits::MAX_CPU_JOB_S {
+        return invalid(
+            byte_field,
+            format!(
+                "expected the cost of a largest segment (per segment + per byte × MTU {mtu}) of at most {} s, got {} s",
+                limits::MAX_CPU_JOB_S,
+                limits::num(job_s)
+            ),
+        );
+    }
+    Ok(Cost { per_segment, per_byte_ps: per_byte.as_ps() })
+}
+
+/// Check `[[switch]]` and name its switches, in document order (after the hosts).
+pub(super) fn switches<'d>(secs: &'d [SwitchSec], names: &mut Names<'d>) -> Result<Vec<Switch>> {
+    let mut switches = Vec::new();
+    for (i, s) in secs.iter().enumerate() {
+        let f = |k: &str| format!("switch[{i}].{k}");
+        check_unique_name(&f("name"), &s.name, names.insert(&s.name, Node::Switch(SwitchId(i as u32))), "node")?;
+        if let Some(b) = s.buffer_cells {
+            int_in(f("buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
+        }
+        match (s.drop_policy, s.epd_threshold_cells) {
+            (DropPolicyName::Epd, None) => {
+                return invalid(
+                    f("epd_threshold_cells"),
+                    "expected a threshold in cells: drop_policy = \"epd\" needs one",
+                )
+            }
+            (DropPolicyName::Epd, Some(t)) => {
+                let max = s.buffer_cells.unwrap_or(u32::MAX as i64 - 1);
+                int_in(f("epd_threshold_cells"), t, 1, max, "a threshold in cells (at most buffer_cells)")?;
+            }
+            (_, Some(_)) => {
+                return invalid(
+                    f("epd_threshold_cells"),
+                    "only meaningful with drop_policy = \"epd\"; remove it or set the policy",
+                )
+            }
+            _ => {}
+        }
+        if let Some(t) = s.clp1_threshold_cells {
+            let max = s.buffer_cells.unwrap_or(u32::MAX as i64 - 1);
+            int_in(f("clp1_threshold_cells"), t, 0, max, "a threshold in cells (at most buffer_cells)")?;
+        }
+        switches.push(Switch { name: s.name.clone(), ports: Vec::new(), misrouted: 0 });
+    }
+    Ok(switches)
+}

@@ -1,0 +1,245 @@
+//! The `[[tcp]]` section: TCP connections, each a client and a server endpoint on the two
+//! ends of one VC.
+//!
+//! Owns the checks of a connection (hosts, its VC, buffer and MSS sizes, start time,
+//! application, access link, duplicate-ACK threshold), the [`TcpConfig`] they give, and the
+//! [`Conn`] values: two [`Endpoint`]s — each with its own random stream
+//! (`Purpose::TcpEndpoint`, index 2·i for the client and 2·i + 1 for the server) for the
+//! initial sequence number and the phases of the BSD timers — and the application (a bulk
+//! sender, or a tcplib conversation with stream `Purpose::App`, index i).
+
+use super::check_unique_name;
+use super::nodes::Names;
+use super::simulation::Run;
+use super::vcs::{VcDir, VcInfo, Vcs};
+use crate::apps::bulk::BulkSender;
+use crate::apps::conversation::{ConvApp, Kind as ConvKind};
+use crate::error::{Error, Result};
+use crate::ids::HostId;
+use crate::ip::{Access, App, Conn, Endpoint, Host};
+use crate::rng::{self, Purpose, Rng};
+use crate::scenario::limits::{self, int_in, invalid, span, MAX_RATE_BPS};
+use crate::scenario::model::{AppSec, TcpSec};
+use crate::tcp::{TcpConfig, TcpConn};
+use crate::time::{Rate, SimDuration, SimTime};
+
+/// Largest window TCP can offer: 65535 << 14 (RFC 1323 §2.3).
+const MAX_BUF_BYTES: i64 = 65535 << 14;
+
+/// The dotted path of field `k` of `tcp[i]`.
+fn at(i: usize, k: &str) -> String {
+    format!("tcp[{i}].{k}")
+}
+
+/// Check `[[tcp]]` and build its connections, in document order.
+pub(super) fn connections(secs: &[TcpSec], names: &Names, vcs: &Vcs, hosts: &[Host], run: &Run) -> Result<Vec<Conn>> {
+    let mut conns: Vec<Conn> = Vec::new();
+    for (i, t) in secs.iter().enumerate() {
+        let f = |k: &str| at(i, k);
+        check_unique_name(&f("name"), &t.name, conns.iter().any(|c| c.name == t.name), "connection")?;
+        let client = names.host(f("client"), &t.client)?;
+        let server = names.host(f("server"), &t.server)?;
+        if client == server {
+            return invalid(f("server"), "expected a different host than the client");
+        }
+        let vc = vc_of(i, t, vcs, [client, server])?;
+        let mtu = hosts[client.idx()].mtu_bytes.min(hosts[server.idx()].mtu_bytes) as i64;
+        let mut base = sized_config(i, t, mtu)?;
+        let start = span(f("start_s"), t.start_s, 1.0, "s", limits::MAX_DURATION_S)?.as_secs_f64();
+        if start >= run.duration_s {
+            return invalid(
+                f("start_s"),
+                format!("expected a start time before the end of the run ({} s), got {start}", run.duration_s),
+            );
+        }
+        let app = app_spec(i, &t.app)?;
+        let access = access_link(i, t)?;
+        let dupacks =
+            int_in(f("dupack_threshold"), t.dupack_threshold, 0, 1000, "a number of duplicate ACKs (0 = off)")?;
+        base.dupack_threshold = if dupacks == 0 { u32::MAX } else { dupacks as u32 };
+        let dir = |h: HostId| vc.dir_from(h).expect("client and server are the ends of their VC");
+        let client_ep = endpoint(run.seed, 2 * i, base, client, dir(client), access);
+        let server_ep = endpoint(run.seed, 2 * i + 1, base, server, dir(server), access);
+        let lowat = base.snd_lowat_bytes as u64;
+        conns.push(Conn {
+            name: t.name.clone(),
+            start: SimTime::ZERO + SimDuration::from_secs_f64(t.start_s),
+            ep: [client_ep, server_ep],
+            app: match app {
+                AppSpec::Bulk { write, total } => App::Bulk(BulkSender::new(write, total, lowat)),
+                AppSpec::Conv(kind, item_scale) => App::Conv(Box::new(ConvApp::new(
+                    kind,
+                    item_scale,
+                    rng::stream(run.seed, Purpose::App, i as u64),
+                    lowat,
+                ))),
+            },
+            gen: 0,
+            stale_segments: 0,
+            bytes_s2c_warm: 0,
+            bytes_read: 0,
+            bytes_read_warm: 0,
+            bytes_sent_warm: 0,
+            rexmt_segs_warm: 0,
+            rexmt_bytes_warm: 0,
+            bytes_read_sampled: 0,
+            finished_at: None,
+        });
+    }
+    Ok(conns)
+}
+
+/// Connection `i`'s VC: the one it names, or the only one joining its two `hosts`.
+fn vc_of<'v>(i: usize, t: &TcpSec, vcs: &'v Vcs, hosts: [HostId; 2]) -> Result<&'v VcInfo> {
+    let f = |k: &str| at(i, k);
+    let joins = |v: &VcInfo| v.ends == hosts || v.ends == [hosts[1], hosts[0]];
+    match &t.vc {
+        Some(name) => {
+            let v = vcs
+                .get(name.as_str())
+                .ok_or_else(|| Error::invalid(f("vc"), format!("expected the name of a [[vc]], got `{name}`")))?;
+            if !joins(v) {
+                return invalid(
+                    f("vc"),
+                    format!("expected a VC joining `{}` and `{}`, but `{name}` does not", t.client, t.server),
+                );
+            }
+            Ok(v)
+        }
+        None => {
+            let mut found: Vec<(&&str, &VcInfo)> = vcs.iter().filter(|(_, v)| joins(v)).collect();
+            found.sort_by_key(|(n, _)| **n);
+            match found.len() {
+                1 => Ok(found[0].1),
+                0 => invalid(
+                    f("vc"),
+                    format!("expected a [[vc]] joining `{}` and `{}`; none is declared", t.client, t.server),
+                ),
+                _ => invalid(f("vc"), format!("several VCs join `{}` and `{}`: name one", t.client, t.server)),
+            }
+        }
+    }
+}
+
+/// Connection `i`'s TCP configuration from its sizes (window, buffers, MSS at most the
+/// hosts' `mtu` - 40) and switches; the duplicate-ACK threshold is left at its default.
+fn sized_config(i: usize, t: &TcpSec, mtu: i64) -> Result<TcpConfig> {
+    let f = |k: &str| at(i, k);
+    let win =
+        t.window_bytes.map(|w| int_in(f("window_bytes"), w, 1, MAX_BUF_BYTES, "a window in bytes")).transpose()?;
+    let snd = t
+        .snd_buf_bytes
+        .map(|w| int_in(f("snd_buf_bytes"), w, 1, MAX_BUF_BYTES, "a buffer size in bytes"))
+        .transpose()?;
+    let rcv = t
+        .rcv_buf_bytes
+        .map(|w| int_in(f("rcv_buf_bytes"), w, 1, MAX_BUF_BYTES, "a buffer size in bytes"))
+        .transpose()?;
+    let mss = match t.mss_bytes {
+        Some(m) => int_in(
+            f("mss_bytes"),
+            m,
+            32,
+            mtu - 40,
+            "an MSS in bytes (BSD accepts no MSS under 32; at most the hosts' MTU - 40)",
+        )?,
+        None => mtu - 40,
+    };
+    let default = TcpConfig::default();
+    Ok(TcpConfig {
+        variant: t.variant,
+        mss_bytes: mss as u32,
+        nagle: t.nagle,
+        delayed_ack: t.delayed_ack,
+        window_scaling: t.window_scaling,
+        round_buffers_to_mss: t.bsd_buffer_rounding,
+        snd_buf_bytes: snd.or(win).map_or(default.snd_buf_bytes, |b| b as u32),
+        rcv_buf_bytes: rcv.or(win).map_or(default.rcv_buf_bytes, |b| b as u32),
+        ..default
+    })
+}
+
+/// A connection's application, checked.
+enum AppSpec {
+    /// A bulk sender writing `write` bytes at a time, `total` in all (`None`: forever).
+    Bulk { write: u64, total: Option<u64> },
+    /// A tcplib conversation of this kind, item sizes scaled by the factor.
+    Conv(ConvKind, f64),
+}
+
+/// Check `tcp[i].app`.
+fn app_spec(i: usize, app: &AppSec) -> Result<AppSpec> {
+    let f = |k: &str| at(i, k);
+    Ok(match app {
+        AppSec::Bulk { write_bytes, total_bytes } => {
+            let w = int_in(f("app.write_bytes"), *write_bytes, 1, i64::MAX, "a write size in bytes")?;
+            let tot = total_bytes.map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count")).transpose()?;
+            AppSpec::Bulk { write: w as u64, total: tot.map(|b| b as u64) }
+        }
+        AppSec::Ftp { item_scale } => AppSpec::Conv(ConvKind::Ftp, item_scale_in(f("app.item_scale"), *item_scale)?),
+        AppSec::Nntp { item_scale } => AppSpec::Conv(ConvKind::Nntp, item_scale_in(f("app.item_scale"), *item_scale)?),
+        AppSec::Smtp { item_scale } => AppSpec::Conv(ConvKind::Smtp, item_scale_in(f("app.item_scale"), *item_scale)?),
+        AppSec::Telnet {} => AppSpec::Conv(ConvKind::Telnet, 1.0),
+    })
+}
+
+fn item_scale_in(field: String, v: f64) -> Result<f64> {
+    if v.is_finite() && v > 0.0 && v <= 1e6 {
+        Ok(v)
+    } else {
+        invalid(field, format!("expected a positive size factor (at most 1e6), got {v}"))
+    }
+}
+
+/// Connection `i`'s access links (rate and delay), if it has them: `access_delay_ms` needs
+/// `access_rate_bps`.
+fn access_link(i: usize, t: &TcpSec) -> Result<Option<(Rate, SimDuration)>> {
+    let f = |k: &str| at(i, k);
+    let access_rate = t
+        .access_rate_bps
+        .map(|r| limits::rate(f("access_rate_bps"), r, limits::MIN_PACKET_RATE_BPS, MAX_RATE_BPS).map(Rate::bps))
+        .transpose()?;
+    let access_delay = match t.access_delay_ms {
+        Some(d) => {
+            let d = span(f("access_delay_ms"), d, 1e-3, "ms", limits::MAX_DELAY_S)?;
+            if access_rate.is_none() {
+                return invalid(
+                    f("access_delay_ms"),
+                    "only meaningful with access_rate_bps; set the access link's rate",
+                );
+            }
+            d
+        }
+        None => SimDuration::ZERO,
+    };
+    Ok(access_rate.map(|rate| (rate, access_delay)))
+}
+
+/// The endpoint on host `h`, sending on VC direction `d`, with random stream `index`.
+fn endpoint(
+    seed: u64,
+    index: usize,
+    base: TcpConfig,
+    h: HostId,
+    d: VcDir,
+    access: Option<(Rate, SimDuration)>,
+) -> Endpoint {
+    let mut r = rng::stream(seed, Purpose::TcpEndpoint, index as u64);
+    let iss: u32 = r.gen();
+    let fast_phase = SimDuration::from_ps(r.gen_range(0..base.fast_tick.as_ps()));
+    let slow_phase = SimDuration::from_ps(r.gen_range(0..base.slow_tick.as_ps()));
+    Endpoint {
+        tcp: TcpConn::new(base, iss),
+        host: h,
+        port: d.port,
+        vci: d.vci,
+        fast_phase,
+        slow_phase,
+        fast_period: base.fast_tick,
+        slow_period: base.slow_tick,
+        fast_pending: false,
+        slow_pending: false,
+        rng: r,
+        access: access.map(|(rate, delay)| Box::new(Access { rate, delay, dirs: Default::default() })),
+    }
+}

@@ -1,0 +1,164 @@
+//! The `[[vc]]` section: permanent virtual circuits between two hosts.
+//!
+//! Owns [`VcInfo`] and its construction. A VC's path must start and end at a host, pass
+//! only through switches, visit no node twice and follow `[[link]]`s. Each direction gets one
+//! VCI per hop, allocated densely from [`super::VCI_BASE`] on each simplex link, in document
+//! order (VC by VC, the forward direction before the reverse, hop by hop); every switch on
+//! the path gets the translation entry (input link, VCI) → (output port, VCI).
+
+use super::check_unique_name;
+use super::links::Fabric;
+use super::nodes::{Names, Node};
+use super::VCI_BASE;
+use crate::atm::link::{Route, Sink};
+use crate::error::Result;
+use crate::ids::{HostId, LinkId, PortId};
+use crate::scenario::limits::invalid;
+use crate::scenario::model::VcSec;
+use std::collections::HashMap;
+
+/// Every VC by its name.
+pub(super) type Vcs<'d> = HashMap<&'d str, VcInfo>;
+
+/// One direction of a VC: where it enters the network and where it leaves.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct VcDir {
+    pub from: HostId,
+    pub port: PortId,
+    pub vci: u32,
+}
+
+/// Where the forward direction of a VC enters one switch on its path.
+pub(super) struct SwitchInput {
+    /// The switch's name.
+    pub switch: String,
+    /// The link the VC arrives on, and its VCI there.
+    pub link: LinkId,
+    pub vci: u32,
+    /// The port it leaves by.
+    pub port: PortId,
+}
+
+/// A VC as built: its two end hosts, both directions, and where the forward direction
+/// enters each switch (for policers and re-shapers).
+pub(super) struct VcInfo {
+    pub ends: [HostId; 2],
+    /// `dirs[0]`: `ends[0]` → `ends[1]`; `dirs[1]`: the reverse.
+    pub dirs: [VcDir; 2],
+    /// Forward direction, per switch on the path in path order.
+    pub inputs: Vec<SwitchInput>,
+}
+
+impl VcInfo {
+    /// The direction that leaves host `h`, if `h` is an end of the VC.
+    pub fn dir_from(&self, h: HostId) -> Option<VcDir> {
+        self.dirs.iter().find(|d| d.from == h).copied()
+    }
+}
+
+/// Check `[[vc]]`, allocate the VCIs and fill the switches' translation tables.
+pub(super) fn vcs<'d>(secs: &'d [VcSec], names: &Names, fabric: &mut Fabric) -> Result<Vcs<'d>> {
+    let mut next_vci = vec![VCI_BASE; fabric.links.len()];
+    let mut vcs: Vcs = HashMap::new();
+    for (i, v) in secs.iter().enumerate() {
+        check_unique_name(&format!("vc[{i}].name"), &v.name, vcs.contains_key(v.name.as_str()), "VC")?;
+        let path = path_nodes(i, v, names)?;
+        let hops = path_hops(i, v, &path, fabric)?;
+        let (forward, entries) = direction(&path, &hops, &mut next_vci, fabric);
+        let inputs = (v.path[1..].iter().zip(entries))
+            .map(|(switch, (link, vci, port))| SwitchInput { switch: switch.clone(), link, vci, port })
+            .collect();
+        let rpath: Vec<Node> = path.iter().rev().copied().collect();
+        let rhops: Vec<LinkId> = (0..rpath.len() - 1).map(|k| fabric.adjacency[&(rpath[k], rpath[k + 1])]).collect();
+        let (reverse, _) = direction(&rpath, &rhops, &mut next_vci, fabric);
+        let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
+        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [forward, reverse], inputs });
+    }
+    Ok(vcs)
+}
+
+/// VC `i`'s path as nodes: a host, switches, a host, none twice.
+fn path_nodes(i: usize, v: &VcSec, names: &Names) -> Result<Vec<Node>> {
+    if v.path.len() < 2 {
+        return invalid(format!("vc[{i}].path"), "expected at least two nodes: host, [switches...], host");
+    }
+    let mut path = Vec::new();
+    for (k, n) in v.path.iter().enumerate() {
+        let field = || format!("vc[{i}].path[{k}]");
+        let node = names.node(field(), n)?;
+        let end = k == 0 || k + 1 == v.path.len();
+        match (end, node) {
+            (true, Node::Switch(_)) => {
+                return invalid(field(), format!("expected a host at the end of the path, got switch `{n}`"))
+            }
+            (false, Node::Host(_)) => {
+                return invalid(
+                    field(),
+                    format!("expected a switch inside the path, got host `{n}` (hosts do not forward cells)"),
+                )
+            }
+            _ => {}
+        }
+        if path.contains(&node) {
+            return invalid(field(), format!("expected a loop-free path, but `{n}` appears twice"));
+        }
+        path.push(node);
+    }
+    Ok(path)
+}
+
+/// The simplex links along `path`: each pair of neighbours must be joined by a link.
+fn path_hops(i: usize, v: &VcSec, path: &[Node], fabric: &Fabric) -> Result<Vec<LinkId>> {
+    let mut hops = Vec::new();
+    for k in 0..path.len() - 1 {
+        match fabric.adjacency.get(&(path[k], path[k + 1])) {
+            Some(&l) => hops.push(l),
+            None => {
+                return invalid(
+                    format!("vc[{i}].path[{}]", k + 1),
+                    format!(
+                        "expected a node linked to `{}`, but no [[link]] joins `{}` and `{}`",
+                        v.path[k],
+                        v.path[k],
+                        v.path[k + 1]
+                    ),
+                )
+            }
+        }
+    }
+    Ok(hops)
+}
+
+/// One direction of a VC along `nodes` (host, switches, host) over `hops`: allocate a VCI
+/// on each hop and add the translation entry at each switch. Returns the direction and,
+/// per switch on the way, where it enters the switch: (input link, VCI on it, output port).
+fn direction(
+    nodes: &[Node],
+    hops: &[LinkId],
+    next_vci: &mut [u32],
+    fabric: &mut Fabric,
+) -> (VcDir, Vec<(LinkId, u32, PortId)>) {
+    let vcis: Vec<u32> = hops
+        .iter()
+        .map(|l| {
+            let v = next_vci[l.idx()];
+            next_vci[l.idx()] += 1;
+            v
+        })
+        .collect();
+    let mut entries = Vec::new();
+    for k in 1..nodes.len() - 1 {
+        let (in_link, out_link) = (hops[k - 1], hops[k]);
+        let out_port = fabric.links[out_link.idx()].from;
+        if let Sink::Switch { table, .. } = &mut fabric.links[in_link.idx()].to {
+            let idx = vcis[k - 1] as usize;
+            if table.len() <= idx {
+                table.resize(idx + 1, None);
+            }
+            table[idx] = Some(Route { port: out_port, vci: vcis[k] });
+        }
+        entries.push((in_link, vcis[k - 1], out_port));
+    }
+    let Node::Host(from) = nodes[0] else { unreachable!() };
+    (VcDir { from, port: fabric.links[hops[0].idx()].from, vci: vcis[0] }, entries)
+}
