@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from array import array
 from pathlib import Path
 
@@ -10,6 +11,13 @@ import pytest
 from atmsim import Results
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child that is sent SIGINT: a shell's background job ignores SIGINT
+    and its children inherit that; restore the default so that Python installs its
+    KeyboardInterrupt handler, as it does in a terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 SCENARIOS = REPO / "scenarios"
 
 

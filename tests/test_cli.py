@@ -10,7 +10,7 @@ from rich.console import Console
 
 import atmsim
 from atmsim import Results
-from atmsim.cli import connections_table, ports_table, print_summary
+from atmsim.cli import connections_table, ports_table, print_summary, sources_table
 
 
 def atmsim_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -75,6 +75,22 @@ def test_ports_table(sample_results):
     assert "dropped_cells" in text and "sw0.p1" in text and "120" in text
 
 
+def test_sources_table_shows_goodput_per_cell_source():
+    summary = {"sources": [{"name": "ga", "kind": "greedy", "goodput_bps": 44.982e6, "offered_cell_bps": 149.95e6}]}
+    text = _render(sources_table(summary))
+    assert "sources" in text and "goodput Mb/s" in text
+    assert "│ ga   │ greedy │       44.982 │      149.950 │" in text
+    assert sources_table({"sources": []}) is None
+
+
+def test_names_with_markup_are_printed_literally():
+    summary = {"scenario": "s[/]", "ports": [{"name": "[bold]p[/bold]", "drops": 1}], "connections": [{"name": "[red]c", "goodput_bps": 1e6}]}
+    console = Console(width=120, record=True, file=open("/dev/null", "w"))
+    print_summary(Results(summary, None), console)
+    text = console.export_text()
+    assert "s[/]" in text and "[bold]p[/bold]" in text and "[red]c" in text
+
+
 @pytest.mark.parametrize("summary", [{}, {"connections": [], "ports": [{"name": "p"}]}])
 def test_tables_tolerate_missing_keys(summary):
     assert connections_table(summary) is None
@@ -88,8 +104,13 @@ def test_tables_tolerate_missing_keys(summary):
 
 @pytest.fixture
 def fake_core(monkeypatch, sample_core_output):
-    """Replace _core.run by one that reports progress and returns the sample output."""
+    """Replace _core.run by one that reports progress and returns the sample output, and
+    _core.validate by one that accepts any text without "broken" in it."""
     calls: list[dict] = []
+
+    def validate(text, fmt="toml", origin="<string>"):
+        if "broken" in text:
+            raise atmsim.ScenarioError("expected a positive rate", file=origin, field="link[2].rate_bps")
 
     def run(text, fmt="toml", origin="<string>", *, seed=None, batching=None, progress=None):
         calls.append({"text": text, "fmt": fmt, "origin": origin, "seed": seed, "batching": batching})
@@ -101,6 +122,7 @@ def fake_core(monkeypatch, sample_core_output):
         return sample_core_output
 
     monkeypatch.setattr(atmsim._core, "run", run)
+    monkeypatch.setattr(atmsim._core, "validate", validate)
     return calls
 
 

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import default_sigint
 
 ATMSIM = [sys.executable, "-m", "atmsim"]
 
@@ -67,9 +68,7 @@ def _interrupt_after(args: list[str], cwd: Path, wait_s: float = 1.0) -> tuple[i
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "COLUMNS": "120"},
-        # A shell's background job ignores SIGINT and its children inherit that: restore
-        # the default so that Python installs its KeyboardInterrupt handler.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_sigint,
     )
     time.sleep(wait_s)
     assert proc.poll() is None, f"finished early: {proc.communicate()}"

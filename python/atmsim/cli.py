@@ -5,12 +5,13 @@
     atmsim reproduce STUDY [--full] [--seed N] [--out DIR]
     atmsim sweep SCENARIO.toml --grid PATH=V1,V2 [--grid ...] [--seeds 1-20] [--jobs N]
                  [--scheduler ADDRESS] [--store PATH | --out DIR] [--retry-failed]
-    atmsim report [STORE] [--out DIR] [--sweep ID]
-    atmsim version
+    atmsim report [STORE] [--out DIR] [--sweep ID] [--quiet]
+    atmsim version | atmsim --version
 
 Exit codes: 0 success; 2 user error (bad scenario, missing file, bad option) printed as
 one line ``error: FILE: FIELD: MESSAGE`` on stderr; 1 internal error (a bug); 130 on
-Ctrl-C. A failed run leaves an existing output directory untouched.
+Ctrl-C. A failed run leaves an existing output directory untouched. Tables printed to a
+pipe or file are not cut to the terminal's width.
 """
 
 from __future__ import annotations
@@ -24,42 +25,123 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from . import __version__
 from .errors import ScenarioError, SimulationError
+from .output import check_writable
 from .plots import write_run_report
 from .progress import progress_bar, runs_bar
 from .reproduce import STUDIES
 from .results import Results
-from .scenario import Scenario
+from .scenario import SEED_MAX, Scenario, check_seed, printable
 from .store import DEFAULT_LOCK_TIMEOUT_S
-
-app = typer.Typer(
-    name="atmsim",
-    help="Deterministic cell-level simulator of TCP/IP over ATM.",
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
-)
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
 EXIT_INTERRUPTED = 130
 
+PIPE_WIDTH = 10_000
+"""Console width when stdout is not a terminal: tables are never cut or wrapped there."""
+
 
 def _stdout() -> Console:
-    return Console()
+    console = Console()
+    return console if console.is_terminal else Console(width=PIPE_WIDTH)
 
 
 def _stderr() -> Console:
     return Console(stderr=True)
 
 
+MAX_ERROR_CHARS = 2000
+"""Longest error line printed; the rest is elided (a value echoed back can be huge)."""
+
+
 def _fail(message: str, code: int) -> typer.Exit:
-    _stderr().print(f"error: {message}", style="red", markup=False, highlight=False, soft_wrap=True)
+    line = " ".join(printable(message).splitlines())
+    if len(line) > MAX_ERROR_CHARS:
+        line = f"{line[: MAX_ERROR_CHARS - 40]}… ({len(line) - MAX_ERROR_CHARS + 40} more characters)"
+    _stderr().print(f"error: {line}", style="red", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(code)
+
+
+def _parser_exceptions() -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
+    """(usage errors, aborts) of the command-line parser: typer's own classes in recent
+    versions, click's in older ones."""
+    errors: list[type[Exception]] = [typer.TyperException] if hasattr(typer, "TyperException") else []
+    aborts: list[type[Exception]] = [typer.Abort]
+    try:
+        import click
+    except ImportError:  # pragma: no cover - typer without click
+        pass
+    else:
+        errors.append(click.ClickException)
+        aborts.append(click.exceptions.Abort)
+    return tuple(errors), tuple(aborts)
+
+
+_PARSER_ERRORS, _PARSER_ABORTS = _parser_exceptions()
+
+
+class _OneLineErrors(typer.core.TyperGroup):
+    """Report command-line usage errors (unknown option, bad value, missing argument) as one
+    ``error:`` line and exit code 2, like every other user error, instead of a framed box."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # noqa: ANN001
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _PARSER_ERRORS as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already printed
+                sys.exit(EXIT_USER_ERROR)
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            message = exc.format_message().rstrip(".")
+            exit_code = getattr(exc, "exit_code", EXIT_USER_ERROR)
+            _fail(message[:1].lower() + message[1:] + hint, exit_code)
+            sys.exit(exit_code)
+        except _PARSER_ABORTS:
+            _fail("interrupted", EXIT_INTERRUPTED)
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+app = typer.Typer(
+    name="atmsim",
+    help="Deterministic cell-level simulator of TCP/IP over ATM.",
+    cls=_OneLineErrors,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"atmsim {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the atmsim version and exit."),
+    ] = False,
+) -> None:
+    """Deterministic cell-level simulator of TCP/IP over ATM."""
+
+
+def _seed_option(value: int | None) -> int | None:
+    try:
+        return check_seed(value)
+    except ScenarioError as exc:
+        raise typer.BadParameter(exc.message) from None
 
 
 @contextlib.contextmanager
@@ -70,7 +152,7 @@ def _reported_errors() -> Iterator[None]:
     except ScenarioError as exc:
         raise _fail(str(exc), EXIT_USER_ERROR) from None
     except OSError as exc:  # missing/unreadable scenario, unwritable --out
-        where = exc.filename if exc.filename is not None else ""
+        where = printable(os.fsdecode(exc.filename)) if exc.filename is not None else ""
         reason = (exc.strerror or str(exc)).lower()
         raise _fail(f"{where}: {reason}" if where else reason, EXIT_USER_ERROR) from None
     except SimulationError as exc:
@@ -82,31 +164,46 @@ def _reported_errors() -> Iterator[None]:
 ScenarioArg = Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file.", show_default=False)]
 
 
+SEED_HELP = f"0 to {SEED_MAX}"
+
+
 @app.command()
 def run(
     scenario: ScenarioArg,
-    seed: Annotated[int | None, typer.Option(help="Override simulation.seed.", min=0)] = None,
-    out: Annotated[Path | None, typer.Option(help="Output directory [default: out/<scenario stem>].")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(metavar="N", callback=_seed_option, help=f"Override simulation.seed ({SEED_HELP}).", show_default="simulation.seed"),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(metavar="DIR", help="Output directory.", show_default="out/<scenario stem>")
+    ] = None,
     no_batching: Annotated[bool, typer.Option("--no-batching", help="Serve every cell as its own event.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
     plot: Annotated[bool, typer.Option("--plot/--no-plot", help="Also write figures and report.html.")] = True,
 ) -> None:
-    """Run a scenario and write summary.json, series.parquet and (with --plot) report.html."""
+    """Run a scenario and write summary.json, series.parquet and (with --plot) report.html.
+
+    The scenario is validated and --out checked for writing before anything runs.
+    """
     out_dir = out if out is not None else Path("out") / scenario.stem
     with _reported_errors():
-        scen = Scenario.from_toml(scenario)
+        scen = Scenario.from_toml(scenario).validate()
+        check_writable(out_dir)
         batching = False if no_batching else None
-        if quiet:
+        console = _stderr()
+        # The bar only on a terminal: elsewhere it would print its last state as a line of
+        # its own (also when interrupted, before the one `error:` line).
+        if quiet or not console.is_terminal:
             results = scen.run(seed=seed, batching=batching)
         else:
-            with progress_bar(scenario.stem, console=_stderr()) as report:
+            with progress_bar(scenario.stem, console=console) as report:
                 results = scen.run(seed=seed, batching=batching, progress=report)
         results.save(out_dir)
         if plot:
             write_run_report(results, out_dir)
     if not quiet:
         print_summary(results, _stdout())
-    _stderr().print(f"wrote {out_dir}", highlight=False, markup=False)
+    _stderr().print(f"wrote {printable(str(out_dir))}", highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command()
@@ -114,29 +211,33 @@ def check(scenario: ScenarioArg) -> None:
     """Parse and validate a scenario without running it."""
     with _reported_errors():
         Scenario.from_toml(scenario).validate()
-    _stdout().print(f"ok: {scenario}", style="green", highlight=False, markup=False)
+    _stdout().print(f"ok: {printable(str(scenario))}", style="green", highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command()
 def reproduce(
     study: Annotated[str, typer.Argument(metavar="STUDY", help="Study to reproduce: " + ", ".join(sorted(STUDIES)) + ".")],
     full: Annotated[bool, typer.Option("--full", help="The paper's scale instead of quick mode.")] = False,
-    seed: Annotated[int, typer.Option(help="Master seed.", min=0)] = 1,
-    out: Annotated[Path | None, typer.Option(help="Report directory [default: out/<study>].")] = None,
+    seed: Annotated[int, typer.Option(metavar="N", callback=_seed_option, help=f"Master seed ({SEED_HELP}).")] = 1,
+    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Report directory.", show_default="out/<study>")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Run a study's experiments and write its report (tables and figures beside the paper's)."""
     if study not in STUDIES:
-        raise _fail(f"unknown study `{study}`: expected one of {', '.join(sorted(STUDIES))}", EXIT_USER_ERROR)
-    module = importlib.import_module(STUDIES[study])
+        raise _fail(f"unknown study `{study[:40]}`: expected one of {', '.join(sorted(STUDIES))}", EXIT_USER_ERROR)
     out_dir = out if out is not None else Path("out") / study
+    console = _stderr()
     with _reported_errors():
-        if quiet:
+        module = importlib.import_module(STUDIES[study])  # inside: Ctrl-C while importing is one line too
+        check_writable(out_dir)
+        # The bar only on a terminal: elsewhere it would print its last state as a line of
+        # its own (also when interrupted, before the one `error:` line).
+        if quiet or not console.is_terminal:
             report = module.run(out_dir, full=full, seed=seed)
         else:
-            with runs_bar(study, console=_stderr()) as tick:
+            with runs_bar(study, console=console) as tick:
                 report = module.run(out_dir, full=full, seed=seed, progress=tick)
-    _stderr().print(f"wrote {report}", highlight=False, markup=False)
+    _stderr().print(f"wrote {printable(str(report))}", highlight=False, markup=False, soft_wrap=True)
 
 
 _SWEEP_EPILOG = """\b
@@ -201,8 +302,10 @@ def sweep(
 
     Every grid point is validated before anything runs. Each finished run is committed to the store at once; an interrupted sweep resumes where it stopped when run again.
     """
+    from math import prod
+
     from .store import StoreError, resolve_store
-    from .sweeps import SweepError, parse_grid_option, parse_seeds
+    from .sweeps import SweepError, check_size, parse_grid_option, parse_seeds
     from .sweeps import sweep as run_sweep
 
     with _reported_errors():
@@ -216,11 +319,16 @@ def sweep(
                 if path in grid_dict:
                     raise ScenarioError("given twice in --grid", file=str(scenario), field=path)
                 grid_dict[path] = values
+            n_seeds = 1
             if seeds is not None:
                 try:
-                    parse_seeds(seeds)
+                    n_seeds = len(parse_seeds(seeds))
                 except ScenarioError as exc:
                     raise ScenarioError(exc.message, field="--seeds") from None
+            try:  # at most MAX_RUNS runs, checked before the grid is expanded
+                check_size(prod(len(v) for v in grid_dict.values()), n_seeds)
+            except ScenarioError as exc:
+                raise ScenarioError(exc.message, field=f"--{exc.field}") from None
             result = run_sweep(
                 Scenario.from_toml(scenario),
                 grid=grid_dict,
@@ -228,7 +336,7 @@ def sweep(
                 store=resolve_store(store, out),
                 jobs=jobs,
                 scheduler=scheduler,
-                progress=not quiet,
+                progress=not quiet and _stderr().is_terminal,  # a bar only on a terminal, as in run
                 retry_failed=retry_failed,
                 lock_timeout=lock_timeout,
                 flush_interval=commit_every,
@@ -238,13 +346,11 @@ def sweep(
         except SweepError as exc:
             raise _fail(str(exc), EXIT_USER_ERROR if exc.code == "scheduler" else EXIT_INTERNAL_ERROR) from None
         except KeyboardInterrupt:
+            # The finished runs are committed, the workers stopped and the pool shut down
+            # (sweeps._Local.close), so the normal exit has nothing left to wait for and
+            # multiprocessing cleans up its semaphores and temporary directory.
             where = resolve_store(store, out)
-            _fail(f"interrupted; finished runs are in {where}: run the same command to resume", EXIT_INTERRUPTED)
-            # The finished runs are committed and the workers terminated; exit at once rather
-            # than wait for the process pool's threads, which can hang after an interrupt.
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(EXIT_INTERRUPTED)
+            raise _fail(f"interrupted; finished runs are in {where}: run the same command to resume", EXIT_INTERRUPTED) from None
     line = (
         f"{result.total} runs: {result.ok} run now, {result.skipped} already stored"
         + (f", {result.failed} failed" if result.failed else "")
@@ -258,8 +364,9 @@ def sweep(
 @app.command()
 def report(
     store: Annotated[Path, typer.Argument(metavar="[STORE]", help="Results store (DuckDB file).")] = Path("results.duckdb"),
-    out: Annotated[Path, typer.Option(help="Report directory.")] = Path("report"),
-    sweep: Annotated[str | None, typer.Option(help="Report only this sweep [default: all].")] = None,
+    out: Annotated[Path, typer.Option(metavar="DIR", help="Report directory.")] = Path("report"),
+    sweep: Annotated[str | None, typer.Option(metavar="ID", help="Report only this sweep.", show_default="all")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
 ) -> None:
     """Write an HTML report (tables, figures with confidence intervals) of a results store."""
     from .report_store import StoreError, write_store_report  # duckdb is imported only here
@@ -269,12 +376,13 @@ def report(
             page = write_store_report(store, out, sweep=sweep)
         except StoreError as exc:
             raise _fail(str(exc), EXIT_USER_ERROR) from None
-    _stderr().print(f"wrote {page}", highlight=False, markup=False)
+    if not quiet:
+        _stderr().print(f"wrote {page}", highlight=False, markup=False)
 
 
 @app.command()
 def version() -> None:
-    """Print the atmsim version."""
+    """Print the atmsim version (same as --version)."""
     typer.echo(f"atmsim {__version__}")
 
 
@@ -297,20 +405,45 @@ def _fmt(v: Any) -> str:
     return "—" if v is None else str(v)
 
 
+def _mbps(v: Any) -> str:
+    return f"{v / 1e6:.3f}" if isinstance(v, int | float) and not isinstance(v, bool) else "—"
+
+
+def _table(title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("name", overflow="fold")  # names are never cut to "…"
+    return table
+
+
+def _name(row: Mapping[str, Any]) -> Text:
+    return Text(printable(str(row.get("name", "?"))))  # Text: no markup in names
+
+
 def connections_table(summary: Mapping[str, Any]) -> Table | None:
     rows = summary.get("connections") or []
     if not rows:
         return None
     extra = _keys_like(rows, "rexmt_segs", "retrans", "timeout")
-    table = Table(title="connections", title_justify="left")
-    table.add_column("name")
+    table = _table("connections")
     table.add_column("goodput Mb/s", justify="right")
     for k in extra:
         table.add_column(k, justify="right")
     for row in rows:
-        goodput = row.get("goodput_bps")
-        mbps = f"{goodput / 1e6:.3f}" if isinstance(goodput, int | float) else "—"
-        table.add_row(str(row.get("name", "?")), mbps, *(_fmt(row.get(k)) for k in extra))
+        table.add_row(_name(row), _mbps(row.get("goodput_bps")), *(_fmt(row.get(k)) for k in extra))
+    return table
+
+
+def sources_table(summary: Mapping[str, Any]) -> Table | None:
+    """Per cell source (``summary["sources"]``): kind, goodput and offered load."""
+    rows = summary.get("sources") or []
+    if not rows:
+        return None
+    table = _table("sources")
+    table.add_column("kind")
+    table.add_column("goodput Mb/s", justify="right")
+    table.add_column("offered Mb/s", justify="right")
+    for row in rows:
+        table.add_row(_name(row), Text(str(row.get("kind", "—"))), _mbps(row.get("goodput_bps")), _mbps(row.get("offered_cell_bps")))
     return table
 
 
@@ -319,23 +452,21 @@ def ports_table(summary: Mapping[str, Any]) -> Table | None:
     drops = _keys_like(rows, "drop")
     if not rows or not drops:
         return None
-    table = Table(title="ports", title_justify="left")
-    table.add_column("name")
+    table = _table("ports")
     for k in drops:
         table.add_column(k, justify="right")
     for row in rows:
-        table.add_row(str(row.get("name", "?")), *(_fmt(row.get(k)) for k in drops))
+        table.add_row(_name(row), *(_fmt(row.get(k)) for k in drops))
     return table
 
 
 def print_summary(results: Results, console: Console) -> None:
     s = results.summary
-    console.print(
-        f"[bold]{s.get('scenario', '?')}[/bold]  seed {s.get('seed', '?')}  "
-        f"duration {_fmt(s.get('duration_s'))} s  warmup {_fmt(s.get('warmup_s'))} s",
-        highlight=False,
-    )
-    for table in (connections_table(s), ports_table(s)):
+    header = Text()
+    header.append(printable(str(s.get("scenario", "?"))), style="bold")
+    header.append(f"  seed {s.get('seed', '?')}  duration {_fmt(s.get('duration_s'))} s  warmup {_fmt(s.get('warmup_s'))} s")
+    console.print(header, highlight=False)
+    for table in (connections_table(s), sources_table(s), ports_table(s)):
         if table is not None:
             console.print(table)
 

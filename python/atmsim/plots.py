@@ -2,7 +2,8 @@
 
 Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). Figures are
 PNG files beside ``report.html`` in the run's output directory; the page also tables the
-per-connection and per-port results from the summary.
+per-connection, per-source and per-port results and the conservation counts from the
+summary.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .report import figure_path, write_report
+from .report import figure_path, save_figure, write_report
 from .results import Results
 
 
@@ -36,9 +37,7 @@ def _line_plot(frames: list[tuple[pd.DataFrame, str]], ylabel: str, title: str, 
     if len(colors) <= 12:
         ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, 110)
 
 
 def _table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
@@ -48,9 +47,25 @@ def _table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
         cells = []
         for key, _, fmt in columns:
             v = row.get(key)
-            cells.append(f"<td>{html.escape(format(v, fmt) if isinstance(v, int | float) and fmt else str(v))}</td>")
+            text = "—" if v is None else format(v, fmt) if isinstance(v, int | float) and fmt else str(v)
+            cells.append(f"<td>{html.escape(text)}</td>")
         body += "<tr>" + "".join(cells) + "</tr>"
     return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _conservation_rows(cons: object) -> list[dict]:
+    """One row per counter of ``summary["conservation"]`` (``{"cells": {...}, "frames": {...}}``)."""
+    if not isinstance(cons, dict):
+        return []
+    rows = []
+    for group, counters in cons.items():
+        if not isinstance(counters, dict):
+            counters = {"": counters}
+        for i, (name, value) in enumerate(counters.items()):
+            if isinstance(value, bool):
+                value = "yes" if value else "NO"
+            rows.append({"group": group if i == 0 else "", "counter": str(name), "value": value})
+    return rows
 
 
 def write_run_report(results: Results, out_dir: str | Path) -> Path:
@@ -79,6 +94,16 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
              ("timeouts", "timeouts", ""), ("fast_retransmits", "fast retransmits", ""), ("dup_acks_rcvd", "dup ACKs", "")],
         )
     )
+    if s.get("sources"):
+        parts.append(
+            "<h2>Cell sources</h2>"
+            + _table(
+                s["sources"],
+                [("name", "name", ""), ("kind", "kind", ""), ("goodput_bps", "goodput [b/s]", ".4g"),
+                 ("offered_cell_bps", "offered [cell b/s]", ".4g"), ("cells_sent", "cells sent", ""),
+                 ("frames_sent", "frames sent", ""), ("frames_rcvd", "frames received", "")],
+            )
+        )
     parts.append(
         "<h2>Ports</h2>"
         + _table(
@@ -88,7 +113,8 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
         )
     )
     parts += [f'<p><img src="{f.name}" alt="{f.stem}"></p>' for f in figs]
-    cons = s.get("conservation", {})
-    parts.append(f"<h2>Conservation</h2><pre>{html.escape(pd.Series(cons).to_string())}</pre>")
+    cons = _conservation_rows(s.get("conservation"))
+    if cons:
+        parts.append("<h2>Conservation</h2>" + _table(cons, [("group", "", ""), ("counter", "counter", ""), ("value", "count", "")]))
     title = f"atmsim run — {s.get('scenario', '?')} (seed {s.get('seed', '?')}, {s.get('duration_s', '?')} s)"
     return write_report(out, title, "".join(parts))

@@ -6,9 +6,18 @@ import contextlib
 from collections.abc import Callable, Iterator
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
 __all__ = ["progress_bar", "runs_bar", "sweep_bar"]
+
+MAX_LABEL = 40
+
+
+def _label(text: str) -> str:
+    """A label as the bar shows it: at most MAX_LABEL characters, markup characters literal."""
+    text = str(text)
+    return escape(text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…")
 
 
 @contextlib.contextmanager
@@ -23,7 +32,7 @@ def progress_bar(label: str, console: Console | None = None) -> Iterator[Callabl
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task(label, total=1.0)
+        task = bar.add_task(_label(label), total=1.0)
 
         def report(fraction: float) -> None:
             bar.update(task, completed=min(max(fraction, 0.0), 1.0))
@@ -43,10 +52,10 @@ def runs_bar(label: str, console: Console | None = None) -> Iterator[Callable[[i
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task(label, total=None, what="")
+        task = bar.add_task(_label(label), total=None, what="")
 
         def tick(done: int, total: int, what: str) -> None:
-            bar.update(task, completed=done, total=total, what=what)
+            bar.update(task, completed=done, total=total, what=escape(str(what)))
 
         yield tick
 
@@ -71,7 +80,7 @@ def sweep_bar(
     if skipped:
         console.print(f"{label}: {skipped} runs already in the store", highlight=False, markup=False)
     with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task(label, total=None, failed=0, remaining=0)
+        task = bar.add_task(_label(label), total=None, failed=0, remaining=0)
 
         def tick(done: int, failed: int, total: int) -> None:
             bar.update(task, completed=done, total=total, failed=failed, remaining=total - done)

@@ -1,17 +1,19 @@
 """Small helpers to write self-contained HTML reports next to their figures.
 
 Owns the page template shared by ``atmsim reproduce`` studies: a title, a body of HTML
-fragments, and figures saved beside ``report.html``. Files are written to a temporary name
-and renamed, so an interrupted run never leaves a half-written report.
+fragments, and figures saved beside ``report.html``. Files are written to an exclusive
+temporary name in the same directory and renamed (:func:`atmsim.output.atomic_file`), so an
+interrupted run never leaves a half-written report and a symlink in the directory is
+replaced, never written through.
 """
 
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 
 from . import __version__
+from .output import atomic_file
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
@@ -37,10 +39,21 @@ def write_report(out_dir: Path, title: str, body: str) -> Path:
         f"<p class='meta'>atmsim {html.escape(__version__)}</p></body></html>"
     )
     target = out_dir / "report.html"
-    tmp = target.with_suffix(".html.tmp")
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, target)
+    with atomic_file(target, "w") as f:
+        f.write(page)
     return target
+
+
+def save_figure(fig, path: Path, dpi: int) -> Path:
+    """Write ``fig`` to ``path`` (format from the suffix) atomically, then close it."""
+    import matplotlib.pyplot as plt
+
+    try:
+        with atomic_file(path) as f:
+            fig.savefig(f, format=path.suffix.lstrip(".") or "png", dpi=dpi)
+    finally:
+        plt.close(fig)
+    return path
 
 
 def new_axes(figsize: tuple[float, float] = (6.4, 4.4)):
@@ -55,17 +68,13 @@ def new_axes(figsize: tuple[float, float] = (6.4, 4.4)):
 
 def save_axes(fig, ax, path: Path, *, xlabel: str, ylabel: str, title: str, legend: str = "small", dpi: int = 120) -> Path:
     """Label, grid and legend ``ax``, write ``fig`` to ``path`` and close it."""
-    import matplotlib.pyplot as plt
-
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=legend)
     fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi)
 
 
 def plot_ci_lines(
@@ -92,6 +101,4 @@ def plot_ci_lines(
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, 110)

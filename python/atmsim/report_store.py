@@ -41,17 +41,15 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .report import figure_path, write_report
+from .output import atomic_file
+from .report import figure_path, save_figure, write_report
+from .store import StoreError, _is_interrupt, _store_error
 
 __all__ = ["KEY_METRICS", "StoreError", "axis_label", "key_metrics", "load_store", "summarize", "write_store_report"]
 
 LEVEL = 0.95
 MAX_PORTS = 4
 MAX_LINES = 10
-
-
-class StoreError(ValueError):
-    """The results store is missing, locked or not in the expected shape."""
 
 
 # ----- reading the store -------------------------------------------------------------------
@@ -82,29 +80,33 @@ def load_store(path: str | Path) -> Store:
     if not p.exists():
         raise FileNotFoundError(2, "No such file or directory", str(p))
     if p.is_dir():
-        raise StoreError(f"{p}: is a directory, not a results store")
+        raise StoreError("is a directory, not a results store", file=str(p))
     try:
         con = duckdb.connect(str(p), read_only=True)
-    except duckdb.Error as exc:
-        raise StoreError(f"{p}: not a readable DuckDB results store ({_first_line(exc)})") from None
+    except (duckdb.Error, RuntimeError) as exc:
+        if _is_interrupt(exc):
+            raise KeyboardInterrupt from None
+        if not isinstance(exc, duckdb.Error):
+            raise
+        raise _store_error(p, exc) from None
     try:
         sweeps = con.execute("SELECT sweep_id, scenario, grid, seeds, created_at FROM sweeps ORDER BY created_at, sweep_id").df()
         runs = con.execute(
             "SELECT run_id, sweep_id, scenario, params, seed, status, error, error_field FROM runs ORDER BY sweep_id, run_id"
         ).df()
         metrics = con.execute("SELECT run_id, entity, metric, value FROM metrics").df()
-    except duckdb.Error as exc:
-        raise StoreError(f"{p}: not an atmsim results store ({_first_line(exc)})") from None
+    except (duckdb.Error, RuntimeError) as exc:  # missing tables, a corrupt block found while reading
+        if _is_interrupt(exc):
+            raise KeyboardInterrupt from None
+        if not isinstance(exc, duckdb.Error):
+            raise
+        raise _store_error(p, exc) from None
     finally:
         con.close()
     sweeps["grid"] = sweeps["grid"].map(_json)
     sweeps["seeds"] = sweeps["seeds"].map(_json)
     runs["params"] = runs["params"].map(lambda v: _json(v) or {})
     return Store(sweeps, runs, metrics)
-
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 # ----- per-run key metrics -----------------------------------------------------------------
@@ -312,9 +314,7 @@ def _plot(summary: pd.DataFrame, key: str, title: str, x: str, others: list[str]
         if extra:
             ax.text(0.99, 0.01, extra.strip(), transform=ax.transAxes, ha="right", va="bottom", fontsize="x-small")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)
 
 
 # ----- the page ----------------------------------------------------------------------------
@@ -451,9 +451,8 @@ def write_store_report(store_path: str | Path, out_dir: str | Path, sweep: str |
         sections.append("<p>The store holds no runs yet.</p>")
     out.mkdir(parents=True, exist_ok=True)
     table = pd.concat(csv_rows, ignore_index=True) if csv_rows else pd.DataFrame()
-    tmp = out / "summary.csv.tmp"
-    table.to_csv(tmp, index=False)
-    tmp.replace(out / "summary.csv")
+    with atomic_file(out / "summary.csv", "w") as f:
+        table.to_csv(f, index=False)
     intro = (
         f"<p class='meta'>store {html.escape(str(store_path))}: {len(store.runs)} runs in {len([s for s in sweep_ids if s is not None])} "
         f"sweep(s). Means are over seeds; intervals are Student-t at {LEVEL:.0%} (atmsim.stats.mean_ci).</p>"

@@ -11,26 +11,31 @@ On disk (``Results.save(out_dir)``):
   them with their packet counts): the IP datagrams a host sent and received, readable by
   tshark/Wireshark.
 
-Saving is all-or-nothing: files are written into a staging directory beside ``out_dir``
-and moved into place only once all of them are complete, so a failure never leaves
-partial files over the results of an earlier run. Capture files listed by the earlier
+Saving is all-or-nothing: every file is written completely under a temporary name (in a
+staging directory beside a new ``out_dir``, or inside an existing one) and moved into place
+only once all of them are complete, so a failure never leaves partial files over the
+results of an earlier run. Capture files listed by the earlier
 run's summary that the new run does not have are removed.
 """
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import os
 import shutil
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from .errors import ScenarioError
+from .output import atomic_file, create_temp, make_temp_dir
 
 if TYPE_CHECKING:
     from .scenario import Scenario
@@ -58,6 +63,13 @@ def _series_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
 
 def _capture_names(summary: Mapping[str, Any]) -> list[str]:
     return [c["name"] for c in summary.get("captures", [])]
+
+
+def _capture_file(name: str) -> str:
+    """``<name>.pcap``, refusing a name that is not a plain file name."""
+    if not isinstance(name, str) or not name or Path(name).name != name or name.startswith(".") or "\0" in name:
+        raise ScenarioError(f"capture name {name!r:.80} cannot be used as a file name", field="capture")
+    return f"{name}{PCAP_SUFFIX}"
 
 
 class Results:
@@ -118,27 +130,50 @@ class Results:
     # ----- storage ------------------------------------------------------------------
     def save(self, out_dir: str | Path) -> Path:
         """Write ``summary.json``, ``series.parquet`` and the ``<name>.pcap`` captures into
-        ``out_dir`` atomically."""
+        ``out_dir`` atomically.
+
+        A new ``out_dir`` is staged as a directory beside it and renamed into place; into an
+        existing one (possibly a mount point) every file is written under an exclusive
+        temporary name inside it and renamed over its final name, so symlinks planted there
+        are replaced, not followed (see :mod:`atmsim.output`).
+        """
         out = Path(out_dir)
+        names = [_capture_file(n) for n in self.captures]  # refuse unsafe names before writing
+        if os.path.isdir(out):
+            self._save_into(out, names)
+            return out
+        if os.path.lexists(out) and not os.path.islink(out):
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out))
         out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        staging = make_temp_dir(out.parent, f".{out.name}.tmp-")
         try:
-            self._write_files(staging)
-            if not out.exists():
-                os.rename(staging, out)  # the whole directory appears at once
-            else:
-                if not out.is_dir():
-                    raise NotADirectoryError(f"{out}: exists and is not a directory")
-                stale = set(self._old_captures(out)) - set(self.captures)
-                pcaps = [f"{n}{PCAP_SUFFIX}" for n in self.captures]
-                for name in (*pcaps, SERIES_FILE, SUMMARY_FILE):
-                    os.replace(staging / name, out / name)
-                for n in stale:
-                    if isinstance(n, str) and n and Path(n).name == n and not n.startswith("."):
-                        (out / f"{n}{PCAP_SUFFIX}").unlink(missing_ok=True)
+            for name, write in self._writers(names):
+                with atomic_file(staging / name) as f:
+                    write(f)
+            os.rename(staging, out)  # the whole directory appears at once
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return out
+
+    def _save_into(self, out: Path, names: list[str]) -> None:
+        stale = set(self._old_captures(out)) - set(self.captures)
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for name, write in self._writers(names):
+                fd, tmp = create_temp(out, f".{name}.")
+                staged.append((tmp, out / name))
+                with os.fdopen(fd, "wb") as f:
+                    write(f)
+                    f.flush()
+                    os.fsync(f.fileno())
+            for tmp, final in staged:  # summary.json last: it lists the captures
+                os.replace(tmp, final)
+            for n in stale:
+                if isinstance(n, str) and n and Path(n).name == n and not n.startswith("."):
+                    (out / f"{n}{PCAP_SUFFIX}").unlink(missing_ok=True)
+        finally:
+            for tmp, _ in staged:
+                tmp.unlink(missing_ok=True)
 
     @staticmethod
     def _old_captures(out: Path) -> list[str]:
@@ -148,23 +183,27 @@ class Results:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return []
 
-    def _write_files(self, directory: Path) -> None:
-        for name, data in self.captures.items():
-            with open(directory / f"{name}{PCAP_SUFFIX}", "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        summary_path = directory / SUMMARY_FILE
-        with open(summary_path, "w", encoding="utf-8") as f:
-            json.dump(self.summary, f, indent=2)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        table = pa.Table.from_pandas(self.series, preserve_index=False)
-        series_path = directory / SERIES_FILE
-        pq.write_table(table, series_path)
-        with open(series_path, "rb") as f:
-            os.fsync(f.fileno())
+    def _writers(self, capture_files: list[str]) -> list[tuple[str, Callable[[IO[bytes]], None]]]:
+        """(file name, function writing its bytes to a binary file), summary.json last."""
+
+        def pcap(data: bytes) -> Callable[[IO[bytes]], None]:
+            return lambda f: f.write(data)
+
+        def series(f: IO[bytes]) -> None:
+            pq.write_table(pa.Table.from_pandas(self.series, preserve_index=False), f)
+
+        def summary(f: IO[bytes]) -> None:
+            text = io.TextIOWrapper(f, encoding="utf-8")
+            json.dump(self.summary, text, indent=2)
+            text.write("\n")
+            text.flush()
+            text.detach()  # leave f open for the caller
+
+        return [
+            *((name, pcap(data)) for name, data in zip(capture_files, self.captures.values(), strict=True)),
+            (SERIES_FILE, series),
+            (SUMMARY_FILE, summary),
+        ]
 
     def __repr__(self) -> str:
         name = self.summary.get("scenario", "?")

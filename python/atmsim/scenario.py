@@ -12,13 +12,23 @@ Dotted paths address fields the way error messages name them::
 
 While a scenario loaded from a file is unmodified, the original text is handed to the core
 (so parse errors point into the file); once modified, the document is sent as JSON.
+
+Limits, refused with a :class:`ScenarioError` before the core sees anything: a scenario
+file is UTF-8 text of at most :data:`MAX_FILE_BYTES` (a regular file or a device, not a
+named pipe); a document nests at most :data:`MAX_DEPTH` tables and lists; its strings are
+valid Unicode (no lone surrogates); a seed lies in ``0..=SEED_MAX`` (the core's ``u64``).
 """
 
 from __future__ import annotations
 
 import copy
+import errno
 import json
+import math
+import numbers
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -29,7 +39,15 @@ import tomli_w
 from . import _core
 from .errors import ScenarioError, SimulationError
 
-__all__ = ["Scenario", "load_scenario", "parse_path"]
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "SEED_MAX", "Scenario", "load_scenario", "parse_path", "read_scenario_file"]
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest scenario file read [bytes]; the shipped scenarios are a few kB."""
+MAX_DEPTH = 32
+"""Deepest nesting of tables and lists in a scenario document (the top-level table is 1;
+the shipped scenarios reach 4)."""
+SEED_MAX = 2**64 - 1
+"""Largest seed: the core's seeds are unsigned 64-bit integers."""
 
 ProgressArg = bool | Callable[[float], object] | None
 
@@ -75,10 +93,152 @@ def _step(node: Any, key: str | int, path: str, done: list[str | int]) -> Any:
     return node[key]
 
 
+def printable(text: str) -> str:
+    """``text`` with lone surrogates (undecodable file-name bytes, bad strings) escaped."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") if not text.isascii() else text
+
+
+def read_scenario_file(path: str | Path) -> str:
+    """The text of a scenario file.
+
+    Raises :class:`OSError` if it cannot be opened (missing, a directory, no permission) and
+    :class:`ScenarioError` if it is a named pipe, larger than :data:`MAX_FILE_BYTES` or not
+    UTF-8 text. Reads at most ``MAX_FILE_BYTES + 1`` bytes, so ``/dev/zero`` is refused too.
+    """
+    origin = printable(str(path))
+    # O_NONBLOCK: opening a named pipe must not wait for a writer.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if stat.S_ISFIFO(st.st_mode):
+            raise ScenarioError("is a named pipe, expected a scenario file", file=origin, code="parse")
+        limit = f"larger than {MAX_FILE_BYTES // 2**20} MiB, the limit for a scenario file"
+        if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE_BYTES:
+            raise ScenarioError(limit, file=origin, code="parse")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        remaining = MAX_FILE_BYTES + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        if remaining <= 0:
+            raise ScenarioError(limit, file=origin, code="parse")
+    finally:
+        os.close(fd)
+    return _decode(b"".join(chunks), origin)
+
+
+def _decode(data: bytes, origin: str) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(
+            f"not UTF-8 text: invalid byte 0x{data[exc.start]:02x} at offset {exc.start}", file=origin, code="parse"
+        ) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        raise ScenarioError(
+            f"not UTF-8 text: a NUL byte at offset {len(text[:nul].encode())} (a binary file?)", file=origin, code="parse"
+        )
+    return text
+
+
+_JSON_SCALARS = (str, bool, int, float, type(None))
+
+
+def _check_document(node: Any, origin: str, keys: list[str | int] | None = None, *, for_json: bool = False) -> None:
+    """Refuse what neither the core nor JSON can take: nesting deeper than :data:`MAX_DEPTH`
+    (including cycles), strings with lone surrogates and, with ``for_json``, keys that are not
+    strings, non-finite numbers and values of other types. Iterative: no recursion limit.
+    """
+    base = list(keys or [])
+    stack: list[tuple[Any, list[str | int]]] = [(node, base)]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            _check_text(value, origin, path)
+        elif isinstance(value, Mapping | list | tuple):
+            if len(path) >= MAX_DEPTH:  # the top-level table has path [] and is level 1
+                raise ScenarioError(
+                    f"nested deeper than {MAX_DEPTH} levels", file=origin, field=_field(path[:1]), code="parse"
+                )
+            if isinstance(value, Mapping):
+                for k, v in value.items():
+                    if not isinstance(k, str):
+                        if for_json:
+                            raise ScenarioError(f"field names must be strings, got {type(k).__name__}", file=origin, field=_field(path), code="parse")
+                        k = str(k)
+                    _check_text(k, origin, path)
+                    stack.append((v, [*path, k]))
+            else:
+                stack.extend((v, [*path, i]) for i, v in enumerate(value))
+        elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1024:
+            raise ScenarioError(
+                f"a {value.bit_length()}-bit integer is out of range: expected a number below 2**1024",
+                file=origin,
+                field=_field(path),
+                code="invalid",
+            )
+        elif isinstance(value, float) or (for_json and isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)):
+            if for_json and not math.isfinite(value):
+                raise ScenarioError(f"expected a finite number, got {value}", file=origin, field=_field(path), code="invalid")
+        elif for_json and not isinstance(value, (*_JSON_SCALARS, numbers.Real)):
+            raise ScenarioError(
+                f"a value of type {type(value).__name__} cannot be sent to the simulator: "
+                "expected a string, number, boolean, list or table",
+                file=origin,
+                field=_field(path),
+                code="parse",
+            )
+
+
+def _check_text(text: str, origin: str, path: list[str | int]) -> None:
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ScenarioError(
+            f"not valid Unicode: a lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start}",
+            file=origin,
+            field=_field(path),
+            code="parse",
+        ) from None
+
+
+def _field(path: list[str | int]) -> str:
+    return printable(_format_path([k if isinstance(k, int) else printable(k) for k in path]))
+
+
+def _json_default(value: Any) -> Any:
+    """numpy and other numbers (a grid taken from a DataFrame) as plain JSON numbers."""
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")  # refused by _check_document first
+
+
+def check_seed(seed: Any, origin: str = "") -> int | None:
+    """``seed`` as an int, or a :class:`ScenarioError` unless it is ``None`` or in ``0..=SEED_MAX``."""
+    if seed is None:
+        return None
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= seed <= SEED_MAX:
+        return int(seed)
+    got = f"got {seed}" if isinstance(seed, numbers.Integral) and abs(seed) < 10**30 else f"got a {type(seed).__name__}"
+    raise ScenarioError(f"expected a seed between 0 and {SEED_MAX}, {got}", file=origin, field="seed")
+
+
 class Scenario:
     """A scenario document plus where it came from (used in error messages)."""
 
     def __init__(self, doc: dict[str, Any], origin: str = "<python>", *, _source: tuple[str, str] | None = None):
+        _check_document(doc, origin, for_json=_source is None)
         self._doc = doc
         self.origin = origin
         # (text, fmt) of the unmodified original, or None once the document diverges.
@@ -87,16 +247,21 @@ class Scenario:
     # ----- constructors -------------------------------------------------------------
     @classmethod
     def from_toml(cls, path: str | Path) -> Scenario:
-        """Read a TOML scenario file. Missing file: FileNotFoundError; bad TOML: ScenarioError."""
-        origin = str(path)
-        text = Path(path).read_text(encoding="utf-8")
-        return cls.from_str(text, origin=origin)
+        """Read a TOML scenario file. Missing or unreadable file: OSError (FileNotFoundError,
+        IsADirectoryError, ...); not UTF-8, too large or bad TOML: ScenarioError."""
+        return cls.from_str(read_scenario_file(path), origin=printable(str(path)))
 
     @classmethod
     def from_str(cls, text: str, fmt: str = "toml", origin: str = "<string>") -> Scenario:
-        """Parse scenario text (``fmt`` is ``"toml"`` or ``"json"``)."""
+        """Parse scenario text (``fmt`` is ``"toml"`` or ``"json"``; bytes must be UTF-8)."""
+        if isinstance(text, bytes | bytearray):
+            text = _decode(bytes(text), origin)
+        elif not isinstance(text, str):
+            raise ScenarioError(f"expected scenario text, got a {type(text).__name__}", file=origin, code="parse")
         try:
             doc = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+        except RecursionError:
+            raise ScenarioError(f"nested deeper than {MAX_DEPTH} levels", file=origin, code="parse") from None
         except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
             # The core's parser is the authority on error messages: let it report if it can.
             try:
@@ -111,6 +276,9 @@ class Scenario:
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any], origin: str = "<python>") -> Scenario:
         """Wrap a nested dict (deep-copied, so later changes to ``doc`` do not leak in)."""
+        if not isinstance(doc, Mapping):
+            raise ScenarioError(f"expected a table (a dict), got a {type(doc).__name__}", file=origin, code="parse")
+        _check_document(doc, origin, for_json=True)  # before deepcopy, which recurses
         return cls(copy.deepcopy(dict(doc)), origin)
 
     # ----- access -------------------------------------------------------------------
@@ -149,6 +317,7 @@ class Scenario:
             _step(node, last, path, keys[:-1])  # raises if not a list or out of range
         elif not isinstance(node, dict):
             raise ScenarioError(f"{_format_path(keys[:-1])} is not a table", field=path)
+        _check_document(value, self.origin, keys, for_json=True)
         node[last] = copy.deepcopy(value)
         self._source = None
         return self
@@ -158,10 +327,15 @@ class Scenario:
 
     # ----- serialisation ------------------------------------------------------------
     def to_toml(self) -> str:
-        return tomli_w.dumps(self._doc)
+        _check_document(self._doc, self.origin)
+        try:
+            return tomli_w.dumps(self._doc)
+        except (TypeError, ValueError) as exc:  # e.g. None, which TOML cannot express
+            raise ScenarioError(f"cannot be written as TOML: {exc}", file=self.origin, code="parse") from None
 
     def to_json(self) -> str:
-        return json.dumps(self._doc)
+        _check_document(self._doc, self.origin, for_json=True)
+        return json.dumps(self._doc, default=_json_default, allow_nan=False)
 
     def _text(self) -> tuple[str, str]:
         return self._source if self._source is not None else (self.to_json(), "json")
@@ -181,6 +355,9 @@ class Scenario:
         """
         from .results import Results
 
+        seed = check_seed(seed, self.origin)
+        if batching is not None and not isinstance(batching, bool):
+            raise ScenarioError(f"expected True, False or None, got a {type(batching).__name__}", file=self.origin, field="batching")
         text, fmt = self._text()
         if progress is True:
             from .progress import progress_bar

@@ -189,6 +189,56 @@ def _timestamp(posix: float) -> _dt.datetime:
     return _dt.datetime.fromtimestamp(posix, _dt.UTC).replace(tzinfo=None)
 
 
+def _is_lock_conflict(text: str) -> bool:
+    """DuckDB's message when another process holds the file."""
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """Ctrl-C as DuckDB reports it: ``RuntimeError("Query interrupted")``, its
+    InterruptException, or a KeyboardInterrupt raised while it read a registered table."""
+    import duckdb
+
+    text = str(exc)
+    return (
+        isinstance(exc, duckdb.InterruptException)
+        or (isinstance(exc, RuntimeError) and "interrupted" in text.lower())
+        or "KeyboardInterrupt" in text
+    )
+
+
+def _store_error(path: Path, exc: BaseException) -> StoreError:
+    """A DuckDB error as a one-line :class:`StoreError` naming the store."""
+    import duckdb
+
+    lines = str(exc).strip().splitlines()
+    detail = lines[0] if lines else type(exc).__name__
+    if isinstance(exc, duckdb.CatalogException):
+        return StoreError(f"not an atmsim results store ({detail})", file=str(path))
+    return StoreError(f"cannot read results store: corrupt, truncated or not a DuckDB file ({detail})", file=str(path))
+
+
+_SCHEMA_COLUMNS: dict[str, list[str]] = {}
+
+
+def _schema_columns() -> dict[str, list[str]]:
+    """``{table: [column, ...]}`` of :data:`SCHEMA`, read from an in-memory database."""
+    if not _SCHEMA_COLUMNS:
+        import duckdb
+
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute(SCHEMA)
+            for table, column in con.execute(
+                "SELECT table_name, column_name FROM information_schema.columns "
+                "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+            ).fetchall():
+                _SCHEMA_COLUMNS.setdefault(table, []).append(column)
+        finally:
+            con.close()
+    return _SCHEMA_COLUMNS
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -216,7 +266,11 @@ class Store:
     # ----- connections --------------------------------------------------------------------
     @contextlib.contextmanager
     def connect(self, read_only: bool = False, on_wait=None) -> Iterator[Any]:
-        """A DuckDB connection; waits (with backoff) while another process holds the file."""
+        """A DuckDB connection; waits (with backoff) while another process holds the file.
+
+        Every DuckDB error, on opening or while the connection is used (a corrupt block is
+        only noticed when it is read), becomes a :class:`StoreError` naming the file.
+        """
         import duckdb
 
         if read_only and not self.path.exists():
@@ -230,10 +284,14 @@ class Store:
             try:
                 con = duckdb.connect(str(self.path), read_only=read_only)
                 break
-            except duckdb.IOException as exc:
+            except (duckdb.Error, RuntimeError) as exc:
+                if _is_interrupt(exc):
+                    raise KeyboardInterrupt from None
+                if not isinstance(exc, duckdb.Error):
+                    raise
                 text = str(exc)
-                if "lock" not in text.lower():
-                    raise StoreError(f"cannot open results store: {text}", file=str(self.path)) from None
+                if not _is_lock_conflict(text):
+                    raise _store_error(self.path, exc) from None
                 if time.monotonic() >= deadline:
                     holder = text.split("Conflicting lock is held in", 1)[-1].split(". See also")[0].strip()
                     raise StoreLockedError(
@@ -246,12 +304,59 @@ class Store:
                     warned = True
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 1.6, 1.0)
-            except duckdb.Error as exc:
-                raise StoreError(f"cannot open results store: {exc}", file=str(self.path)) from None
         try:
             yield con
+        except (duckdb.Error, RuntimeError) as exc:
+            if _is_interrupt(exc):
+                raise KeyboardInterrupt from None
+            if not isinstance(exc, duckdb.Error):
+                raise
+            raise _store_error(self.path, exc) from None
         finally:
             con.close()
+
+    def verify(self, on_wait=None) -> None:
+        """Check an existing store before writing to it: a corrupt or truncated file, or a
+        DuckDB database that is not an atmsim store, raises :class:`StoreError` and is left
+        as it was (it is only opened read-only). Reads every table in full, so a damaged
+        block anywhere in the data is found here rather than halfway through a sweep."""
+        if not self.path.exists():
+            return
+        if not self.path.is_file():
+            raise StoreError("not a results store (not a regular file)", file=str(self.path))
+        with self.connect(read_only=True, on_wait=on_wait) as con:
+            found: dict[str, list[str]] = {}
+            for table, column in con.execute(
+                "SELECT table_name, column_name FROM information_schema.columns "
+                "WHERE table_catalog = current_database() AND table_schema = 'main' "
+                "ORDER BY table_name, ordinal_position"
+            ).fetchall():
+                found.setdefault(table, []).append(column)
+            if not found:
+                return  # an empty database: the first sweep creates the tables
+            expected = _schema_columns()
+            if "meta" not in found or "runs" not in found:
+                raise StoreError(
+                    f"not an atmsim results store (a DuckDB database with tables {', '.join(sorted(found))})",
+                    file=str(self.path),
+                )
+            row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = row[0] if row else None
+            if version != SCHEMA_VERSION:
+                raise StoreError(
+                    f"results store schema version {version!r}, this atmsim writes version {SCHEMA_VERSION}",
+                    file=str(self.path),
+                )
+            for table, columns in expected.items():
+                have = found.get(table)
+                if have is not None and have != columns:
+                    raise StoreError(
+                        f"not an atmsim results store: table {table} has columns {', '.join(have)}, "
+                        f"expected {', '.join(columns)}",
+                        file=str(self.path),
+                    )
+            for table in found.keys() & expected.keys():
+                con.execute(f"SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM {table}").fetchall()
 
     def init(self, con) -> None:
         con.execute(SCHEMA)
@@ -270,6 +375,7 @@ class Store:
         """Create the tables if needed, record the sweep and its runs; return ``{run_id: status}``
         of the runs already in the store."""
         run_ids = list(dict.fromkeys(run_ids))
+        self.verify(on_wait=on_wait)
         with self.connect(on_wait=on_wait) as con:
             self.init(con)
             con.execute("BEGIN TRANSACTION")

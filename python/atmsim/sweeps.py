@@ -15,6 +15,11 @@ the same run in every sweep: a sweep started again skips the runs already in the
 Runs execute in worker processes (``jobs``; a ``ProcessPoolExecutor``) or on a Dask cluster
 (``scheduler``); workers return the core's raw output and the calling process, the only
 writer, commits each finished run to the store (:mod:`atmsim.store`).
+
+Limits, checked before anything is built: at most :data:`MAX_RUNS` runs (grid points ×
+seeds) per sweep, seeds in 0 to 2^63-1, grid values plain data (booleans, 64-bit integers,
+finite floats, strings, lists, tables). On Ctrl-C the finished runs are committed, the
+workers terminated and the pool shut down before KeyboardInterrupt propagates.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import numbers
 import os
 import re
 import signal
@@ -32,12 +38,13 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor
-from concurrent.futures import wait as futures_wait
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from . import _core
 from .errors import AtmsimError, ScenarioError
@@ -45,8 +52,10 @@ from .scenario import Scenario, load_scenario, parse_path
 from .store import DEFAULT_LOCK_TIMEOUT_S, RunRecord, Store, flatten_summary, resolve_store
 
 __all__ = [
+    "MAX_RUNS",
     "SweepError",
     "SweepSummary",
+    "check_size",
     "parse_grid_option",
     "parse_seeds",
     "parse_value",
@@ -66,7 +75,7 @@ class SweepError(AtmsimError):
 
 # ----- parsing grid options and seeds -----------------------------------------------------------
 
-_INT = re.compile(r"[+-]?\d[\d_]*$")
+_INT = re.compile(r"[+-]?[0-9](?:_?[0-9])*$")
 
 
 def parse_value(text: str, path: str = "") -> Any:
@@ -79,7 +88,10 @@ def parse_value(text: str, path: str = "") -> Any:
     if low in ("true", "false"):
         return low == "true"
     if _INT.match(raw):
-        return int(raw)
+        try:
+            return int(raw)
+        except ValueError:  # more digits than Python converts
+            raise ScenarioError(f"integer {raw[:24]}... is too large ({len(raw)} digits)", field=path) from None
     try:
         number = float(raw)
     except ValueError:
@@ -93,6 +105,9 @@ def parse_value(text: str, path: str = "") -> Any:
             return json.loads(raw)
         except json.JSONDecodeError as exc:
             raise ScenarioError(f"cannot parse value {raw!r}: {exc.msg}", field=path) from None
+        except (ValueError, RecursionError):  # an integer of thousands of digits, deep nesting
+            shown = raw if len(raw) <= 40 else raw[:40] + "..."
+            raise ScenarioError(f"cannot parse value {shown!r}: too large or too deeply nested", field=path) from None
     return raw
 
 
@@ -134,42 +149,106 @@ def parse_grid_option(option: str) -> tuple[str, list[Any]]:
     return path, [parse_value(v, path) for v in _split_values(values, path)]
 
 
+MAX_RUNS = 100_000
+"""The most runs (grid points × seeds) one sweep may have; split bigger studies into sweeps."""
+
+MAX_SEED = 2**63 - 1  # the store keeps seeds as BIGINT
+_MAX_DEPTH = 64  # nesting of lists/tables in one grid value
+
+
+def _too_many(what: str) -> str:
+    return f"{what}: more than the limit of {MAX_RUNS:,} runs (grid points × seeds) per sweep; split it into several sweeps"
+
+
+def _seed_int(text: str) -> int:
+    if len(text.lstrip("0")) > 20:  # far out of range; int() of a huge string is slow or refused
+        raise ScenarioError(f"seed {text[:24]}... out of range (0 to 2^63-1)", field="seeds")
+    value = int(text)
+    if value > MAX_SEED:
+        raise ScenarioError(f"seed {value} out of range (0 to 2^63-1)", field="seeds")
+    return value
+
+
+def _seed_intervals(text: str) -> list[tuple[int, int]]:
+    """``"1-5,9"`` → ``[(1, 5), (9, 9)]`` (inclusive), without expanding the ranges."""
+    out: list[tuple[int, int]] = []
+    for part in text.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"([0-9]+)\s*-\s*([0-9]+)", part)
+        if m:
+            lo, hi = _seed_int(m.group(1)), _seed_int(m.group(2))
+            if lo > hi:
+                raise ScenarioError(f"seed range {part!r} is empty (start > end)", field="seeds")
+            out.append((lo, hi))
+        elif re.fullmatch(r"[0-9]+", part):
+            value = _seed_int(part)
+            out.append((value, value))
+        else:
+            shown = text if len(text) <= 40 else text[:40] + "..."
+            raise ScenarioError(f"cannot parse seeds {shown!r}: expected e.g. '1-20', '1,3,5' or '7'", field="seeds")
+    return out
+
+
+def _count_seeds(intervals: list[tuple[int, int]]) -> int:
+    """How many distinct seeds the (possibly overlapping) intervals hold."""
+    count, reach = 0, -1
+    for lo, hi in sorted(intervals):
+        lo = max(lo, reach + 1)
+        if hi >= lo:
+            count += hi - lo + 1
+            reach = hi
+    return count
+
+
 def parse_seeds(seeds: str | int | Iterable[int] | None, default: int = 1) -> list[int]:
-    """Seeds from ``"1-20"``, ``"1,3,5"``, ``"7"`` (or mixed: ``"1-5,9"``), an int or a list."""
+    """Seeds from ``"1-20"``, ``"1,3,5"``, ``"7"`` (or mixed: ``"1-5,9"``), an int or a list.
+
+    Seeds lie in 0 to 2^63-1; at most :data:`MAX_RUNS` of them (ranges are counted before
+    they are expanded, so ``"1-1000000000"`` is refused at once).
+    """
     if seeds is None:
         return [default]
     if isinstance(seeds, bool):
         raise ScenarioError(f"invalid seeds {seeds!r}", field="seeds")
-    if isinstance(seeds, int):
-        items: list[int] = [seeds]
+    if isinstance(seeds, numbers.Integral):
+        items: list[int] = [_check_seed(seeds)]
     elif isinstance(seeds, str):
-        items = []
-        for part in seeds.split(","):
-            part = part.strip()
-            m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", part)
-            if m:
-                lo, hi = int(m.group(1)), int(m.group(2))
-                if lo > hi:
-                    raise ScenarioError(f"seed range {part!r} is empty (start > end)", field="seeds")
-                items.extend(range(lo, hi + 1))
-            elif re.fullmatch(r"\d+", part):
-                items.append(int(part))
-            else:
-                raise ScenarioError(
-                    f"cannot parse seeds {seeds!r}: expected e.g. '1-20', '1,3,5' or '7'", field="seeds"
-                )
-    else:
+        intervals = _seed_intervals(seeds)
+        count = _count_seeds(intervals)
+        if count > MAX_RUNS:
+            raise ScenarioError(_too_many(f"{count:,} seeds"), field="seeds")
+        items = [s for lo, hi in intervals for s in range(lo, hi + 1)]
+    elif isinstance(seeds, Iterable) and not isinstance(seeds, bytes | Mapping):
+        if isinstance(seeds, Sized) and len(seeds) > MAX_RUNS:
+            raise ScenarioError(_too_many(f"{len(seeds):,} seeds"), field="seeds")
         items = []
         for s in seeds:
-            if isinstance(s, bool) or not isinstance(s, int):
-                raise ScenarioError(f"seed {s!r} is not an integer", field="seeds")
-            items.append(s)
-    for s in items:
-        if s < 0 or s >= 2**63:
-            raise ScenarioError(f"seed {s} out of range (0 to 2^63-1)", field="seeds")
+            if len(items) >= MAX_RUNS:
+                raise ScenarioError(_too_many(f"more than {MAX_RUNS:,} seeds"), field="seeds")
+            items.append(_check_seed(s))
+    else:
+        raise ScenarioError(f"invalid seeds {_short(seeds)}: expected e.g. '1-20', 7 or a list of integers", field="seeds")
     if not items:
         raise ScenarioError("no seeds given", field="seeds")
     return list(dict.fromkeys(items))
+
+
+def _check_seed(s: object) -> int:
+    if isinstance(s, bool) or not isinstance(s, numbers.Integral):
+        raise ScenarioError(f"seed {s!r} is not an integer", field="seeds")
+    value = int(s)
+    if value < 0 or value > MAX_SEED:
+        raise ScenarioError(f"seed {value} out of range (0 to 2^63-1)", field="seeds")
+    return value
+
+
+def check_size(points: int, seeds: int) -> None:
+    """Refuse a sweep of more than :data:`MAX_RUNS` runs (raises ScenarioError naming the
+    grid, or the seeds if they alone are too many)."""
+    if seeds > MAX_RUNS:
+        raise ScenarioError(_too_many(f"{seeds:,} seeds"), field="seeds")
+    if points * seeds > MAX_RUNS:
+        raise ScenarioError(_too_many(f"{points:,} grid points × {seeds:,} seeds = {points * seeds:,} runs"), field="grid")
 
 
 # ----- planning -----------------------------------------------------------------------------
@@ -217,17 +296,91 @@ def _related(a: str, b: str) -> bool:
     return n > 0 and ka[:n] == kb[:n]
 
 
+_VALUE_KINDS = "a boolean, number, string, list or table"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _plain_value(value: Any, path: str, depth: int = 0) -> Any:
+    """A grid value as plain JSON data (numpy scalars and arrays become Python numbers and
+    lists); anything the scenario cannot hold (a date, an object, NaN) is a ScenarioError."""
+    if depth > _MAX_DEPTH:
+        raise ScenarioError(f"grid value nested more than {_MAX_DEPTH} levels deep", field=path)
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        number = int(value)
+        if not -(2**63) <= number < 2**64:
+            raise ScenarioError(f"grid value {_short(number)} is out of range (a 64-bit integer)", field=path)
+        return number
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if not math.isfinite(number):
+            raise ScenarioError(f"grid value {_short(value)} is not a finite number", field=path)
+        return number
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ScenarioError(f"grid value has a table key {_short(key)} that is not a string", field=path)
+            out[key] = _plain_value(item, path, depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [_plain_value(item, path, depth + 1) for item in value]
+    raise ScenarioError(
+        f"grid value {_short(value)} of type {type(value).__name__} cannot be a scenario value: expected {_VALUE_KINDS}",
+        field=path,
+    )
+
+
 def _normalise_grid(grid: Mapping[str, Any] | None) -> dict[str, list[Any]]:
+    if grid is None:
+        return {}
+    if not isinstance(grid, Mapping):
+        raise ScenarioError(f"expected a mapping {{dotted path: [values]}}, not {type(grid).__name__}", field="grid")
     out: dict[str, list[Any]] = {}
-    for path, values in (grid or {}).items():
+    for path, values in grid.items():
+        if not isinstance(path, str):
+            raise ScenarioError(f"grid key {_short(path)} is not a dotted field path", field="grid")
         parse_path(path)
-        if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
             values = [values]
-        values = list(values)
-        if not values:
+        if isinstance(values, Sized) and len(values) > MAX_RUNS:
+            raise ScenarioError(_too_many(f"{len(values):,} values"), field=path)
+        plain = [_plain_value(v, path) for v in itertools.islice(values, MAX_RUNS + 1)]
+        if len(plain) > MAX_RUNS:
+            raise ScenarioError(_too_many(f"more than {MAX_RUNS:,} values"), field=path)
+        if not plain:
             raise ScenarioError("no values given", field=path)
-        out[path] = values
+        out[path] = plain
     return out
+
+
+def _check_document(doc: Any, origin: str) -> None:
+    """Raise ScenarioError naming the first value of the scenario that JSON cannot carry to
+    the core (a TOML date or time, an infinite or NaN float)."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, Mapping):
+            stack.extend((v, f"{where}.{k}" if where else str(k)) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list | tuple):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise ScenarioError(f"{node!r} is not a finite number", file=origin, field=where)
+        elif node is not None and not isinstance(node, str | int | float):
+            raise ScenarioError(
+                f"{_short(node)} of type {type(node).__name__} cannot be a scenario value: expected {_VALUE_KINDS}",
+                file=origin,
+                field=where,
+            )
 
 
 def plan_sweep(
@@ -235,15 +388,25 @@ def plan_sweep(
     grid: Mapping[str, Any] | None = None,
     seeds: str | int | Iterable[int] | None = None,
 ) -> SweepPlan:
-    """Every run of the sweep, each grid point validated by the core (raises ScenarioError)."""
+    """Every run of the sweep, each grid point validated by the core (raises ScenarioError).
+
+    A sweep of more than :data:`MAX_RUNS` runs (grid points × seeds) is refused before the
+    grid's cartesian product is built.
+    """
     base = load_scenario(scenario)
     origin = base.origin
     grid = _normalise_grid(grid)
     sim = base._doc.get("simulation")
     default_seed = sim.get("seed", 1) if isinstance(sim, Mapping) else 1
-    seeds = parse_seeds(seeds, default=default_seed if isinstance(default_seed, int) else 1)
+    if not isinstance(default_seed, int) or isinstance(default_seed, bool):
+        default_seed = 1  # the core's validation names the wrong type
+    elif seeds is None and not 0 <= default_seed <= MAX_SEED:
+        raise ScenarioError(f"seed {default_seed} out of range (0 to 2^63-1)", file=origin, field="simulation.seed")
+    seeds = parse_seeds(seeds, default=default_seed)
+    check_size(math.prod(len(v) for v in grid.values()), len(seeds))
     if not grid:
         base.validate()
+    _check_document(base._doc, origin)
 
     paths = list(grid)
     points: list[tuple[dict[str, Any], dict[str, Any], str]] = []
@@ -254,7 +417,7 @@ def plan_sweep(
             try:
                 point.set(path, value)
             except ScenarioError as exc:
-                raise ScenarioError(f"grid value {value!r}: {exc.message}", file=origin, field=path) from None
+                raise ScenarioError(f"grid value {_short(value)}: {exc.message}", file=origin, field=path) from None
         text = point.to_json()
         try:
             _core.validate(text, "json", origin)
@@ -266,7 +429,7 @@ def plan_sweep(
             message = re.sub(r" at line \d+ column \d+$", "", exc.message)  # positions in generated JSON
             detail = message if exc.field == path else f"{exc.field}: {message}"
             raise ScenarioError(
-                f"grid value {params[path]!r}: {detail}", file=origin, field=path, code=exc.code
+                f"grid value {_short(params[path])}: {detail}", file=origin, field=path, code=exc.code
             ) from None
         points.append((params, point._doc, text))
 
@@ -388,18 +551,51 @@ def _main_module_hidden() -> Iterator[None]:
             setattr(main, k, v)
 
 
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold back Ctrl-C (SIGINT) during the block and raise KeyboardInterrupt after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        if callable(previous):
+            previous(signal.SIGINT, None)  # the default handler raises KeyboardInterrupt
+        elif previous == signal.SIG_DFL:
+            os.kill(os.getpid(), signal.SIGINT)
+
+
 class _Local(_Backend):
     def __init__(self, jobs: int):
         self.slots = jobs
         self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context(), initializer=_worker_init)
+        self.finished = threading.Event()
 
     def submit(self, run, origin):
-        with _main_module_hidden():  # a submit may start a worker process
-            return self.pool.submit(execute_run, run.text, origin, run.seed)
+        # A submit may start a worker process; Ctrl-C in the middle of that would leave a
+        # child the pool does not know of (it could not be stopped), so it waits until after.
+        with _main_module_hidden(), _sigint_deferred():
+            future = self.pool.submit(execute_run, run.text, origin, run.seed)
+        future.add_done_callback(lambda _f: self.finished.set())
+        return future
 
     def wait_some(self, pending, timeout):
-        done, _ = futures_wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
-        return done
+        # Not concurrent.futures.wait: it takes every future's lock in turn, and Ctrl-C
+        # landing between two of those acquisitions leaves some held for ever, so the pool's
+        # manager thread deadlocks when it fails the queued futures on shutdown.
+        deadline = time.monotonic() + timeout
+        while True:
+            self.finished.clear()
+            done = {f for f in pending if f.done()}
+            remaining = deadline - time.monotonic()
+            if done or remaining <= 0:
+                return done
+            self.finished.wait(remaining)
 
     def result(self, future):
         from concurrent.futures.process import BrokenProcessPool
@@ -414,11 +610,30 @@ class _Local(_Backend):
 
     def close(self, abort=False):
         if abort:
-            # Stop the runs in progress too: otherwise exiting waits for them to finish.
-            for proc in list((getattr(self.pool, "_processes", None) or {}).values()):
+            # Ctrl-C or a dead worker: stop the runs in progress too (workers ignore SIGINT),
+            # then wait for the pool's manager thread, which sees the workers gone, fails the
+            # queued futures and joins its queues. The interpreter's normal exit then has
+            # nothing to wait for, and multiprocessing unlinks the pool's semaphores and
+            # removes its temporary directory (os._exit would leak both).
+            workers = list((getattr(self.pool, "_processes", None) or {}).values())
+            for proc in workers:
                 with contextlib.suppress(Exception):
                     proc.terminate()
-        self.pool.shutdown(wait=not abort, cancel_futures=abort)
+            for proc in workers:
+                with contextlib.suppress(Exception):
+                    proc.join(5.0)
+                    if proc.exitcode is None:
+                        proc.kill()
+                        proc.join(5.0)
+            # A worker stopped while sending its result leaves half a message in the result
+            # pipe, and the manager thread would wait for the rest for ever. The workers'
+            # ends of the pipe died with them; closing ours (the parent never writes to it)
+            # gives the manager EOF, so it marks the pool broken and winds down.
+            writer = getattr(getattr(self.pool, "_result_queue", None), "_writer", None)
+            if writer is not None:
+                with contextlib.suppress(Exception):
+                    writer.close()
+        self.pool.shutdown(wait=True, cancel_futures=abort)
 
 
 class _Dask(_Backend):
@@ -564,6 +779,8 @@ def sweep(
     from . import __version__
 
     t_start = time.perf_counter()
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0):
+        raise ScenarioError(f"jobs must be an integer >= 0, got {_short(jobs)}", field="jobs")
     plan = plan_sweep(scenario, grid, seeds)
     db = Store(resolve_store(store), lock_timeout=lock_timeout)
 
@@ -583,8 +800,6 @@ def sweep(
             backend = _InProcess()
         else:
             n = jobs if jobs is not None else (os.cpu_count() or 1)
-            if n < 0:
-                raise ValueError("jobs must be >= 0")
             backend = _Local(max(1, min(n, len(todo))))
         _execute(plan, todo, backend, db, summary, progress, __version__, flush_interval, fsync, on_wait)
     summary.wall_s = time.perf_counter() - t_start
@@ -616,7 +831,9 @@ def _execute(plan, todo, backend, db, summary, progress, version, flush_interval
                     in_flight[backend.submit(run, plan.origin)] = run
                 if not in_flight:
                     break
-                for fut in backend.wait_some(set(in_flight), timeout=flush_interval):
+                # (at least 50 ms: with --commit-every 0 a finished run is committed as soon
+                # as the wait returns for it, no need to poll)
+                for fut in backend.wait_some(set(in_flight), timeout=max(flush_interval, 0.05)):
                     run = in_flight.pop(fut)
                     rec = _record(run, plan.scenario, backend.result(fut), version)
                     pending.append(rec)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import stats
-from ..report import figure_path, plot_ci_lines, write_report
+from ..report import figure_path, plot_ci_lines, save_figure, write_report
 from ..scenario import Scenario
 
 POLICIES = ("per-conversation", "per-type", "per-destination")
@@ -224,9 +224,7 @@ def _plot_frame(frame, ylabel: str, title: str, path: Path) -> Path:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)
 
 
 def _verdict(ok: bool, text: str) -> str:

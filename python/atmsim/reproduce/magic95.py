@@ -40,6 +40,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..output import write_text_atomic
 from ..report import figure_path, new_axes, save_axes, write_report
 from ..scenario import Scenario
 from . import magic95_hosts
@@ -703,8 +704,8 @@ segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
 {_figure6_html(f6, out)}
 <p class="meta">mode: {'full' if full else 'quick'}; seed {seed}; {elapsed:.1f} s wall.</p>
 """
-    (out / "table1.csv").write_text(csv)
-    (out / "tables2_4.csv").write_text(
+    write_text_atomic(out / "table1.csv", csv)
+    write_text_atomic(out / "tables2_4.csv", 
         "table,case,file,paper_mbps,atmsim_mbps,per_connection_mbps,rexmt_segs,losses_per_s,timeouts\n"
         + "".join(
             f"{t},\"{r.label}\",{r.file},{r.paper_mbps},{r.mbps:.4f},{' '.join(f'{x:.4f}' for x in r.per_conn_mbps)},"
@@ -713,16 +714,16 @@ segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
             for r in runs
         )
     )
-    (out / "fig3.csv").write_text(
+    write_text_atomic(out / "fig3.csv", 
         "mss_bytes,atmsim_mbps,rexmt_segs,timeouts\n" + "".join(f"{m},{g:.4f},{r},{t}\n" for m, g, r, t in f3)
     )
-    (out / "fig4.csv").write_text(
+    write_text_atomic(out / "fig4.csv", 
         "mss_bytes,atmsim_mbps,model_mbps,receiver_cpu_utilization\n" + "".join(f"{m},{g:.4f},{e:.4f},{u:.4f}\n" for m, g, e, u in f4)
     )
-    (out / "fig7.csv").write_text(
+    write_text_atomic(out / "fig7.csv", 
         "speedup,mss_bytes,atmsim_mbps,model_mbps\n" + "".join(f"{k},{m},{g:.4f},{e:.4f}\n" for k, m, g, e in f7)
     )
-    (out / "fig5.csv").write_text(
+    write_text_atomic(out / "fig5.csv", 
         "mtu_bytes,buffer_cells,segment_buffers,allowable_load\n"
         + "".join(f"{mtu},{b},{n},{x:.5f}\n" for mtu, rows in f5.items() for b, n, x in rows)
     )

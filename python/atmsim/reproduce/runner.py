@@ -3,15 +3,26 @@
 Owns: :func:`run_many`. The core releases the GIL while it simulates, so a thread pool
 runs one simulation per core with no pickling; results come back in submission order, so
 a reproduction is deterministic whatever the number of threads.
+
+Stopping: Python delivers Ctrl-C to the main thread only, and the core checks for signals
+only when it runs there. So the runs in worker threads watch a shared stop flag in their
+progress callback (called at every progress report, about every 0.5% of simulated time):
+when the main thread is interrupted (or a run fails) it sets the flag, cancels the queued
+runs and waits the short while the running ones take to reach their next report.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from ..scenario import Scenario
+
+
+class RunsStopped(Exception):
+    """Raised inside a worker's run when the reproduction is stopping; never seen by callers."""
 
 
 def default_threads() -> int:
@@ -29,7 +40,10 @@ def run_many(
 ) -> list[dict]:
     """Run every ``(scenario, seed)`` and return their summaries, in the order given.
 
-    ``progress(done, total)`` is called from the calling thread as runs finish.
+    ``progress(done, total)`` is called from the calling thread as runs finish. If the
+    calling thread is interrupted (KeyboardInterrupt) or a run raises, the runs not started
+    are cancelled, those in progress are stopped, and the exception propagates once they
+    have stopped.
     """
     total = len(runs)
     threads = threads or default_threads()
@@ -40,11 +54,23 @@ def run_many(
             if progress:
                 progress(i + 1, total)
         return out
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        futures = [pool.submit(sc.run, seed) for sc, seed in runs]
+    stop = threading.Event()
+
+    def check_stop(_fraction: float) -> None:
+        if stop.is_set():
+            raise RunsStopped()
+
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="atmsim-run")
+    try:
+        futures = [pool.submit(sc.run, seed, check_stop) for sc, seed in runs]
         out = []
         for i, fut in enumerate(futures):
             out.append(fut.result().summary)
             if progress:
                 progress(i + 1, total)
         return out
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
