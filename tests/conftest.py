@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import signal
+import subprocess
+import time
 from array import array
 from pathlib import Path
 
@@ -18,6 +20,22 @@ def default_sigint() -> None:
     and its children inherit that; restore the default so that Python installs its
     KeyboardInterrupt handler, as it does in a terminal."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interrupt(proc: subprocess.Popen, timeout: float = 30.0) -> tuple[str, float]:
+    """Send SIGINT to a running ``proc`` (started with ``default_sigint``, pipes in text mode);
+    return its stderr and the seconds it took to exit. A process still running after
+    ``timeout`` is killed and the test fails."""
+    assert proc.poll() is None, "finished before it could be interrupted: " + proc.stderr.read()
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail(f"did not stop within {timeout} s of SIGINT")
+    return stderr, time.monotonic() - sent
 SCENARIOS = REPO / "scenarios"
 
 

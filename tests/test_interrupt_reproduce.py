@@ -15,7 +15,7 @@ import pytest
 
 from atmsim import Scenario, ScenarioError
 from atmsim.reproduce.runner import RunsStopped, run_many
-from conftest import default_sigint
+from conftest import default_sigint, interrupt
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"
@@ -48,18 +48,9 @@ def test_ctrl_c_stops_reproduce_kocyigit_within_seconds_leaving_the_old_report(t
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         preexec_fn=default_sigint,
     )
-    try:
-        _wait_for_worker_threads(proc.pid)  # the study (~90 runs, minutes on two cores) is under way
-        time.sleep(1.0)
-        assert proc.poll() is None, proc.stderr.read()
-        proc.send_signal(signal.SIGINT)
-        t0 = time.monotonic()
-        _, stderr = proc.communicate(timeout=30)
-        stopped_after = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    _wait_for_worker_threads(proc.pid)  # the study (~90 runs, minutes on two cores) is under way
+    time.sleep(1.0)
+    stderr, stopped_after = interrupt(proc)
     assert proc.returncode == 130, stderr
     assert stopped_after < 5.0, stopped_after
     assert stderr.splitlines() == ["error: interrupted; no results written"], stderr

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import duckdb
-from conftest import default_sigint
+from conftest import default_sigint, interrupt
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"
@@ -54,22 +54,13 @@ def test_ctrl_c_sweep_exits_130_cleanly_and_resumes_without_loss(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, text=True,
         preexec_fn=default_sigint,
     )
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if series.is_dir() and len(list(series.glob("*.parquet"))) >= 2:
-                break  # two runs committed, two more in progress
-            time.sleep(0.05)
-        time.sleep(0.3)
-        assert proc.poll() is None, "the sweep finished before it could be interrupted: " + proc.stderr.read()
-        proc.send_signal(signal.SIGINT)
-        t0 = time.monotonic()
-        _, stderr = proc.communicate(timeout=60)
-        stopped_after = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if series.is_dir() and len(list(series.glob("*.parquet"))) >= 2:
+            break  # two runs committed, two more in progress
+        time.sleep(0.05)
+    time.sleep(0.3)
+    stderr, stopped_after = interrupt(proc, timeout=60)
     assert proc.returncode == 130, stderr
     assert stopped_after < 5.0, stopped_after
     assert "leaked" not in stderr and "Traceback" not in stderr and "resource_tracker" not in stderr, stderr

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import default_sigint
+from conftest import default_sigint, interrupt
 
 ATMSIM = [sys.executable, "-m", "atmsim"]
 
@@ -71,15 +71,8 @@ def _interrupt_after(args: list[str], cwd: Path, wait_s: float = 1.0) -> tuple[i
         preexec_fn=default_sigint,
     )
     time.sleep(wait_s)
-    assert proc.poll() is None, f"finished early: {proc.communicate()}"
-    proc.send_signal(signal.SIGINT)
-    sent = time.monotonic()
-    try:
-        _, err = proc.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        pytest.fail("the run did not stop within 10 s of SIGINT")
-    return proc.returncode, err, time.monotonic() - sent
+    err, took = interrupt(proc, timeout=10)
+    return proc.returncode, err, took
 
 
 @pytest.mark.parametrize("text", [POISSON_AT_LINK_RATE, GREEDY_ALONE], ids=["poisson-at-link-rate", "greedy-alone"])
