@@ -5,7 +5,6 @@ report is written."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time

@@ -8,7 +8,6 @@ SIGINT. These runs would take hours to finish on their own.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
