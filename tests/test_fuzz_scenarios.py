@@ -8,7 +8,7 @@ to the public API both as a Python document (sent as JSON) and as TOML text. The
 * the only exception is :class:`atmsim.ScenarioError` (never a TypeError, OverflowError,
   RecursionError, a panic turned SimulationError, a crash or a hang);
 * a document that validates runs a short time (20 ms simulated) within a wall-time bound, with
-  balanced cell and frame ledgers, and every ratio it reports (port utilisation, TCP efficiency,
+  balanced cell, frame and datagram ledgers, and every ratio it reports (port utilisation, TCP efficiency,
   CPU utilisation) within [0, 1].
 
 The normal test run tries a fixed, derandomized set of ``ATMSIM_FUZZ_EXAMPLES`` inputs (default
@@ -186,6 +186,7 @@ def _run_checked(scen: atmsim.Scenario, label: str) -> None:
     cons = summary["conservation"]
     assert cons["cells"]["balanced"], f"{label}: cells {cons['cells']}"
     assert cons["frames"]["balanced"], f"{label}: frames {cons['frames']}"
+    assert cons["datagrams"]["balanced"], f"{label}: datagrams {cons['datagrams']}"
     for section, field in RATIO_FIELDS:
         for row in summary.get(section, []):
             v = row.get(field)

@@ -5,6 +5,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::measure::report;
+pub use crate::measure::Series;
 use crate::net::Network;
 pub use crate::pcap::Capture;
 use crate::scenario::{self, ScenarioDoc};
@@ -25,15 +26,6 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Replaces `simulation.batching` (serve busy ports inline; results are identical).
     pub batching: Option<bool>,
-}
-
-/// Time series in tidy long form: one row per (time, entity, metric) sample.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Series {
-    pub time_s: Vec<f64>,
-    pub entity: Vec<String>,
-    pub metric: Vec<String>,
-    pub value: Vec<f64>,
 }
 
 /// What a run produces.

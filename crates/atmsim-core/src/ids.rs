@@ -29,3 +29,5 @@ id!(/// A TCP connection (both endpoints).
     ConnId);
 id!(/// A cell-level traffic source.
     SourceId);
+id!(/// An IP datagram in flight ([`crate::ip::datagram::Datagrams`]).
+    DatagramId);

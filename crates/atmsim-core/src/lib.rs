@@ -7,7 +7,9 @@
 //! 3. [`rng`] — one seeded random stream per entity.
 //! 4. [`atm`] — cells, AAL5, links, output ports, schedulers, switches.
 //! 5. [`tcp`] — BSD 4.4-Lite TCP (Tahoe/Reno/NewReno), sans-I/O.
-//! 6. [`ip`] — hosts and the TCP connections they terminate.
+//! 6. [`ip`] — hosts and the TCP connections they terminate; [`ip::datagram`], the IP
+//!    datagrams in flight (a 4-byte id through CPU queues, access links and AAL5 frames)
+//!    and their ledger.
 //! 7. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
 //!    greedy cell sources and the tcplib tables.
 //! 8. [`net`] — the assembled network and its event loop.
@@ -15,6 +17,13 @@
 //!    captures at host interfaces.
 //! 10. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder.
 //! 11. [`api`] — the entry points the Python package and tests call.
+//!
+//! Where things are handled: a **cell** in [`atm`] (ports, links, switches; its AAL5 frame
+//! in [`atm::aal5`]) and, as events, in `net` (`PortTx`, `Arrive`); a **datagram** is
+//! created and ended in `net` (`new_datagram`, `send_datagram`, `host_receive_cell`,
+//! `tcp_input`); a **segment** is built and consumed by [`tcp`] and carried in a datagram's
+//! [`ip::datagram::Payload`]. Layers below IP name no layer above them: the fabric knows a
+//! frame's datagram only by id.
 //!
 //! Pure Rust, no I/O beyond what callers hand it.
 

@@ -23,14 +23,15 @@
 
 use crate::apps::cell_source::{CellSource, Pattern};
 use crate::apps::conversation::Actions;
-use crate::atm::aal5::{Frames, Payload, Reassembled};
+use crate::atm::aal5::{Frames, Reassembled};
 use crate::atm::cell::Cell;
 use crate::atm::link::{Link, Sink};
 use crate::atm::port::{DropReason, OutPort};
 use crate::atm::shaping::{ShaperKind, Shapers};
 use crate::atm::switch::Switch;
-use crate::ids::{ConnId, HostId, LinkId, PortId, SourceId};
+use crate::ids::{ConnId, DatagramId, HostId, LinkId, PortId, SourceId};
 use crate::ip::cpu::Dir;
+use crate::ip::datagram::{Datagrams, Payload};
 use crate::ip::{App, Conn, Host};
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
@@ -119,6 +120,8 @@ pub struct Network {
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
     pub taps: Vec<Tap>,
     pub frames: Frames,
+    /// IP datagrams in flight (CPU queues, access links, AAL5 frames) and their ledger.
+    pub datagrams: Datagrams,
     /// Shapers and pacing at host adapters, re-shapers and policers at switch inputs.
     pub shapers: Shapers,
     pub cells: CellCounts,
@@ -195,6 +198,7 @@ impl Network {
         }
         self.now = self.until;
         self.drain_host_links();
+        self.account_lost_datagrams();
         for p in &mut self.ports {
             p.finish(self.until);
         }
@@ -415,10 +419,11 @@ impl Network {
         }
     }
 
-    /// Segment an IP datagram onto VC `vci` of host `h`'s adapter.
-    fn send_datagram(&mut self, h: HostId, port: PortId, vci: u32, payload: Payload, ip_bytes: u32) -> bool {
+    /// Segment IP datagram `d` onto VC `vci` of host `h`'s adapter.
+    fn send_datagram(&mut self, h: HostId, port: PortId, vci: u32, d: DatagramId) -> bool {
         let now = self.now;
-        let f = self.frames.alloc(payload, h, ip_bytes, now);
+        let ip_bytes = self.datagrams.get(d).ip_bytes;
+        let f = self.frames.alloc(d, h, ip_bytes, now);
         let ncells = self.frames.get(f).ncells;
         if let Some(s) = self.shapers.find(port, vci) {
             // Shaped: the cells wait in the shaper, not subject to adapter admission.
@@ -427,7 +432,7 @@ impl Network {
             }
             self.cells.injected += ncells as u64;
             if let Some(t) = self.hosts[h.idx()].tap {
-                self.capture(t, true, &payload, ip_bytes);
+                self.capture(t, true, d);
             }
             return true;
         }
@@ -436,12 +441,13 @@ impl Network {
             pt.refuse_frame(ncells);
             self.frames.cancel(f);
             self.cells.refused_at_host += ncells as u64;
+            self.datagrams.refuse(d);
             return false;
         }
         pt.push_frame(now, vci, f, ncells);
         self.cells.injected += ncells as u64;
         if let Some(t) = self.hosts[h.idx()].tap {
-            self.capture(t, true, &payload, ip_bytes);
+            self.capture(t, true, d);
         }
         self.kick(port);
         true
@@ -478,8 +484,10 @@ impl Network {
     /// Record a datagram that the host of capture `t` sends (`outgoing`) or received.
     #[cold]
     #[inline(never)]
-    fn capture(&mut self, t: u32, outgoing: bool, payload: &Payload, ip_bytes: u32) {
-        let pkt = match payload {
+    fn capture(&mut self, t: u32, outgoing: bool, d: DatagramId) {
+        let dg = *self.datagrams.get(d);
+        let ip_bytes = dg.ip_bytes;
+        let pkt = match &dg.payload {
             Payload::Tcp { conn, side, seg, .. } => {
                 // `side` is the receiving endpoint.
                 let (rx, tx) = (*side as usize, 1 - *side as usize);
@@ -520,17 +528,18 @@ impl Network {
             Reassembled::Frame(f) => {
                 self.hosts[h.idx()].frames_rcvd += 1;
                 if let Some(t) = self.hosts[h.idx()].tap {
-                    self.capture(t, false, &f.payload, f.ip_bytes);
+                    self.capture(t, false, f.dgram);
                 }
-                match f.payload {
+                match self.datagrams.get(f.dgram).payload {
                     Payload::Tcp { conn, side, .. } => {
                         if self.conns[conn.idx()].ep[side as usize].access.is_some() {
-                            self.access_push(conn, side as usize, 1, f.payload, f.ip_bytes);
+                            self.access_push(conn, side as usize, 1, f.dgram, f.ip_bytes);
                         } else {
-                            self.deliver_tcp(f.payload);
+                            self.deliver_tcp(f.dgram);
                         }
                     }
                     Payload::Raw { source } => {
+                        self.datagrams.deliver(f.dgram);
                         let s = &mut self.sources[source as usize];
                         s.frames_rcvd += 1;
                         s.bytes_rcvd += f.ip_bytes as u64;
@@ -550,7 +559,7 @@ impl Network {
         }
         let vs = self.ports[p.idx()].vcs.get(cell.vci as usize)?;
         vs.greedy_frame_bytes?;
-        match self.frames.get(cell.frame).payload {
+        match self.datagrams.get(self.frames.get(cell.frame).dgram).payload {
             Payload::Raw { source } => Some(SourceId(source)),
             _ => None,
         }
@@ -566,7 +575,8 @@ impl Network {
     fn source_send(&mut self, s: SourceId, ip_bytes: u32) {
         let src = &self.sources[s.idx()];
         let (h, port, vci) = (src.host, src.port, src.vci);
-        if self.send_datagram(h, port, vci, Payload::Raw { source: s.0 }, ip_bytes) {
+        let d = self.new_datagram(Payload::Raw { source: s.0 }, ip_bytes);
+        if self.send_datagram(h, port, vci, d) {
             let src = &mut self.sources[s.idx()];
             src.frames_sent += 1;
             src.cells_sent += crate::atm::aal5::cells_for(ip_bytes) as u64;
@@ -585,17 +595,37 @@ impl Network {
 
     /// A TCP datagram reaches its endpoint: stale generations are counted and dropped.
     /// A TCP segment reaches its host's IP layer: through the receive CPU if the host has one.
-    pub(crate) fn deliver_tcp(&mut self, p: Payload) {
-        let Payload::Tcp { conn: c, side, .. } = p else { unreachable!("not a TCP payload") };
+    pub(crate) fn deliver_tcp(&mut self, d: DatagramId) {
+        let Payload::Tcp { conn: c, side, seg, .. } = self.datagrams.get(d).payload else {
+            unreachable!("not a TCP payload")
+        };
         let h = self.conns[c.idx()].ep[side as usize].host;
         let now = self.now;
         match &mut self.hosts[h.idx()].cpu {
             Some(cpu) if !cpu.rx.is_zero() => {
-                if let Some(done) = cpu.push(now, p, Dir::Rx) {
+                if let Some(done) = cpu.push(now, d, seg.len, Dir::Rx) {
                     self.q.schedule(done, Ev::CpuDone(h));
                 }
             }
-            _ => self.tcp_input(p),
+            _ => self.tcp_input(d),
+        }
+    }
+
+    /// A datagram handed to IP. Datagrams whose frames ended undelivered since the last call
+    /// are accounted as lost first (so that their slots are reused).
+    #[inline]
+    fn new_datagram(&mut self, payload: Payload, ip_bytes: u32) -> DatagramId {
+        self.account_lost_datagrams();
+        self.datagrams.alloc(payload, ip_bytes)
+    }
+
+    /// End the datagrams of frames the fabric lost or reassembly discarded.
+    #[inline]
+    pub(crate) fn account_lost_datagrams(&mut self) {
+        if !self.frames.orphans.is_empty() {
+            for d in self.frames.orphans.drain(..) {
+                self.datagrams.lose(d);
+            }
         }
     }
 
@@ -612,35 +642,40 @@ impl Network {
         }
     }
 
-    /// A segment TCP sends: through the send CPU if the host has one, then out.
-    fn tcp_send(&mut self, h: HostId, p: Payload) {
+    /// A segment TCP sends (datagram `d`, `len` payload bytes): through the send CPU if the
+    /// host has one, then out.
+    fn tcp_send(&mut self, h: HostId, d: DatagramId, len: u32) {
         let now = self.now;
         match &mut self.hosts[h.idx()].cpu {
             Some(cpu) if cpu.costs_tx() => {
-                if let Some(done) = cpu.push(now, p, Dir::Tx) {
+                if let Some(done) = cpu.push(now, d, len, Dir::Tx) {
                     self.q.schedule(done, Ev::CpuDone(h));
                 }
             }
-            _ => self.tcp_transmit(p),
+            _ => self.tcp_transmit(d),
         }
     }
 
     /// A sent segment leaves the IP layer: onto the access link or into the adapter.
-    fn tcp_transmit(&mut self, p: Payload) {
-        let Payload::Tcp { conn: c, side: dest, seg, .. } = p else { unreachable!("not a TCP payload") };
+    fn tcp_transmit(&mut self, d: DatagramId) {
+        let dg = self.datagrams.get(d);
+        let Payload::Tcp { conn: c, side: dest, .. } = dg.payload else { unreachable!("not a TCP payload") };
+        let ip_bytes = dg.ip_bytes;
         let side = 1 - dest as usize;
         let ep = &self.conns[c.idx()].ep[side];
         let (h, port, vci) = (ep.host, ep.port, ep.vci);
         if ep.access.is_some() {
-            self.access_push(c, side, 0, p, seg.ip_bytes());
+            self.access_push(c, side, 0, d, ip_bytes);
         } else {
-            self.send_datagram(h, port, vci, p, seg.ip_bytes());
+            self.send_datagram(h, port, vci, d);
         }
     }
 
-    /// tcp_input for a segment whose processing is done.
-    fn tcp_input(&mut self, p: Payload) {
-        let Payload::Tcp { conn: c, side, gen, seg } = p else { unreachable!("not a TCP payload") };
+    /// tcp_input for a segment whose processing is done: the datagram ends here.
+    fn tcp_input(&mut self, d: DatagramId) {
+        let Payload::Tcp { conn: c, side, gen, seg } = self.datagrams.deliver(d).payload else {
+            unreachable!("not a TCP payload")
+        };
         let conn = &mut self.conns[c.idx()];
         if gen != conn.gen {
             conn.stale_segments += 1;
@@ -736,7 +771,8 @@ impl Network {
                 break;
             };
             let h = ep.host;
-            self.tcp_send(h, Payload::Tcp { conn: c, side: (1 - side) as u8, gen, seg });
+            let d = self.new_datagram(Payload::Tcp { conn: c, side: (1 - side) as u8, gen, seg }, seg.ip_bytes());
+            self.tcp_send(h, d, seg.len);
         }
         let ep = &mut self.conns[c.idx()].ep[side];
         if !ep.fast_pending && ep.tcp.wants_fast_tick() {
@@ -796,7 +832,7 @@ impl Network {
     // ---------------------------------------------------------------- access links
 
     /// Queue a datagram on the access link of endpoint `side` of `c`, direction `d`.
-    fn access_push(&mut self, c: ConnId, side: usize, d: usize, p: Payload, ip_bytes: u32) {
+    fn access_push(&mut self, c: ConnId, side: usize, d: usize, p: DatagramId, ip_bytes: u32) {
         let acc = self.conns[c.idx()].ep[side].access.as_mut().expect("access link");
         acc.dirs[d].queue.push_back((p, ip_bytes));
         if !acc.dirs[d].busy {
@@ -820,12 +856,12 @@ impl Network {
     fn access_tx_done(&mut self, c: ConnId, side: usize, d: usize) {
         let now = self.now;
         let acc = self.conns[c.idx()].ep[side].access.as_mut().expect("access link");
-        let (p, bytes) = acc.dirs[d].queue.pop_front().expect("AccessTx with an empty queue");
+        let (p, _) = acc.dirs[d].queue.pop_front().expect("AccessTx with an empty queue");
         let delay = acc.delay;
         if delay == SimDuration::ZERO {
-            self.access_forward(c, side, d, p, bytes);
+            self.access_forward(c, side, d, p);
         } else {
-            acc.dirs[d].pipe.push_back((now + delay, p, bytes));
+            acc.dirs[d].pipe.push_back((now + delay, p));
             self.q.schedule(now + delay, Ev::AccessArrive(c, side as u8, d as u8));
         }
         self.access_start(c, side, d);
@@ -833,16 +869,16 @@ impl Network {
 
     fn access_arrive(&mut self, c: ConnId, side: usize, d: usize) {
         let acc = self.conns[c.idx()].ep[side].access.as_mut().expect("access link");
-        let (_, p, bytes) = acc.dirs[d].pipe.pop_front().expect("AccessArrive with an empty pipe");
-        self.access_forward(c, side, d, p, bytes);
+        let (_, p) = acc.dirs[d].pipe.pop_front().expect("AccessArrive with an empty pipe");
+        self.access_forward(c, side, d, p);
     }
 
     /// A datagram leaves the access link: into the adapter (`d` = 0) or to the endpoint.
-    fn access_forward(&mut self, c: ConnId, side: usize, d: usize, p: Payload, bytes: u32) {
+    fn access_forward(&mut self, c: ConnId, side: usize, d: usize, p: DatagramId) {
         if d == 0 {
             let ep = &self.conns[c.idx()].ep[side];
             let (h, port, vci) = (ep.host, ep.port, ep.vci);
-            self.send_datagram(h, port, vci, p, bytes);
+            self.send_datagram(h, port, vci, p);
         } else {
             self.deliver_tcp(p);
         }
@@ -958,7 +994,8 @@ app = { kind = "smtp" }
             let before = *net.conns[0].ep[side as usize].tcp.stats();
             let state = net.conns[0].ep[side as usize].tcp.state();
             let seg = Segment { flags: crate::tcp::Flags::FIN, len: 100, ..Default::default() };
-            net.deliver_tcp(Payload::Tcp { conn: ConnId(0), side, gen: gen.wrapping_sub(1), seg });
+            let d = net.datagrams.alloc(Payload::Tcp { conn: ConnId(0), side, gen: gen.wrapping_sub(1), seg }, 140);
+            net.deliver_tcp(d);
             assert_eq!(*net.conns[0].ep[side as usize].tcp.stats(), before);
             assert_eq!(net.conns[0].ep[side as usize].tcp.state(), state);
         }

@@ -1,7 +1,10 @@
 //! AAL5 segmentation and reassembly (ITU-T I.363.5), and the table of frames in flight.
 //!
-//! Owns: [`cells_for`], the [`Frames`] table (one record per AAL5 frame: the IP packet it
-//! carries and how many of its cells are still unresolved) and the per-VC [`Reassembler`].
+//! Owns: [`cells_for`], the [`Frames`] table (one record per AAL5 frame: the id of the IP
+//! datagram it carries and how many of its cells are still unresolved) and the per-VC
+//! [`Reassembler`]. A frame knows its datagram only by id ([`crate::ip::datagram`]): the
+//! fabric never sees what a datagram carries. When a frame ends without being delivered,
+//! its datagram id is left in [`Frames::orphans`] for the IP layer to account as lost.
 //!
 //! Segmentation: an IP datagram of `n` bytes plus the 8-byte trailer is padded to a multiple
 //! of 48 bytes: `cells = ceil((n + 8) / 48)` (DESIGN §4: 9180 → 192 cells, 40 → 1 cell).
@@ -12,8 +15,7 @@
 //! cell merges two frames into one that fails the check — both are discarded and counted.
 
 use super::cell::CELL_PAYLOAD_BYTES;
-use crate::ids::{ConnId, HostId};
-use crate::tcp::Segment;
+use crate::ids::{DatagramId, HostId};
 use crate::time::SimTime;
 
 /// AAL5 CPCS trailer [bytes].
@@ -25,20 +27,10 @@ pub fn cells_for(ip_bytes: u32) -> u32 {
     (ip_bytes + AAL5_TRAILER_BYTES).div_ceil(CELL_PAYLOAD_BYTES)
 }
 
-/// What an AAL5 frame carries.
-#[derive(Clone, Copy, Debug)]
-pub enum Payload {
-    /// A TCP segment for endpoint `side` (0 = client, 1 = server) of connection slot `conn`,
-    /// sent by its conversation number `gen` (see [`crate::ip::Conn::gen`]).
-    Tcp { conn: ConnId, side: u8, gen: u32, seg: Segment },
-    /// Opaque data from cell-level source number `source`.
-    Raw { source: u32 },
-}
-
 /// One IP packet in one AAL5 frame.
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
-    pub payload: Payload,
+    pub dgram: DatagramId,
     pub src: HostId,
     pub ip_bytes: u32,
     pub ncells: u32,
@@ -75,14 +67,16 @@ pub struct Frames {
     free: Vec<u32>,
     live: u32,
     pub counts: FrameCounts,
+    /// Datagrams of frames that ended discarded or lost, not yet accounted by the IP layer.
+    pub orphans: Vec<DatagramId>,
 }
 
 impl Frames {
     /// Register a new frame about to be segmented; returns its id.
-    pub fn alloc(&mut self, payload: Payload, src: HostId, ip_bytes: u32, now: SimTime) -> u32 {
+    pub fn alloc(&mut self, dgram: DatagramId, src: HostId, ip_bytes: u32, now: SimTime) -> u32 {
         let ncells = cells_for(ip_bytes);
         let f = Frame {
-            payload,
+            dgram,
             src,
             ip_bytes,
             ncells,
@@ -143,6 +137,10 @@ impl Frames {
                 FrameFate::Delivered => self.counts.delivered += 1,
                 FrameFate::Discarded => self.counts.discarded += 1,
                 FrameFate::Lost => self.counts.lost += 1,
+            }
+            if fate != FrameFate::Delivered {
+                let d = f.dgram;
+                self.orphans.push(d);
             }
             self.live -= 1;
             self.free.push(id);
@@ -229,7 +227,7 @@ mod tests {
     }
 
     fn frame(frames: &mut Frames, bytes: u32) -> u32 {
-        frames.alloc(Payload::Raw { source: 0 }, HostId(0), bytes, SimTime::ZERO)
+        frames.alloc(DatagramId(7), HostId(0), bytes, SimTime::ZERO)
     }
 
     #[test]
@@ -277,5 +275,6 @@ mod tests {
         let f = frame(&mut fr, 40);
         fr.cell_dropped(f);
         assert_eq!(fr.counts.lost, 1);
+        assert_eq!(fr.orphans, vec![DatagramId(7)], "its datagram is left for IP to account");
     }
 }

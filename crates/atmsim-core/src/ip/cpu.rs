@@ -7,7 +7,7 @@
 //! CPU serves both directions in FIFO order. With all costs zero (the default) the stage is
 //! absent and costs nothing; with only receive costs, sent segments bypass it.
 
-use crate::atm::aal5::Payload;
+use crate::ids::DatagramId;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -36,7 +36,7 @@ impl Cost {
 pub struct Cpu {
     pub rx: Cost,
     pub tx: Cost,
-    pub queue: VecDeque<(Payload, Dir)>,
+    pub queue: VecDeque<(DatagramId, Dir, u32)>,
     pub busy: bool,
     busy_since: SimTime,
     /// Total busy time [ps] and segments processed per direction.
@@ -66,12 +66,9 @@ impl Cpu {
         !self.tx.is_zero()
     }
 
-    /// Processing time of one segment.
-    pub fn cost(&self, p: &Payload, dir: Dir) -> SimDuration {
-        let len = match p {
-            Payload::Tcp { seg, .. } => seg.len as u64,
-            Payload::Raw { .. } => 0,
-        };
+    /// Processing time of one segment with `len` payload bytes.
+    pub fn cost(&self, len: u32, dir: Dir) -> SimDuration {
+        let len = len as u64;
         let c = match dir {
             Dir::Rx => self.rx,
             Dir::Tx => self.tx,
@@ -79,31 +76,32 @@ impl Cpu {
         SimDuration::from_ps(c.per_segment.as_ps().saturating_add(c.per_byte_ps.saturating_mul(len)))
     }
 
-    /// Queue a segment; returns the completion time if the CPU was idle and starts on it.
-    pub fn push(&mut self, now: SimTime, p: Payload, dir: Dir) -> Option<SimTime> {
-        self.queue.push_back((p, dir));
+    /// Queue a segment (datagram `d`, `len` payload bytes); returns the completion time if
+    /// the CPU was idle and starts on it.
+    pub fn push(&mut self, now: SimTime, d: DatagramId, len: u32, dir: Dir) -> Option<SimTime> {
+        self.queue.push_back((d, dir, len));
         self.max_queue = self.max_queue.max(self.queue.len());
         if self.busy {
             return None;
         }
         self.busy = true;
         self.busy_since = now;
-        Some(now + self.cost(&p, dir))
+        Some(now + self.cost(len, dir))
     }
 
     /// The segment at the front is done: returns it and, if another waits, its completion time.
-    pub fn done(&mut self, now: SimTime) -> ((Payload, Dir), Option<SimTime>) {
+    pub fn done(&mut self, now: SimTime) -> ((DatagramId, Dir), Option<SimTime>) {
         let item = self.queue.pop_front().expect("CPU done with an empty queue");
         match item.1 {
             Dir::Rx => self.rx_segments += 1,
             Dir::Tx => self.tx_segments += 1,
         }
         match self.queue.front() {
-            Some(&(next, dir)) => (item, Some(now + self.cost(&next, dir))),
+            Some(&(_, dir, len)) => ((item.0, item.1), Some(now + self.cost(len, dir))),
             None => {
                 self.busy = false;
                 self.busy_ps += now.0 - self.busy_since.0;
-                (item, None)
+                ((item.0, item.1), None)
             }
         }
     }

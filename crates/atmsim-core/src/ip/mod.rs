@@ -8,10 +8,12 @@
 //! segmented onto its VC. (Routers, multi-homed hosts and SVC signalling are later work.)
 
 pub mod cpu;
+pub mod datagram;
 
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::ConvApp;
-use crate::atm::aal5::{Payload, Reassembler};
+use crate::atm::aal5::Reassembler;
+use crate::ids::DatagramId;
 use crate::ids::{HostId, PortId};
 use crate::rng::Stream;
 use crate::tcp::TcpConn;
@@ -74,10 +76,10 @@ pub struct Endpoint {
 #[derive(Default)]
 pub struct AccessDir {
     /// Datagrams waiting or (the front one, if `busy`) being serialized.
-    pub queue: VecDeque<(Payload, u32)>,
+    pub queue: VecDeque<(DatagramId, u32)>,
     pub busy: bool,
     /// Datagrams serialized and propagating, with their arrival times.
-    pub pipe: VecDeque<(SimTime, Payload, u32)>,
+    pub pipe: VecDeque<(SimTime, DatagramId)>,
 }
 
 /// A point-to-point access link between a TCP endpoint and its host's adapter (Cáceres §2,

@@ -1,14 +1,22 @@
 //! Measurement: time series recorded by periodic probes, and warm-up snapshots.
 //!
-//! Owns: [`Recorder`]. Probes cost nothing when sampling is off (no `Sample` events are
+//! Owns: [`Recorder`] and the [`Series`] it hands out. Probes cost nothing when sampling is off (no `Sample` events are
 //! scheduled) and one row per entity per metric per sample when on. Rows are kept in
 //! columnar vectors with interned entity and metric names; counters (cells, drops, TCP
 //! statistics) live with the entities themselves and are read once at the end.
 
 pub mod report;
 
-use crate::api::Series;
 use crate::atm::port::{OutPort, PortStats};
+
+/// Time series in tidy long form: one row per (time, entity, metric) sample.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub time_s: Vec<f64>,
+    pub entity: Vec<String>,
+    pub metric: Vec<String>,
+    pub value: Vec<f64>,
+}
 
 /// Columnar store of samples.
 #[derive(Default)]

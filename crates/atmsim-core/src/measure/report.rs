@@ -158,6 +158,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
     let in_flight = net.cells_in_flight();
     let in_reasm = net.cells_in_reassembly();
     let f = &net.frames.counts;
+    let d = &net.datagrams.counts;
     let frames_in_flight = net.frames.live() as u64;
     let heap_events = net.q.events_popped();
     // Logical events: heap events plus the steps batching took inline (the same count
@@ -206,6 +207,14 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "lost": f.lost,
                 "in_flight": frames_in_flight,
                 "balanced": f.sent == f.delivered + f.discarded + f.lost + frames_in_flight,
+            },
+            "datagrams": {
+                "sent": d.sent,
+                "delivered": d.delivered,
+                "refused_at_adapter": d.refused_at_adapter,
+                "lost_in_fabric": d.lost_in_fabric,
+                "in_flight": net.datagrams.live(),
+                "balanced": net.datagrams.balanced(),
             },
         },
         "run": {

@@ -52,6 +52,21 @@ pub fn assert_conserved(s: &serde_json::Value) {
         ["delivered", "discarded", "lost", "in_flight"].iter().map(|k| f[k].as_u64().unwrap()).sum::<u64>(),
         "frames not conserved: {f}"
     );
+    let d = &s["conservation"]["datagrams"];
+    assert_eq!(
+        d["sent"].as_u64().unwrap(),
+        ["delivered", "refused_at_adapter", "lost_in_fabric", "in_flight"]
+            .iter()
+            .map(|k| d[k].as_u64().unwrap())
+            .sum::<u64>(),
+        "datagrams not conserved: {d}"
+    );
+    // Every frame carries one datagram: frames lost or discarded lose theirs.
+    assert_eq!(
+        d["lost_in_fabric"].as_u64().unwrap(),
+        f["discarded"].as_u64().unwrap() + f["lost"].as_u64().unwrap(),
+        "{d} vs {f}"
+    );
 }
 
 pub fn batching(on: bool) -> RunOptions {

@@ -2,6 +2,7 @@
 
 mod cells_flow_through_switches;
 mod common;
+mod datagrams_are_accounted;
 mod host_processing;
 mod inputs_stay_in_range;
 mod link_clocks;

@@ -83,6 +83,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         sources,
         taps,
         frames: Frames::default(),
+        datagrams: Default::default(),
         shapers,
         cells: CellCounts::default(),
         rec: Recorder::new(&conn_names, &port_names, &host_names),

@@ -1,0 +1,141 @@
+//! IP datagrams in flight: what they carry, and the ledger that accounts for every one.
+//!
+//! Owns: [`Payload`] (the transport content of a datagram), [`DatagramId`], the
+//! [`Datagrams`] slab and its [`DatagramCounts`] ledger. A datagram is created where a
+//! transport or a source hands data to IP, travels as a 4-byte id through CPU queues, access
+//! links and AAL5 frames (the ATM fabric never sees what it carries: DESIGN §7), and ends
+//! exactly once — delivered to its transport endpoint or sink, refused by a full adapter, or
+//! lost with the AAL5 frame that carried it:
+//!
+//! `sent = delivered + refused_at_adapter + lost_in_fabric + in_flight`.
+//!
+//! The slab reuses freed slots (a free list), so the steady state allocates nothing.
+
+use crate::ids::ConnId;
+pub use crate::ids::DatagramId;
+use crate::tcp::Segment;
+
+/// What an IP datagram carries.
+#[derive(Clone, Copy, Debug)]
+pub enum Payload {
+    /// A TCP segment for endpoint `side` (0 = client, 1 = server) of connection slot `conn`,
+    /// sent by its conversation number `gen` (see [`crate::ip::Conn::gen`]).
+    Tcp { conn: ConnId, side: u8, gen: u32, seg: Segment },
+    /// Opaque data from cell-level source number `source`.
+    Raw { source: u32 },
+}
+
+/// One datagram: its content and total IP length.
+#[derive(Clone, Copy, Debug)]
+pub struct Datagram {
+    pub payload: Payload,
+    /// Total length with IP and transport headers [bytes].
+    pub ip_bytes: u32,
+}
+
+/// How datagrams ended (the ledger in the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DatagramCounts {
+    pub sent: u64,
+    /// Reached their transport endpoint or sink (stale TCP segments included: they arrived).
+    pub delivered: u64,
+    /// Refused whole by a host adapter whose buffer could not take the frame.
+    pub refused_at_adapter: u64,
+    /// Their AAL5 frame lost a cell (dropped in the fabric, or discarded at reassembly).
+    pub lost_in_fabric: u64,
+}
+
+/// The slab of live datagrams.
+#[derive(Default)]
+pub struct Datagrams {
+    slots: Vec<Datagram>,
+    free: Vec<u32>,
+    live: u32,
+    pub counts: DatagramCounts,
+}
+
+impl Datagrams {
+    /// A new datagram handed to IP.
+    #[inline]
+    pub fn alloc(&mut self, payload: Payload, ip_bytes: u32) -> DatagramId {
+        let d = Datagram { payload, ip_bytes };
+        self.live += 1;
+        self.counts.sent += 1;
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = d;
+                DatagramId(i)
+            }
+            None => {
+                self.slots.push(d);
+                DatagramId((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, id: DatagramId) -> &Datagram {
+        &self.slots[id.0 as usize]
+    }
+
+    /// The datagram reached its endpoint or sink: it ends here; returns it.
+    #[inline]
+    pub fn deliver(&mut self, id: DatagramId) -> Datagram {
+        self.counts.delivered += 1;
+        self.release(id)
+    }
+
+    /// A host adapter refused the datagram's frame.
+    pub fn refuse(&mut self, id: DatagramId) {
+        self.counts.refused_at_adapter += 1;
+        self.release(id);
+    }
+
+    /// The AAL5 frame carrying the datagram was lost or discarded.
+    pub fn lose(&mut self, id: DatagramId) {
+        self.counts.lost_in_fabric += 1;
+        self.release(id);
+    }
+
+    #[inline]
+    fn release(&mut self, id: DatagramId) -> Datagram {
+        self.live -= 1;
+        self.free.push(id.0);
+        self.slots[id.0 as usize]
+    }
+
+    /// Datagrams not yet ended (in CPU queues, on access links, in frames in the fabric).
+    pub fn live(&self) -> u64 {
+        self.live as u64
+    }
+
+    /// Does the ledger balance?
+    pub fn balanced(&self) -> bool {
+        let c = &self.counts;
+        c.sent == c.delivered + c.refused_at_adapter + c.lost_in_fabric + self.live()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_datagram_ends_once_and_slots_are_reused() {
+        let mut d = Datagrams::default();
+        let a = d.alloc(Payload::Raw { source: 1 }, 100);
+        let b = d.alloc(Payload::Raw { source: 2 }, 200);
+        let c = d.alloc(Payload::Raw { source: 3 }, 300);
+        assert_eq!(d.deliver(b).ip_bytes, 200);
+        d.refuse(a);
+        assert!(d.balanced());
+        assert_eq!(d.live(), 1);
+        let e = d.alloc(Payload::Raw { source: 4 }, 400);
+        assert!(e == a || e == b, "a freed slot is reused");
+        d.lose(c);
+        d.deliver(e);
+        assert_eq!(d.counts, DatagramCounts { sent: 4, delivered: 2, refused_at_adapter: 1, lost_in_fabric: 1 });
+        assert_eq!(d.live(), 0);
+        assert!(d.balanced());
+    }
+}
