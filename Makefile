@@ -53,7 +53,10 @@ tools:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tshark >/dev/null; \
 	else echo "tshark not found and cannot install it (not root or no apt-get): pcap tests will skip"; fi
 
+# Byte-compile the package (quick when up to date): Python reads .pyc files even where
+# PYTHONDONTWRITEBYTECODE is set, so the CLI starts in a fraction of the time there.
 setup: $(BUILD_STAMP)
+	@$(PY) -m compileall -q python/atmsim >/dev/null
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +66,7 @@ $(DEPS_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(["maturin>=1.9,<2"] + p["dependencies"] + p["optional-dependencies"]["test"]))' > $(VENV)/requirements.txt
 	$(PY) -m pip install -q -r $(VENV)/requirements.txt
+	$(PY) -m compileall -q $(VENV)/lib >/dev/null || true
 	touch $@
 
 # The extension, built in release mode and installed editable into the venv.

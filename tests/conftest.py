@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
@@ -20,6 +21,21 @@ def default_sigint() -> None:
     and its children inherit that; restore the default so that Python installs its
     KeyboardInterrupt handler, as it does in a terminal."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def wait_cpu_seconds(pid: int, seconds: float, limit_s: float = 60.0) -> None:
+    """Wait until process ``pid`` has used ``seconds`` of CPU time (so that it is past its
+    start-up and working, however loaded the machine), at most ``limit_s`` of wall time."""
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            return
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:  # utime + stime
+            return
+        time.sleep(0.05)
 
 
 def interrupt(proc: subprocess.Popen, timeout: float = 30.0) -> tuple[str, float]:

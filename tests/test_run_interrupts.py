@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import default_sigint, interrupt
+from conftest import default_sigint, interrupt, wait_cpu_seconds
 
 ATMSIM = [sys.executable, "-m", "atmsim"]
 
@@ -58,7 +58,7 @@ GREEDY_ALONE = (
 )
 
 
-def _interrupt_after(args: list[str], cwd: Path, wait_s: float = 1.0) -> tuple[int, str, float]:
+def _interrupt_after(args: list[str], cwd: Path, wait_s: float = 0.5) -> tuple[int, str, float]:
     proc = subprocess.Popen(
         ATMSIM + args,
         cwd=cwd,
@@ -69,6 +69,7 @@ def _interrupt_after(args: list[str], cwd: Path, wait_s: float = 1.0) -> tuple[i
         env={**os.environ, "COLUMNS": "120"},
         preexec_fn=default_sigint,
     )
+    wait_cpu_seconds(proc.pid, 2.0)  # start-up (imports, validation) takes 0.4-1.2 s of CPU
     time.sleep(wait_s)
     err, took = interrupt(proc, timeout=10)
     return proc.returncode, err, took

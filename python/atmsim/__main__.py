@@ -1,6 +1,11 @@
 """``python -m atmsim`` — same as the ``atmsim`` command."""
 
-if __name__ == "__main__":  # not when a worker process re-imports the main module
-    from .cli import main
+import sys
 
+if __name__ == "__main__":  # not when a worker process re-imports the main module
+    try:
+        from .cli import main
+    except KeyboardInterrupt:  # Ctrl-C while the command line is still loading
+        sys.stderr.write("error: interrupted\n")
+        sys.exit(130)
     main()

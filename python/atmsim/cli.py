@@ -61,7 +61,14 @@ MAX_ERROR_CHARS = 2000
 """Longest error line printed; the rest is elided (a value echoed back can be huge)."""
 
 
+_reported = False
+"""Whether an ``error:`` line was printed (so a bare exit code 130 from the parser, which
+turns a Ctrl-C outside any command's handler into ``Exit(130)``, still gets one)."""
+
+
 def _fail(message: str, code: int) -> typer.Exit:
+    global _reported
+    _reported = True
     line = " ".join(printable(message).splitlines())
     if len(line) > MAX_ERROR_CHARS:
         line = f"{line[: MAX_ERROR_CHARS - 40]}… ({len(line) - MAX_ERROR_CHARS + 40} more characters)"
@@ -105,9 +112,11 @@ class _OneLineErrors(typer.core.TyperGroup):
             exit_code = getattr(exc, "exit_code", EXIT_USER_ERROR)
             _fail(message[:1].lower() + message[1:] + hint, exit_code)
             sys.exit(exit_code)
-        except _PARSER_ABORTS:
+        except (*_PARSER_ABORTS, KeyboardInterrupt):
             _fail("interrupted", EXIT_INTERRUPTED)
             sys.exit(EXIT_INTERRUPTED)
+        if code == EXIT_INTERRUPTED and not _reported:  # Ctrl-C before a command's handler ran
+            _fail("interrupted", EXIT_INTERRUPTED)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -472,7 +481,11 @@ def print_summary(results: Results, console: Console) -> None:
 
 
 def main() -> None:
-    app(prog_name="atmsim")
+    try:
+        app(prog_name="atmsim")
+    except KeyboardInterrupt:  # between the parser's handlers, e.g. while it exits
+        _fail("interrupted", EXIT_INTERRUPTED)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":
