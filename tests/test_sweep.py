@@ -166,9 +166,14 @@ def test_kill_9_and_resume(tmp_path):
         "--grid", "tcp[0].window_bytes=2048,4096,8192,16384,32768,65536", "--seeds", "1-10",
         "--jobs", "2", "--store", str(store), "--commit-every", "0", "--quiet",
     ]
+    # A process killed with -9 cannot remove its multiprocessing temp dir (pymp-*): keep it
+    # inside tmp_path rather than in the machine's /tmp.
+    temp = tmp_path / "tmp"
+    temp.mkdir()
     proc = subprocess.Popen(
         [sys.executable, "-m", "atmsim", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True,
+        env=dict(os.environ, TMPDIR=str(temp)),
     )
     try:
         deadline = time.monotonic() + 120
