@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,16 +16,12 @@ import atmsim
 from atmsim import ScenarioError
 from atmsim import sweeps
 from atmsim.sweeps import MAX_RUNS, parse_grid_option, parse_seeds, plan_sweep
+from test_sweep import atmsim_cli
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"
 
 
-def atmsim_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "atmsim", *args],
-        capture_output=True, text=True, cwd=cwd, stdin=subprocess.DEVNULL, timeout=120,
-    )
 
 
 def assert_one_line_user_error(proc: subprocess.CompletedProcess, *fragments: str) -> str:

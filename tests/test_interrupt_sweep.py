@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 from conftest import default_sigint, interrupt
+from test_sweep import _count_ok
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"
@@ -27,14 +27,6 @@ def _slow_scenario(directory: Path) -> Path:
     path = directory / "slow.toml"
     path.write_text(text)
     return path
-
-
-def _count_ok(store: Path) -> int:
-    con = duckdb.connect(str(store), read_only=True)
-    try:
-        return con.execute("SELECT count(*) FROM runs WHERE status = 'ok'").fetchone()[0]
-    finally:
-        con.close()
 
 
 def test_ctrl_c_sweep_exits_130_cleanly_and_resumes_without_loss(tmp_path):

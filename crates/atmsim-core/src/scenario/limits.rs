@@ -117,12 +117,7 @@ pub fn rate(field: impl Into<String>, v: f64, lo: f64, hi: f64) -> Result<u64> {
 
 /// A name: non-empty, no whitespace or control characters, at most [`MAX_NAME_BYTES`].
 pub fn name(field: &str, v: &str) -> Result<()> {
-    if v.len() > MAX_NAME_BYTES {
-        return invalid(
-            field,
-            format!("expected a name of at most {MAX_NAME_BYTES} bytes, got {} bytes (`{}`)", v.len(), quoted(v)),
-        );
-    }
+    reference(field, v)?;
     if v.is_empty() || v.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return invalid(field, format!("expected a non-empty name without spaces, got `{}`", quoted(v)));
     }
