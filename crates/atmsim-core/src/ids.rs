@@ -31,3 +31,8 @@ id!(/// A cell-level traffic source.
     SourceId);
 id!(/// An IP datagram in flight ([`crate::ip::datagram::Datagrams`]).
     DatagramId);
+id!(/// A node with an IP layer: a host or a router. Its index is also its IP address in
+    /// forwarding tables (one entry per destination node: an O(1) lookup).
+    NodeId);
+id!(/// A network interface of a node (ATM adapter, LAN attachment or serial line).
+    IfaceId);
