@@ -1,0 +1,175 @@
+//! A host's ATM adapter and IP layer: datagrams in and out of AAL5 frames, the host CPU.
+//!
+//! Owns: creating datagrams (`new_datagram`) and accounting those whose frames were lost;
+//! segmenting a datagram onto a VC of the adapter (`send_datagram`, through a shaper if the VC
+//! or host has one; a full adapter refuses it whole); reassembling incoming cells into frames
+//! and handing each datagram up — to the access link, the CPU or TCP, or to a cell source's
+//! sink (`host_receive_cell`); the host CPU's queue ([`CpuEv`]); packet captures.
+
+use super::{AtmEv, CpuEv, Ev, Network};
+use crate::atm::aal5::Reassembled;
+use crate::atm::cell::Cell;
+use crate::ids::{DatagramId, HostId, PortId};
+use crate::ip::cpu::Dir;
+use crate::ip::datagram::Payload;
+use crate::pcap::{self, Capture, Packet, Tap};
+
+impl Network {
+    /// Dispatch of the host CPU's events.
+    pub(super) fn on_cpu(&mut self, ev: CpuEv) {
+        match ev {
+            CpuEv::Done(h) => self.cpu_done(h),
+        }
+    }
+
+    /// Segment IP datagram `d` onto VC `vci` of host `h`'s adapter.
+    pub(super) fn send_datagram(&mut self, h: HostId, port: PortId, vci: u32, d: DatagramId) -> bool {
+        let now = self.now;
+        let ip_bytes = self.datagrams.get(d).ip_bytes;
+        let f = self.frames.alloc(d, h, ip_bytes, now);
+        let ncells = self.frames.get(f).ncells;
+        if let Some(s) = self.shapers.find(port, vci) {
+            // Shaped: the cells wait in the shaper, not subject to adapter admission.
+            if let Some(at) = self.shapers.list[s as usize].push_frame(now, vci, f, ncells) {
+                self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+            }
+            self.cells.injected += ncells as u64;
+            if let Some(t) = self.hosts[h.idx()].tap {
+                self.capture(t, true, d);
+            }
+            return true;
+        }
+        let pt = &mut self.ports[port.idx()];
+        if !pt.has_room_for(ncells) {
+            pt.refuse_frame(ncells);
+            self.frames.cancel(f);
+            self.cells.refused_at_host += ncells as u64;
+            self.datagrams.refuse(d);
+            return false;
+        }
+        pt.push_frame(now, vci, f, ncells);
+        self.cells.injected += ncells as u64;
+        if let Some(t) = self.hosts[h.idx()].tap {
+            self.capture(t, true, d);
+        }
+        self.kick(port);
+        true
+    }
+
+    /// Record a datagram that the host of capture `t` sends (`outgoing`) or received.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn capture(&mut self, t: u32, outgoing: bool, d: DatagramId) {
+        let dg = *self.datagrams.get(d);
+        let ip_bytes = dg.ip_bytes;
+        let pkt = match &dg.payload {
+            Payload::Tcp { conn, side, seg, .. } => {
+                // `side` is the receiving endpoint.
+                let (rx, tx) = (*side as usize, 1 - *side as usize);
+                let ep = &self.conns[conn.idx()].ep;
+                Packet::Tcp {
+                    src: pcap::host_addr(ep[tx].host),
+                    dst: pcap::host_addr(ep[rx].host),
+                    sport: pcap::tcp_port(*conn, tx),
+                    dport: pcap::tcp_port(*conn, rx),
+                    seg,
+                }
+            }
+            Payload::Raw { source } => {
+                let s = &self.sources[*source as usize];
+                Packet::Raw { src: pcap::host_addr(s.host), dst: pcap::host_addr(s.peer), ip_bytes }
+            }
+        };
+        self.taps[t as usize].record(self.now, outgoing, &pkt);
+    }
+
+    /// Hand over the finished captures (leaves none behind).
+    pub fn take_captures(&mut self) -> Vec<Capture> {
+        std::mem::take(&mut self.taps).into_iter().map(Tap::finish).collect()
+    }
+
+    pub(super) fn host_receive_cell(&mut self, h: HostId, cell: Cell) {
+        self.cells.delivered += 1;
+        let host = &mut self.hosts[h.idx()];
+        let verdict =
+            host.reasm.get_mut(cell.vci as usize).map(|r| r.push(&mut self.frames, cell.frame, cell.is_eof()));
+        let verdict = match verdict {
+            Some(v) => v,
+            None => host.reassembler(cell.vci).push(&mut self.frames, cell.frame, cell.is_eof()),
+        };
+        match verdict {
+            Reassembled::Pending => {}
+            Reassembled::Corrupt => self.hosts[h.idx()].frames_corrupt += 1,
+            Reassembled::Frame(f) => {
+                self.hosts[h.idx()].frames_rcvd += 1;
+                if let Some(t) = self.hosts[h.idx()].tap {
+                    self.capture(t, false, f.dgram);
+                }
+                match self.datagrams.get(f.dgram).payload {
+                    Payload::Tcp { conn, side, .. } => {
+                        if self.conns[conn.idx()].ep[side as usize].access.is_some() {
+                            self.access_push(conn, side as usize, 1, f.dgram, f.ip_bytes);
+                        } else {
+                            self.deliver_tcp(f.dgram);
+                        }
+                    }
+                    Payload::Raw { source } => {
+                        self.datagrams.deliver(f.dgram);
+                        let s = &mut self.sources[source as usize];
+                        s.frames_rcvd += 1;
+                        s.bytes_rcvd += f.ip_bytes as u64;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A TCP datagram reaches its endpoint: stale generations are counted and dropped.
+    /// A TCP segment reaches its host's IP layer: through the receive CPU if the host has one.
+    pub(crate) fn deliver_tcp(&mut self, d: DatagramId) {
+        let Payload::Tcp { conn: c, side, seg, .. } = self.datagrams.get(d).payload else {
+            unreachable!("not a TCP payload")
+        };
+        let h = self.conns[c.idx()].ep[side as usize].host;
+        let now = self.now;
+        match &mut self.hosts[h.idx()].cpu {
+            Some(cpu) if !cpu.rx.is_zero() => {
+                if let Some(done) = cpu.push(now, d, seg.len, Dir::Rx) {
+                    self.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
+                }
+            }
+            _ => self.tcp_input(d),
+        }
+    }
+
+    /// A datagram handed to IP. Datagrams whose frames ended undelivered since the last call
+    /// are accounted as lost first (so that their slots are reused).
+    #[inline]
+    pub(super) fn new_datagram(&mut self, payload: Payload, ip_bytes: u32) -> DatagramId {
+        self.account_lost_datagrams();
+        self.datagrams.alloc(payload, ip_bytes)
+    }
+
+    /// End the datagrams of frames the fabric lost or reassembly discarded.
+    #[inline]
+    pub(crate) fn account_lost_datagrams(&mut self) {
+        if !self.frames.orphans.is_empty() {
+            for d in self.frames.orphans.drain(..) {
+                self.datagrams.lose(d);
+            }
+        }
+    }
+
+    pub(super) fn cpu_done(&mut self, h: HostId) {
+        let now = self.now;
+        let cpu = self.hosts[h.idx()].cpu.as_mut().expect("CpuDone for a host without a CPU");
+        let ((p, dir), next) = cpu.done(now);
+        if let Some(t) = next {
+            self.q.schedule(t, Ev::Cpu(CpuEv::Done(h)));
+        }
+        match dir {
+            Dir::Rx => self.tcp_input(p),
+            Dir::Tx => self.tcp_transmit(p),
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! The ATM layer of the running network: cells through ports, links and switches.
+//!
+//! Owns the handling of [`AtmEv`]: a port finishing a cell (`PortTx`), the head cell of a link
+//! reaching its far end (`Arrive`: a switch forwards it — translation, policing, re-shaping,
+//! the output port's drop policy — or a host's reassembler takes it), and a shaper releasing
+//! conforming cells (`Shape`). Busy ports and links take their next step inline when nothing
+//! else can happen first ([`Network::take_inline`]). Cells reaching a host are handed to
+//! [`Network::host_receive_cell`] (the adapter, `net/adapter.rs`).
+
+use super::{AtmEv, Ev, Network};
+use crate::atm::cell::Cell;
+use crate::atm::link::Sink;
+use crate::atm::port::DropReason;
+use crate::atm::shaping::ShaperKind;
+use crate::ids::{HostId, LinkId, PortId};
+
+impl Network {
+    /// Dispatch of the ATM layer's events.
+    #[inline]
+    pub(super) fn on_atm(&mut self, ev: AtmEv) {
+        match ev {
+            AtmEv::PortTx(p) => self.port_tx_done(p),
+            AtmEv::Arrive(l) => self.link_arrive(l),
+            AtmEv::Shape(s) => self.shaper_release(s),
+        }
+    }
+
+    /// Port `p` finished transmitting its cell at `self.now`.
+    pub(super) fn port_tx_done(&mut self, p: PortId) {
+        loop {
+            let port = &mut self.ports[p.idx()];
+            let cell = port.in_tx.take().expect("PortTx without a cell in transmission");
+            port.stats.cells_tx += 1;
+            self.cell_hops += 1;
+            let link = port.link;
+            self.put_on_link(link, cell);
+            let now = self.now;
+            let port = &mut self.ports[p.idx()];
+            let next = port.start_next(now);
+            if next.is_none() {
+                port.sleep(now);
+            }
+            if let Some(src) = self.greedy_after_tx(p, cell) {
+                self.greedy_refill(src);
+            }
+            if let Some(done) = next {
+                if self.take_inline(done) {
+                    continue;
+                }
+                self.q.schedule(done, Ev::Atm(AtmEv::PortTx(p)));
+            }
+            return;
+        }
+    }
+
+    #[inline]
+    pub(super) fn put_on_link(&mut self, l: LinkId, cell: Cell) {
+        let link = &mut self.links[l.idx()];
+        let at = self.now + link.delay;
+        let was_empty = link.pipe.is_empty();
+        link.pipe.push_back((at, cell));
+        // Into a switch: one event per cell (chained from the head). Into a host: only
+        // end-of-frame cells have effects beyond the reassembly buffer, so only they get an
+        // event; the cells before them are delivered in order when it fires.
+        let wake = match link.to {
+            Sink::Switch { .. } => was_empty,
+            Sink::Host(_) => cell.is_eof(),
+        };
+        if wake {
+            self.q.schedule(at, Ev::Atm(AtmEv::Arrive(l)));
+        }
+    }
+
+    /// Deliver every cell of host link `l` that has arrived by `self.now`.
+    pub(super) fn drain_host_link(&mut self, l: LinkId, h: HostId) {
+        while let Some(&(t, cell)) = self.links[l.idx()].pipe.front() {
+            if t > self.now {
+                break;
+            }
+            self.links[l.idx()].pipe.pop_front();
+            self.links[l.idx()].cells_delivered += 1;
+            self.host_receive_cell(h, cell);
+        }
+    }
+
+    /// Bring every host link up to date (before reading counters).
+    pub(super) fn drain_host_links(&mut self) {
+        for l in 0..self.links.len() {
+            if let Sink::Host(h) = self.links[l].to {
+                self.drain_host_link(LinkId(l as u32), h);
+            }
+        }
+    }
+
+    /// The head cell of link `l` arrives at `self.now`.
+    pub(super) fn link_arrive(&mut self, l: LinkId) {
+        if let Sink::Host(h) = self.links[l.idx()].to {
+            return self.drain_host_link(l, h);
+        }
+        loop {
+            let link = &mut self.links[l.idx()];
+            let (_, cell) = link.pipe.pop_front().expect("Arrive on an empty link");
+            link.cells_delivered += 1;
+            match link.to {
+                Sink::Host(_) => unreachable!("host links are drained, not stepped"),
+                Sink::Switch { switch, .. } => match link.route(cell.vci) {
+                    Some(r) => {
+                        let mut cell = cell;
+                        if self.shapers.police(l, self.now, &mut cell) {
+                            let out = Cell { vci: r.vci, ..cell };
+                            match self.shapers.reshaper(l, cell.vci) {
+                                None => self.offer_to_port(r.port, out),
+                                Some(s) => {
+                                    let sh = &mut self.shapers.list[s as usize];
+                                    if sh.held() as u32 >= sh.limit {
+                                        sh.stats.dropped += 1;
+                                        self.cells.dropped_reshape += 1;
+                                        self.frames.cell_dropped(cell.frame);
+                                    } else if let Some(at) = sh.push_cell(self.now, out) {
+                                        self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+                                    }
+                                }
+                            }
+                        } else {
+                            self.cells.dropped_police += 1;
+                            self.frames.cell_dropped(cell.frame);
+                        }
+                    }
+                    None => {
+                        self.switches[switch.idx()].misrouted += 1;
+                        self.cells.dropped_no_route += 1;
+                        self.frames.cell_dropped(cell.frame);
+                    }
+                },
+            }
+            let link = &self.links[l.idx()];
+            if let Some(&(t, _)) = link.pipe.front() {
+                if self.take_inline(t) {
+                    continue;
+                }
+                self.q.schedule(t, Ev::Atm(AtmEv::Arrive(l)));
+            }
+            return;
+        }
+    }
+
+    /// A cell offered to a switch output port.
+    #[inline]
+    pub(super) fn offer_to_port(&mut self, p: PortId, cell: Cell) {
+        let now = self.now;
+        let port = &mut self.ports[p.idx()];
+        match port.offer_cell(now, cell) {
+            None => self.kick(p),
+            Some(reason) => {
+                match reason {
+                    DropReason::Tail => self.cells.dropped_tail += 1,
+                    DropReason::Ppd => self.cells.dropped_ppd += 1,
+                    DropReason::Epd => self.cells.dropped_epd += 1,
+                    DropReason::Clp1 => self.cells.dropped_clp1 += 1,
+                    DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
+                }
+                self.frames.cell_dropped(cell.frame);
+            }
+        }
+    }
+
+    /// Start the transmitter of port `p` if it is idle and has cells.
+    #[inline]
+    pub(super) fn kick(&mut self, p: PortId) {
+        let now = self.now;
+        let port = &mut self.ports[p.idx()];
+        if port.is_busy() {
+            return;
+        }
+        port.wake(now);
+        match port.start_next(now) {
+            Some(done) => {
+                self.q.schedule(done, Ev::Atm(AtmEv::PortTx(p)));
+            }
+            None => port.sleep(now),
+        }
+    }
+
+    /// Shaper `s` releases its conforming cells into its adapter port, or, for a re-shaper at
+    /// a switch input, offers them to the switch output port (which may drop them).
+    pub(super) fn shaper_release(&mut self, s: u32) {
+        let now = self.now;
+        if self.shapers.list[s as usize].kind == ShaperKind::Switch {
+            let mut cells = std::mem::take(&mut self.scratch_cells);
+            let sh = &mut self.shapers.list[s as usize];
+            let next = sh.release(now, &mut |cell| cells.push(cell));
+            let p = sh.port;
+            if let Some(at) = next {
+                self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+            }
+            for cell in cells.drain(..) {
+                self.offer_to_port(p, cell);
+            }
+            self.scratch_cells = cells;
+            return;
+        }
+        let sh = &mut self.shapers.list[s as usize];
+        let port = &mut self.ports[sh.port.idx()];
+        let next = sh.release(now, &mut |cell| port.push_cell(now, cell));
+        let p = sh.port;
+        if let Some(at) = next {
+            self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+        }
+        self.kick(p);
+    }
+
+    /// Cells inside the network now: held by a shaper, queued, in transmission, or on a link.
+    pub fn cells_in_flight(&self) -> u64 {
+        let q: u64 = self.ports.iter().map(|p| p.occupancy as u64 + p.in_tx.is_some() as u64).sum();
+        let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
+        q + l + self.shapers.held()
+    }
+
+    /// Cells delivered to hosts but waiting in reassembly buffers for an end-of-frame cell.
+    pub fn cells_in_reassembly(&self) -> u64 {
+        self.hosts.iter().flat_map(|h| h.reasm.iter()).map(|r| r.held_cells()).sum()
+    }
+}

@@ -1,0 +1,64 @@
+//! Measurement in the running network: the end of the warm-up and the periodic probes.
+//!
+//! Owns the handling of [`MeasureEv`]: `Warm` snapshots the counters that rates are measured
+//! from; `Sample` records queues and TCP state into the [`crate::measure::Recorder`] and
+//! schedules the next sample.
+
+use super::{Ev, MeasureEv, Network};
+use crate::ip::App;
+
+impl Network {
+    /// Dispatch of the measurement events.
+    pub(super) fn on_measure(&mut self, ev: MeasureEv) {
+        match ev {
+            MeasureEv::Warm => self.snapshot_warm(),
+            MeasureEv::Sample => {
+                self.sample();
+                if let Some(dt) = self.sample_every {
+                    self.q.schedule(self.now + dt, Ev::Measure(MeasureEv::Sample));
+                }
+            }
+        }
+    }
+
+    pub(super) fn snapshot_warm(&mut self) {
+        for c in &mut self.conns {
+            c.bytes_read_warm = c.bytes_read;
+            c.bytes_sent_warm = c.ep[0].tcp.stats().bytes_sent;
+            c.rexmt_segs_warm = c.ep[0].tcp.stats().rexmt_segs;
+            c.rexmt_bytes_warm = c.ep[0].tcp.stats().rexmt_bytes;
+            if let App::Conv(a) = &c.app {
+                c.bytes_s2c_warm = a.bytes_s2c;
+            }
+        }
+        for s in &mut self.sources {
+            s.bytes_rcvd_warm = s.bytes_rcvd;
+        }
+        self.rec.snapshot_ports(&self.ports, self.now);
+    }
+
+    pub(super) fn sample(&mut self) {
+        self.drain_host_links();
+        let t = self.now.as_secs_f64();
+        let dt = self.sample_every.map_or(1.0, |d| d.as_secs_f64());
+        for (i, c) in self.conns.iter_mut().enumerate() {
+            let tcp = &c.ep[0].tcp;
+            let e = self.rec.conn_entity(i);
+            self.rec.push(t, e, "cwnd_bytes", tcp.cwnd() as f64);
+            self.rec.push(t, e, "ssthresh_bytes", tcp.ssthresh() as f64);
+            let gp = (c.bytes_read - c.bytes_read_sampled) as f64 * 8.0 / dt;
+            c.bytes_read_sampled = c.bytes_read;
+            self.rec.push(t, e, "goodput_bps", gp);
+            self.rec.push(t, e, "rexmt_segs", tcp.stats().rexmt_segs as f64);
+        }
+        for (i, p) in self.ports.iter().enumerate() {
+            let e = self.rec.port_entity(i);
+            self.rec.push(t, e, "queue_cells", p.occupancy as f64);
+            self.rec.push(t, e, "drops_cells", p.stats.drops() as f64);
+        }
+        for (i, h) in self.hosts.iter().enumerate() {
+            let e = self.rec.host_entity(i);
+            self.rec.push(t, e, "frames_discarded", h.frames_corrupt as f64);
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! TCP endpoints and their applications in the running network.
+//!
+//! Owns the handling of [`TransportEv`] (the 200 ms and 500 ms BSD timer ticks, connection
+//! opens) and of application timers ([`AppEv::Timer`]): `service` lets the application act,
+//! sends what TCP wants to send (each segment a new datagram, through the send CPU if the
+//! host has one) and arms the ticks it needs; `tcp_input` hands a delivered segment to its
+//! endpoint; conversation slots recycle when a conversation ends (`maybe_recycle`).
+
+use super::{AppEv, CpuEv, Ev, Network, TransportEv};
+use crate::apps::conversation::Actions;
+use crate::ids::{ConnId, DatagramId, HostId};
+use crate::ip::cpu::Dir;
+use crate::ip::datagram::Payload;
+use crate::ip::App;
+use crate::rng::Rng;
+use crate::tcp::{State, TcpConn};
+use crate::time::{SimDuration, SimTime};
+
+impl Network {
+    /// Dispatch of the transport layer's events.
+    pub(super) fn on_transport(&mut self, ev: TransportEv) {
+        match ev {
+            TransportEv::Fast(c, s, g) => self.tcp_fast_tick(c, s as usize, g),
+            TransportEv::Slow(c, s, g) => self.tcp_slow_tick(c, s as usize, g),
+            TransportEv::Start(c) => {
+                let now = self.now;
+                let conn = &mut self.conns[c.idx()];
+                if let App::Conv(a) = &mut conn.app {
+                    a.start(now);
+                }
+                conn.ep[0].tcp.open_active(now);
+                self.service(c, 0);
+            }
+        }
+    }
+
+    /// Dispatch of the applications' events.
+    pub(super) fn on_app(&mut self, ev: AppEv) {
+        match ev {
+            AppEv::Timer(c, g) => self.app_timer(c, g),
+            AppEv::Message(s, bytes) => self.source_message(s, bytes),
+        }
+    }
+
+    /// A segment TCP sends (datagram `d`, `len` payload bytes): through the send CPU if the
+    /// host has one, then out.
+    pub(super) fn tcp_send(&mut self, h: HostId, d: DatagramId, len: u32) {
+        let now = self.now;
+        match &mut self.hosts[h.idx()].cpu {
+            Some(cpu) if cpu.costs_tx() => {
+                if let Some(done) = cpu.push(now, d, len, Dir::Tx) {
+                    self.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
+                }
+            }
+            _ => self.tcp_transmit(d),
+        }
+    }
+
+    /// A sent segment leaves the IP layer: onto the access link or into the adapter.
+    pub(super) fn tcp_transmit(&mut self, d: DatagramId) {
+        let dg = self.datagrams.get(d);
+        let Payload::Tcp { conn: c, side: dest, .. } = dg.payload else { unreachable!("not a TCP payload") };
+        let ip_bytes = dg.ip_bytes;
+        let side = 1 - dest as usize;
+        let ep = &self.conns[c.idx()].ep[side];
+        let (h, port, vci) = (ep.host, ep.port, ep.vci);
+        if ep.access.is_some() {
+            self.access_push(c, side, 0, d, ip_bytes);
+        } else {
+            self.send_datagram(h, port, vci, d);
+        }
+    }
+
+    /// tcp_input for a segment whose processing is done: the datagram ends here.
+    pub(super) fn tcp_input(&mut self, d: DatagramId) {
+        let Payload::Tcp { conn: c, side, gen, seg } = self.datagrams.deliver(d).payload else {
+            unreachable!("not a TCP payload")
+        };
+        let conn = &mut self.conns[c.idx()];
+        if gen != conn.gen {
+            conn.stale_segments += 1;
+            return;
+        }
+        let now = self.now;
+        conn.ep[side as usize].tcp.on_segment(now, &seg);
+        self.service(c, side as usize);
+    }
+
+    pub(super) fn tcp_fast_tick(&mut self, c: ConnId, side: usize, g: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c.idx()];
+        if g != conn.gen {
+            return;
+        }
+        let ep = &mut conn.ep[side];
+        ep.fast_pending = false;
+        ep.tcp.fast_timo(now);
+        self.service(c, side);
+    }
+
+    pub(super) fn tcp_slow_tick(&mut self, c: ConnId, side: usize, g: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c.idx()];
+        if g != conn.gen {
+            return;
+        }
+        let ep = &mut conn.ep[side];
+        ep.slow_pending = false;
+        ep.tcp.slow_timo(now);
+        self.service(c, side);
+    }
+
+    pub(super) fn app_timer(&mut self, c: ConnId, g: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c.idx()];
+        if g != conn.gen {
+            return;
+        }
+        let App::Conv(a) = &mut conn.app else { return };
+        if a.timer_at != Some(now) {
+            return;
+        }
+        let act = a.on_timer(&mut conn.ep[0].tcp, now);
+        self.after_app(c, 0, act);
+        self.service(c, 0);
+    }
+
+    /// Schedule what an application step asked for.
+    pub(super) fn after_app(&mut self, c: ConnId, side: usize, act: Actions) {
+        if let Some(t) = act.timer {
+            let g = self.conns[c.idx()].gen;
+            self.q.schedule(t, Ev::App(AppEv::Timer(c, g)));
+        }
+        if act.kick_other {
+            self.service(c, 1 - side);
+        }
+    }
+
+    /// After anything happened to endpoint `side` of `c`: let the application act, send
+    /// what TCP wants to send, and arm the timer ticks it needs.
+    pub(super) fn service(&mut self, c: ConnId, side: usize) {
+        let now = self.now;
+        let conn = &mut self.conns[c.idx()];
+        let mut act = Actions::default();
+        match &mut conn.app {
+            App::Bulk(app) => {
+                if side == 0 {
+                    app.pump(&mut conn.ep[0].tcp);
+                } else {
+                    let n = conn.ep[1].tcp.recv(u64::MAX);
+                    conn.bytes_read += n;
+                    if n > 0 && conn.finished_at.is_none() && app.total_bytes == Some(conn.bytes_read) {
+                        conn.finished_at = Some(now);
+                    }
+                }
+            }
+            App::Conv(app) => {
+                if side == 0 {
+                    act = app.on_client(&mut conn.ep[0].tcp, now);
+                } else {
+                    let (a, n) = app.on_server(&mut conn.ep[1].tcp, now);
+                    conn.bytes_read += n;
+                    act = a;
+                }
+            }
+        }
+        let gen = self.conns[c.idx()].gen;
+        loop {
+            let ep = &mut self.conns[c.idx()].ep[side];
+            let Some(seg) = ep.tcp.poll_transmit(now) else {
+                break;
+            };
+            let h = ep.host;
+            let d = self.new_datagram(Payload::Tcp { conn: c, side: (1 - side) as u8, gen, seg }, seg.ip_bytes());
+            self.tcp_send(h, d, seg.len);
+        }
+        let ep = &mut self.conns[c.idx()].ep[side];
+        if !ep.fast_pending && ep.tcp.wants_fast_tick() {
+            ep.fast_pending = true;
+            let t = next_grid(now, ep.fast_phase, ep.fast_period);
+            self.q.schedule(t, Ev::Transport(TransportEv::Fast(c, side as u8, gen)));
+        }
+        let ep = &mut self.conns[c.idx()].ep[side];
+        if !ep.slow_pending && ep.tcp.wants_slow_tick() {
+            ep.slow_pending = true;
+            let t = next_grid(now, ep.slow_phase, ep.slow_period);
+            self.q.schedule(t, Ev::Transport(TransportEv::Slow(c, side as u8, gen)));
+        }
+        if act != Actions::default() {
+            self.after_app(c, side, act);
+        }
+        self.maybe_recycle(c);
+    }
+
+    /// **Recycling rule.** A conversation is over when its client application has closed and
+    /// both endpoints are CLOSED or TIME_WAIT (normal end: the server reached CLOSED on the
+    /// ACK of its FIN, the client sits in TIME_WAIT), or when TCP dropped either endpoint
+    /// (CLOSED although the application had not finished: retransmission give-up; counted as
+    /// aborted). The slot then starts its next conversation at once on the same VC: a fresh
+    /// pair of endpoints with the same configuration, new ISSs drawn from each endpoint's
+    /// stream, the same timer-grid phases, and the next generation number. The old
+    /// endpoints vanish (a TIME_WAIT endpoint is not kept: the new pair is told apart by its
+    /// generation, as a new port pair would be); their segments still in the network are
+    /// dropped on delivery (`stale_segments`) and their pending ticks and timers do nothing.
+    pub(super) fn maybe_recycle(&mut self, c: ConnId) {
+        let conn = &mut self.conns[c.idx()];
+        let App::Conv(app) = &mut conn.app else { return };
+        let (s0, s1) = (conn.ep[0].tcp.state(), conn.ep[1].tcp.state());
+        let done = |s: State| matches!(s, State::Closed | State::TimeWait);
+        let normal = app.client_closed() && done(s0) && done(s1);
+        let aborted = !normal
+            && app.conversations_started > 0
+            && ((s0 == State::Closed && !app.client_closed()) || (s1 == State::Closed && !done(s0)));
+        if !(normal || aborted) {
+            return;
+        }
+        app.finish(aborted);
+        let now = self.now;
+        conn.gen = conn.gen.wrapping_add(1);
+        for ep in &mut conn.ep {
+            let iss: u32 = ep.rng.gen();
+            ep.tcp = TcpConn::new(*ep.tcp.config(), iss);
+            ep.fast_pending = false;
+            ep.slow_pending = false;
+        }
+        app.start(now);
+        conn.ep[1].tcp.open_passive();
+        conn.ep[0].tcp.open_active(now);
+        self.service(c, 0);
+    }
+}
+
+/// The first point of the grid `phase + k·period` strictly after `now`.
+#[inline]
+pub fn next_grid(now: SimTime, phase: SimDuration, period: SimDuration) -> SimTime {
+    let (n, ph, p) = (now.0, phase.0 % period.0, period.0);
+    if n < ph {
+        return SimTime(ph);
+    }
+    SimTime(ph.saturating_add(((n - ph) / p + 1).saturating_mul(p)))
+}
