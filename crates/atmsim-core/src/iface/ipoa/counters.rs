@@ -63,7 +63,8 @@ impl DriverCounters {
         self.max_closed_bin.max(self.bin_count)
     }
 
-    /// Setups requested in the current 1-s bin, and that bin's index [s].
+    /// The current 1-s bin: its index (whole seconds since the start) and the setups
+    /// requested in it so far.
     pub fn current_bin(&self) -> (u64, u32) {
         (self.bin_index, self.bin_count)
     }

@@ -112,8 +112,9 @@ impl IpoaDriver {
             }
             Some((vc, _pending)) => self.queue(vc, datagram),
             None => {
-                if let Some(vc) = self.reuse_cached(now, key, egress, class, out) {
+                if let Some(vc) = self.reuse_cached(now, key, egress, class) {
                     out.push(Action::Send { datagram, vc });
+                    self.arm(vc, now + self.cfg.idle_timeout, out);
                 } else {
                     let vc = self.vcs.open(key, egress, class, ty, VcState::Pending);
                     self.counters.count_setup_request(now);
@@ -125,20 +126,12 @@ impl IpoaDriver {
     }
 
     /// Under svccache, bind a matching cached VC to `key` (a hit: no setup, no delay).
-    fn reuse_cached(
-        &mut self,
-        now: SimTime,
-        key: MuxKey,
-        egress: NodeId,
-        class: VcClass,
-        out: &mut Vec<Action>,
-    ) -> Option<VcRef> {
+    fn reuse_cached(&mut self, now: SimTime, key: MuxKey, egress: NodeId, class: VcClass) -> Option<VcRef> {
         if self.cfg.vc != VcPolicy::SvcCache {
             return None;
         }
         let vc = self.vcs.reuse_cached(egress, class, key, now)?;
         self.counters.cache_hits += 1;
-        self.arm(vc, now + self.cfg.idle_timeout, out);
         Some(vc)
     }
 

@@ -428,3 +428,29 @@ proptest::proptest! {
         proptest::prop_assert_eq!(c.setups_requested, c.setups_completed + c.setups_failed);
     }
 }
+
+// ---- the QoS layer's entry: admission fallback VCs (A-36) -------------------------------
+
+#[test]
+fn a_fallback_vc_serves_later_fallbacks_of_its_type_but_never_a_guaranteed_request() {
+    let mut drv =
+        IpoaDriver::new(DriverConfig { class_match: ClassMatch::ByType, ..cfg(MuxPolicy::Conv, VcPolicy::SvcCache) });
+    let audio = |port: u16| PacketHeader { proto: Proto::Udp, media: Media::Audio, ..tcp(1, port, 21, 5004) };
+    let fallback = (VcClass::Fallback(ConvType::Audio), TrafficDescriptor::BestEffort);
+    let mut out = Vec::new();
+    drv.transmit_with_class(SimTime::ZERO, &audio(1), WEST, DatagramId(0), fallback, &mut out);
+    let Some(&Action::RequestSetup { vc, class, .. }) = out.first() else { panic!("{out:?}") };
+    assert_eq!(class, VcClass::Fallback(ConvType::Audio));
+    drv.setup_result(SimTime::ZERO, vc, SetupOutcome::Connected, &mut out);
+    let Some(&Action::ArmTimer { at, token }) = out.last() else { panic!("{out:?}") };
+    drv.timer_fired(at, token, &mut out);
+    assert_eq!(drv.vc_info(vc).map(|i| i.state), Some(VcState::Cached));
+
+    out.clear();
+    drv.transmit(at_s(20), &audio(2), WEST, DatagramId(1), &mut out);
+    assert!(matches!(out[0], Action::RequestSetup { class: VcClass::Type(ConvType::Audio), .. }), "{out:?}");
+    out.clear();
+    drv.transmit_with_class(at_s(21), &audio(3), WEST, DatagramId(2), fallback, &mut out);
+    assert_eq!(out[0], Action::Send { datagram: DatagramId(2), vc });
+    assert_eq!(drv.counters().cache_hits, 1);
+}
