@@ -38,6 +38,7 @@ pub mod atm;
 pub mod dist;
 pub mod error;
 pub mod ids;
+pub mod iface;
 pub mod ip;
 pub mod kernel;
 pub mod measure;
