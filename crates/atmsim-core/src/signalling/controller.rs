@@ -36,11 +36,11 @@ use std::collections::{BTreeMap, VecDeque};
 /// Parameters shared by all controllers of a network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SigConfig {
-    /// Service time per received message [ps]. Default 1 ms (spec A-8, to calibrate).
+    /// Service time per received message \[ps\]. Default 1 ms (spec A-8, to calibrate).
     pub processing: SimDuration,
     /// Go-back-N window and timeout (spec A-8: 8 messages, 200 ms).
     pub gbn: GbnConfig,
-    /// VCIs per outgoing port, `0..vci_space` [VCIs]. Default 8192 (Mah §6.6).
+    /// VCIs per outgoing port, `0..vci_space` \[VCIs\]. Default 8192 (Mah §6.6).
     pub vci_space: u32,
     /// First allocatable VCI; `0..first_vci` are reserved. Default 32 (ATM practice).
     pub first_vci: u32,
@@ -68,7 +68,7 @@ pub struct PortSpec {
 pub struct CtrlStats {
     /// Messages served by the processing queue.
     pub processed: u64,
-    /// Longest processing queue seen [messages].
+    /// Longest processing queue seen \[messages\].
     pub max_queue: usize,
     /// Origin: setups requested, connected, failed (by [`RejectReason::index`]), released.
     pub requested: u64,

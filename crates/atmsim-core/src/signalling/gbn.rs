@@ -30,9 +30,9 @@ use std::collections::VecDeque;
 /// Go-back-N parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GbnConfig {
-    /// Messages that may be unacknowledged at once [messages]. Default 8 (spec A-8).
+    /// Messages that may be unacknowledged at once \[messages\]. Default 8 (spec A-8).
     pub window: u16,
-    /// Retransmission timeout [ps]. Default 200 ms (spec A-8).
+    /// Retransmission timeout \[ps\]. Default 200 ms (spec A-8).
     pub rto: SimDuration,
     /// First sequence number (both ends must agree). Default 0; tests start near the wrap.
     pub initial_seq: u16,

@@ -41,7 +41,7 @@ const CELL_BITS: u64 = 53 * 8;
 /// One link of a path, in both directions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkSpec {
-    /// Origin-to-destination direction: cell rate [bit/s] and propagation delay [ps].
+    /// Origin-to-destination direction: cell rate \[bit/s\] and propagation delay \[ps\].
     pub rate_fwd: Rate,
     pub delay_fwd: SimDuration,
     /// Destination-to-origin direction.

@@ -27,7 +27,7 @@ pub const SETUP_BYTES: u32 = 48;
 pub const SHORT_BYTES: u32 = 8;
 /// Bytes of a REJECT body.
 pub const REJECT_BYTES: u32 = 12;
-/// AAL5 trailer [bytes] and cell payload [bytes], as in [`crate::atm::aal5`].
+/// AAL5 trailer \[bytes\] and cell payload \[bytes\], as in [`crate::atm::aal5`].
 const AAL5_TRAILER: u32 = 8;
 const CELL_PAYLOAD: u32 = 48;
 
@@ -94,7 +94,7 @@ impl Msg {
             Msg::Connect { vci, .. } | Msg::Reject { vci, .. } | Msg::Release { vci, .. } => vci,
         }
     }
-    /// Body size [bytes], without the link header.
+    /// Body size \[bytes\], without the link header.
     pub const fn bytes(&self) -> u32 {
         match self {
             Msg::Setup(_) => SETUP_BYTES,
@@ -114,7 +114,7 @@ pub enum Frame {
 }
 
 impl Frame {
-    /// Frame size [bytes] including the link header, excluding the AAL5 trailer.
+    /// Frame size \[bytes\] including the link header, excluding the AAL5 trailer.
     pub const fn bytes(&self) -> u32 {
         match self {
             Frame::Data { msg, .. } => LINK_HEADER_BYTES + msg.bytes(),
