@@ -46,6 +46,7 @@ pub mod net;
 pub mod pcap;
 pub mod rng;
 pub mod scenario;
+pub mod signalling;
 pub mod tcp;
 pub mod time;
 
