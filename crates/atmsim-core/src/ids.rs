@@ -21,8 +21,6 @@ id!(/// An output port (a host adapter's transmitter or a switch output).
     PortId);
 id!(/// A simplex link (one direction of a physical link).
     LinkId);
-id!(/// A host (end system with an IP layer and one ATM adapter).
-    HostId);
 id!(/// A switch.
     SwitchId);
 id!(/// A TCP connection (both endpoints).

@@ -129,6 +129,52 @@ impl<E: Copy> EventQueue<E> {
     }
 }
 
+/// Values too large for an event, parked until their event fires: an event carries the
+/// slot's index (a `u32`). Freed slots are reused, so steady state allocates nothing.
+#[derive(Debug)]
+pub struct Slots<T> {
+    items: Vec<Option<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        Slots { items: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<T> Slots<T> {
+    /// Park `v`; returns its slot.
+    pub fn put(&mut self, v: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = Some(v);
+                i
+            }
+            None => {
+                self.items.push(Some(v));
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Take back what slot `i` holds (once).
+    pub fn take(&mut self, i: u32) -> T {
+        let v = self.items[i as usize].take().expect("a slot taken twice");
+        self.free.push(i);
+        v
+    }
+
+    /// Slots in use.
+    pub fn len(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,10 +32,10 @@
 //! **Cost.** Nothing without captures (a per-host `Option` check); with one, about
 //! `16 + min(size, snaplen)` bytes of memory per packet until the run ends.
 
-use crate::ids::{ConnId, HostId};
+use crate::ids::{ConnId, NodeId};
 use crate::tcp::segment::{Flags, Segment, IP_HEADER_BYTES};
 use crate::time::SimTime;
-use etherparse::{IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
+use etherparse::{IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::time::Duration;
@@ -55,8 +55,11 @@ const TTL: u8 = 64;
 /// The payload of every synthesized packet (for the TCP checksum over the full length).
 static ZEROS: [u8; 65536] = [0; 65536];
 
+/// UDP header [bytes].
+pub const UDP_HEADER_BYTES: u32 = 8;
+
 /// IPv4 address of host `h`: `10.0.0.0 + index + 1`.
-pub fn host_addr(h: HostId) -> [u8; 4] {
+pub fn host_addr(h: NodeId) -> [u8; 4] {
     (0x0A00_0000u32 | ((h.0 + 1) & 0x00FF_FFFF)).to_be_bytes()
 }
 
@@ -88,6 +91,14 @@ pub enum Packet<'a> {
     Raw {
         src: [u8; 4],
         dst: [u8; 4],
+        ip_bytes: u32,
+    },
+    /// A UDP datagram of `ip_bytes` bytes (headers included; the payload is zeros).
+    Udp {
+        src: [u8; 4],
+        dst: [u8; 4],
+        sport: u16,
+        dport: u16,
         ip_bytes: u32,
     },
 }
@@ -132,6 +143,17 @@ pub fn synthesize(pkt: &Packet<'_>, snaplen: u32, buf: &mut Vec<u8>) -> u32 {
                 .expect("clamped to 65535 bytes");
             ip.header_checksum = ip.calc_header_checksum();
             ip.write(buf).expect("writing to a Vec");
+            ip_bytes
+        }
+        Packet::Udp { src, dst, sport, dport, ip_bytes } => {
+            let ip_bytes = ip_bytes.clamp(IP_HEADER_BYTES + UDP_HEADER_BYTES, u16::MAX as u32);
+            let payload = &ZEROS[..(ip_bytes - IP_HEADER_BYTES - UDP_HEADER_BYTES) as usize];
+            let mut ip = Ipv4Header::new((ip_bytes - IP_HEADER_BYTES) as u16, TTL, IpNumber::UDP, src, dst)
+                .expect("clamped to 65535 bytes");
+            ip.header_checksum = ip.calc_header_checksum();
+            let udp = UdpHeader::with_ipv4_checksum(sport, dport, &ip, payload).expect("clamped to 65535 bytes");
+            ip.write(buf).expect("writing to a Vec");
+            udp.write(buf).expect("writing to a Vec");
             ip_bytes
         }
     };
@@ -217,9 +239,9 @@ mod tests {
 
     #[test]
     fn addresses_and_ports_follow_the_documented_scheme() {
-        assert_eq!(host_addr(HostId(0)), [10, 0, 0, 1]);
-        assert_eq!(host_addr(HostId(1)), [10, 0, 0, 2]);
-        assert_eq!(host_addr(HostId(255)), [10, 0, 1, 0]);
+        assert_eq!(host_addr(NodeId(0)), [10, 0, 0, 1]);
+        assert_eq!(host_addr(NodeId(1)), [10, 0, 0, 2]);
+        assert_eq!(host_addr(NodeId(255)), [10, 0, 1, 0]);
         assert_eq!(client_port(ConnId(0)), 1024);
         assert_eq!(client_port(ConnId(7)), 1031);
         assert_eq!(tcp_port(ConnId(7), 1), 5001);

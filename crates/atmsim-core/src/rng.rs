@@ -28,6 +28,8 @@ pub enum Purpose {
     CellSource = 3,
     /// One direction of a link: its clock offset.
     LinkClock = 4,
+    /// A UDP flow: its packet gaps.
+    UdpFlow = 5,
 }
 
 #[inline]

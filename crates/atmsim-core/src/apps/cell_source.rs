@@ -13,7 +13,7 @@
 //!   max 200 it is p ≈ 0.03975).
 
 use crate::dist;
-use crate::ids::{HostId, PortId};
+use crate::ids::{NodeId, PortId};
 use crate::rng::Stream;
 use crate::time::SimDuration;
 
@@ -36,9 +36,9 @@ pub enum Pattern {
 #[derive(Clone, Debug)]
 pub struct CellSource {
     pub name: String,
-    pub host: HostId,
+    pub host: NodeId,
     /// The host at the other end of its VC.
-    pub peer: HostId,
+    pub peer: NodeId,
     pub port: PortId,
     pub vci: u32,
     pub pattern: Pattern,

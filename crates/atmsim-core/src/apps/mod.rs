@@ -11,3 +11,4 @@ pub mod bulk;
 pub mod cell_source;
 pub mod conversation;
 pub mod tcplib;
+pub mod udp;

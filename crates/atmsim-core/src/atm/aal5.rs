@@ -15,7 +15,7 @@
 //! cell merges two frames into one that fails the check — both are discarded and counted.
 
 use super::cell::CELL_PAYLOAD_BYTES;
-use crate::ids::{DatagramId, HostId};
+use crate::ids::{DatagramId, NodeId};
 use crate::time::SimTime;
 
 /// AAL5 CPCS trailer [bytes].
@@ -31,7 +31,7 @@ pub fn cells_for(ip_bytes: u32) -> u32 {
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
     pub dgram: DatagramId,
-    pub src: HostId,
+    pub src: NodeId,
     pub ip_bytes: u32,
     pub ncells: u32,
     /// Cells neither delivered to a reassembler's verdict nor dropped yet.
@@ -73,7 +73,7 @@ pub struct Frames {
 
 impl Frames {
     /// Register a new frame about to be segmented; returns its id.
-    pub fn alloc(&mut self, dgram: DatagramId, src: HostId, ip_bytes: u32, now: SimTime) -> u32 {
+    pub fn alloc(&mut self, dgram: DatagramId, src: NodeId, ip_bytes: u32, now: SimTime) -> u32 {
         let ncells = cells_for(ip_bytes);
         let f = Frame {
             dgram,
@@ -227,7 +227,7 @@ mod tests {
     }
 
     fn frame(frames: &mut Frames, bytes: u32) -> u32 {
-        frames.alloc(DatagramId(7), HostId(0), bytes, SimTime::ZERO)
+        frames.alloc(DatagramId(7), NodeId(0), bytes, SimTime::ZERO)
     }
 
     #[test]

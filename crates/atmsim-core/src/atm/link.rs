@@ -11,7 +11,7 @@
 //! Links are not slotted: a cell offered to an idle port starts at once.
 
 use super::cell::Cell;
-use crate::ids::{HostId, PortId, SwitchId};
+use crate::ids::{NodeId, PortId, SwitchId};
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -59,7 +59,7 @@ impl Preset {
 #[derive(Clone, Debug)]
 pub enum Sink {
     /// A host's adapter: cells go to per-VC reassembly.
-    Host(HostId),
+    Host(NodeId),
     /// A switch input: `table[vci]` is the VC translation (out port, out VCI).
     Switch { switch: SwitchId, table: Vec<Option<Route>> },
 }

@@ -1,7 +1,31 @@
-//! Interfaces below IP: how a node's IP layer reaches the networks it is attached to
+//! Interfaces below IP: how a node's IP layer reaches the subnets it is attached to
 //! (DESIGN §7).
 //!
-//! Owns: [`ipoa`], the IP-over-ATM device driver of an ATM interface (classification,
-//! multiplexing policy, VC management).
+//! Owns: [`Iface`] (what an interface is attached to) and the interface kinds:
+//! - an ATM adapter: the node's output port and reassembly ([`crate::atm`]) with its
+//!   IP-over-ATM driver [`ipoa`] (classification, multiplexing policy, VC management) and
+//!   the map from the driver's VCs to the fabric's ([`atm::AtmIface`]);
+//! - [`serial`] point-to-point lines and [`lan`] shared-medium LANs, both at packet level
+//!   over a [`pipe::PacketLine`].
+//!
+//! Interfaces never name the transport or application layers: they carry datagram ids and
+//! hand what arrives to the receiving node's IP layer.
 
+pub mod atm;
 pub mod ipoa;
+pub mod lan;
+pub mod pipe;
+pub mod serial;
+
+use crate::ids::NodeId;
+
+/// An interface of a node, by what it is attached to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Iface {
+    /// The node's ATM adapter.
+    Atm { node: NodeId },
+    /// One end of a serial line: it transmits on packet line `line`.
+    Serial { line: u32 },
+    /// A station on a LAN: it transmits on the LAN's medium, packet line `line`.
+    Lan { line: u32 },
+}

@@ -4,16 +4,21 @@
 //! [`Datagrams`] slab and its [`DatagramCounts`] ledger. A datagram is created where a
 //! transport or a source hands data to IP, travels as a 4-byte id through CPU queues, access
 //! links and AAL5 frames (the ATM fabric never sees what it carries: DESIGN §7), and ends
-//! exactly once — delivered to its transport endpoint or sink, refused by a full adapter, or
-//! lost with the AAL5 frame that carried it:
+//! exactly once — delivered to its transport endpoint or sink, refused by a full adapter,
+//! lost with the AAL5 frame that carried it, or dropped by IP (no route), by a full
+//! packet-level line (serial or LAN buffer) or by the IP-over-ATM driver (its VC setup
+//! failed):
 //!
-//! `sent = delivered + refused_at_adapter + lost_in_fabric + in_flight`.
+//! `sent = delivered + refused_at_adapter + lost_in_fabric + no_route + dropped_at_line +
+//! no_vc + in_flight`.
 //!
 //! The slab reuses freed slots (a free list), so the steady state allocates nothing.
 
+use super::header::PacketHeader;
 use crate::ids::ConnId;
 pub use crate::ids::DatagramId;
 use crate::tcp::Segment;
+use crate::time::SimTime;
 
 /// What an IP datagram carries.
 #[derive(Clone, Copy, Debug)]
@@ -23,14 +28,18 @@ pub enum Payload {
     Tcp { conn: ConnId, side: u8, gen: u32, seg: Segment },
     /// Opaque data from cell-level source number `source`.
     Raw { source: u32 },
+    /// A UDP datagram of flow `flow` ([`crate::apps::udp`]).
+    Udp { flow: u32 },
 }
 
-/// One datagram: its content and total IP length.
+/// One datagram: its header, content, total IP length and when IP took it.
 #[derive(Clone, Copy, Debug)]
 pub struct Datagram {
+    pub hdr: PacketHeader,
     pub payload: Payload,
     /// Total length with IP and transport headers [bytes].
     pub ip_bytes: u32,
+    pub born: SimTime,
 }
 
 /// How datagrams ended (the ledger in the module docs).
@@ -43,6 +52,20 @@ pub struct DatagramCounts {
     pub refused_at_adapter: u64,
     /// Their AAL5 frame lost a cell (dropped in the fabric, or discarded at reassembly).
     pub lost_in_fabric: u64,
+    /// A node had no route to their destination.
+    pub no_route: u64,
+    /// A serial line's or LAN's buffer was full.
+    pub dropped_at_line: u64,
+    /// The IP-over-ATM driver could not get a VC for them (the setup failed).
+    pub no_vc: u64,
+}
+
+/// Why IP dropped a datagram (the ledger's last three fates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IpDrop {
+    NoRoute,
+    LineFull,
+    NoVc,
 }
 
 /// The slab of live datagrams.
@@ -57,8 +80,8 @@ pub struct Datagrams {
 impl Datagrams {
     /// A new datagram handed to IP.
     #[inline]
-    pub fn alloc(&mut self, payload: Payload, ip_bytes: u32) -> DatagramId {
-        let d = Datagram { payload, ip_bytes };
+    pub fn alloc(&mut self, hdr: PacketHeader, payload: Payload, ip_bytes: u32, born: SimTime) -> DatagramId {
+        let d = Datagram { hdr, payload, ip_bytes, born };
         self.live += 1;
         self.counts.sent += 1;
         match self.free.pop() {
@@ -97,6 +120,17 @@ impl Datagrams {
         self.release(id);
     }
 
+    /// IP dropped the datagram.
+    pub fn drop_ip(&mut self, id: DatagramId, why: IpDrop) {
+        let c = &mut self.counts;
+        match why {
+            IpDrop::NoRoute => c.no_route += 1,
+            IpDrop::LineFull => c.dropped_at_line += 1,
+            IpDrop::NoVc => c.no_vc += 1,
+        }
+        self.release(id);
+    }
+
     #[inline]
     fn release(&mut self, id: DatagramId) -> Datagram {
         self.live -= 1;
@@ -112,29 +146,55 @@ impl Datagrams {
     /// Does the ledger balance?
     pub fn balanced(&self) -> bool {
         let c = &self.counts;
-        c.sent == c.delivered + c.refused_at_adapter + c.lost_in_fabric + self.live()
+        c.sent
+            == c.delivered + c.refused_at_adapter + c.lost_in_fabric + c.no_route + c.dropped_at_line + c.no_vc + self.live()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::NodeId;
+    use crate::ip::header::{Media, Proto};
+
+    fn raw(d: &mut Datagrams, source: u32, bytes: u32) -> DatagramId {
+        let hdr = PacketHeader {
+            src: NodeId(0),
+            dst: NodeId(1),
+            proto: Proto::Udp,
+            src_port: 0,
+            dst_port: 0,
+            tos: 0,
+            media: Media::None,
+        };
+        d.alloc(hdr, Payload::Raw { source }, bytes, SimTime::ZERO)
+    }
 
     #[test]
     fn every_datagram_ends_once_and_slots_are_reused() {
         let mut d = Datagrams::default();
-        let a = d.alloc(Payload::Raw { source: 1 }, 100);
-        let b = d.alloc(Payload::Raw { source: 2 }, 200);
-        let c = d.alloc(Payload::Raw { source: 3 }, 300);
+        let a = raw(&mut d, 1, 100);
+        let b = raw(&mut d, 2, 200);
+        let c = raw(&mut d, 3, 300);
         assert_eq!(d.deliver(b).ip_bytes, 200);
         d.refuse(a);
         assert!(d.balanced());
         assert_eq!(d.live(), 1);
-        let e = d.alloc(Payload::Raw { source: 4 }, 400);
+        let e = raw(&mut d, 4, 400);
         assert!(e == a || e == b, "a freed slot is reused");
         d.lose(c);
         d.deliver(e);
-        assert_eq!(d.counts, DatagramCounts { sent: 4, delivered: 2, refused_at_adapter: 1, lost_in_fabric: 1 });
+        assert_eq!(
+            d.counts,
+            DatagramCounts { sent: 4, delivered: 2, refused_at_adapter: 1, lost_in_fabric: 1, ..Default::default() }
+        );
+        let f = raw(&mut d, 5, 100);
+        let g = raw(&mut d, 6, 100);
+        let h = raw(&mut d, 7, 100);
+        d.drop_ip(f, IpDrop::NoRoute);
+        d.drop_ip(g, IpDrop::LineFull);
+        d.drop_ip(h, IpDrop::NoVc);
+        assert_eq!((d.counts.no_route, d.counts.dropped_at_line, d.counts.no_vc), (1, 1, 1));
         assert_eq!(d.live(), 0);
         assert!(d.balanced());
     }

@@ -1,28 +1,45 @@
-//! End systems: hosts with an IP layer over one ATM adapter, and the TCP connections they
-//! terminate.
+//! The IP layer: nodes (hosts and routers) with their interfaces and forwarding tables, the
+//! IP datagrams they exchange, and the TCP connections hosts terminate.
 //!
-//! Owns: [`Host`], [`Conn`], [`Endpoint`]. A host has one ATM interface: an output port
-//! (the adapter's per-VC queues and scheduler, [`crate::atm::port`]) and per-VC reassembly
-//! of incoming cells ([`crate::atm::aal5`]). Routing is static: each TCP connection and
-//! cell source is bound to a permanent VC declared in the scenario, and an IP datagram is
-//! segmented onto its VC. (Routers, multi-homed hosts and SVC signalling are later work.)
+//! Owns: [`Host`] (a node: host or router), [`Conn`], [`Endpoint`]; [`datagram`] (the
+//! datagrams in flight and their ledger), [`header`] (addresses, ports, protocol), [`route`]
+//! (one forwarding table per node), [`cpu`] (a host's segment-processing CPU).
+//!
+//! A node has interfaces ([`crate::iface`]): at most one ATM adapter (an output port with
+//! per-VC queues and scheduler, [`crate::atm::port`], per-VC reassembly, and the
+//! IP-over-ATM driver that picks a datagram's VC), and any number of serial lines and LAN
+//! attachments. IP sends a datagram by its destination address: local delivery, or the
+//! forwarding table's next hop (`net/ip.rs`). A router forwards what is not for it; a host
+//! only sends and receives. Transport endpoints live on hosts.
 
 pub mod cpu;
 pub mod datagram;
+pub mod header;
+pub mod route;
 
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::ConvApp;
 use crate::atm::aal5::Reassembler;
 use crate::ids::DatagramId;
-use crate::ids::{HostId, PortId};
+use crate::ids::{IfaceId, NodeId, PortId};
 use crate::rng::Stream;
 use crate::tcp::TcpConn;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
-/// An end system.
+/// A node with an IP layer: an end system, or a router when `forwards`.
 pub struct Host {
     pub name: String,
+    /// A router: forwards datagrams addressed to other nodes.
+    pub forwards: bool,
+    /// Its interfaces (indices into [`crate::net::Network::ifaces`]).
+    pub ifaces: Vec<IfaceId>,
+    /// The forwarding table (filled by the builder, [`route::compute`]).
+    pub routes: route::Routes,
+    /// The IP-over-ATM driver of its ATM adapter (`None` without an adapter).
+    pub atm: Option<Box<crate::iface::atm::AtmIface>>,
+    /// IP counters.
+    pub ip: IpCounts,
     /// The adapter's transmitter; `None` for a host with no link.
     pub port: Option<PortId>,
     /// Interface MTU [bytes] (RFC 1626 default for IP over AAL5: 9180).
@@ -50,13 +67,21 @@ impl Host {
     }
 }
 
+/// Counters of a node's IP layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IpCounts {
+    /// Datagrams this node forwarded (routers).
+    pub forwarded: u64,
+    /// Datagrams with no route from this node.
+    pub no_route: u64,
+}
+
 /// One TCP endpoint placed on a host.
 pub struct Endpoint {
     pub tcp: TcpConn,
-    pub host: HostId,
-    pub port: PortId,
-    /// Outgoing VCI on the host's link.
-    pub vci: u32,
+    pub host: NodeId,
+    /// The header of the datagrams this endpoint sends (its address and port, the peer's).
+    pub hdr: header::PacketHeader,
     /// Phases of this endpoint's 200 ms and 500 ms timer grids (randomised per connection).
     pub fast_phase: SimDuration,
     pub slow_phase: SimDuration,

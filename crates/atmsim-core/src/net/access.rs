@@ -61,12 +61,11 @@ impl Network {
         self.access_forward(c, side, d, p);
     }
 
-    /// A datagram leaves the access link: into the adapter (`d` = 0) or to the endpoint.
+    /// A datagram leaves the access link: into the host's IP layer (`d` = 0) or to the endpoint.
     pub(super) fn access_forward(&mut self, c: ConnId, side: usize, d: usize, p: DatagramId) {
         if d == 0 {
-            let ep = &self.conns[c.idx()].ep[side];
-            let (h, port, vci) = (ep.host, ep.port, ep.vci);
-            self.send_datagram(h, port, vci, p);
+            let h = self.conns[c.idx()].ep[side].host;
+            self.ip_output(h, p);
         } else {
             self.deliver_tcp(p);
         }

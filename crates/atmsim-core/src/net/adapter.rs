@@ -9,9 +9,10 @@
 use super::{AtmEv, CpuEv, Ev, Network};
 use crate::atm::aal5::Reassembled;
 use crate::atm::cell::Cell;
-use crate::ids::{DatagramId, HostId, PortId};
+use crate::ids::{DatagramId, NodeId, PortId};
 use crate::ip::cpu::Dir;
 use crate::ip::datagram::Payload;
+use crate::ip::header::PacketHeader;
 use crate::pcap::{self, Capture, Packet, Tap};
 
 impl Network {
@@ -23,7 +24,7 @@ impl Network {
     }
 
     /// Segment IP datagram `d` onto VC `vci` of host `h`'s adapter.
-    pub(super) fn send_datagram(&mut self, h: HostId, port: PortId, vci: u32, d: DatagramId) -> bool {
+    pub(super) fn send_datagram(&mut self, h: NodeId, port: PortId, vci: u32, d: DatagramId) -> bool {
         let now = self.now;
         let ip_bytes = self.datagrams.get(d).ip_bytes;
         let f = self.frames.alloc(d, h, ip_bytes, now);
@@ -61,24 +62,12 @@ impl Network {
     #[inline(never)]
     pub(super) fn capture(&mut self, t: u32, outgoing: bool, d: DatagramId) {
         let dg = *self.datagrams.get(d);
-        let ip_bytes = dg.ip_bytes;
+        let (ip_bytes, h) = (dg.ip_bytes, &dg.hdr);
+        let (src, dst) = (pcap::host_addr(h.src), pcap::host_addr(h.dst));
         let pkt = match &dg.payload {
-            Payload::Tcp { conn, side, seg, .. } => {
-                // `side` is the receiving endpoint.
-                let (rx, tx) = (*side as usize, 1 - *side as usize);
-                let ep = &self.conns[conn.idx()].ep;
-                Packet::Tcp {
-                    src: pcap::host_addr(ep[tx].host),
-                    dst: pcap::host_addr(ep[rx].host),
-                    sport: pcap::tcp_port(*conn, tx),
-                    dport: pcap::tcp_port(*conn, rx),
-                    seg,
-                }
-            }
-            Payload::Raw { source } => {
-                let s = &self.sources[*source as usize];
-                Packet::Raw { src: pcap::host_addr(s.host), dst: pcap::host_addr(s.peer), ip_bytes }
-            }
+            Payload::Tcp { seg, .. } => Packet::Tcp { src, dst, sport: h.src_port, dport: h.dst_port, seg },
+            Payload::Raw { .. } => Packet::Raw { src, dst, ip_bytes },
+            Payload::Udp { .. } => Packet::Udp { src, dst, sport: h.src_port, dport: h.dst_port, ip_bytes },
         };
         self.taps[t as usize].record(self.now, outgoing, &pkt);
     }
@@ -88,7 +77,7 @@ impl Network {
         std::mem::take(&mut self.taps).into_iter().map(Tap::finish).collect()
     }
 
-    pub(super) fn host_receive_cell(&mut self, h: HostId, cell: Cell) {
+    pub(super) fn host_receive_cell(&mut self, h: NodeId, cell: Cell) {
         self.cells.delivered += 1;
         let host = &mut self.hosts[h.idx()];
         let verdict =
@@ -105,21 +94,7 @@ impl Network {
                 if let Some(t) = self.hosts[h.idx()].tap {
                     self.capture(t, false, f.dgram);
                 }
-                match self.datagrams.get(f.dgram).payload {
-                    Payload::Tcp { conn, side, .. } => {
-                        if self.conns[conn.idx()].ep[side as usize].access.is_some() {
-                            self.access_push(conn, side as usize, 1, f.dgram, f.ip_bytes);
-                        } else {
-                            self.deliver_tcp(f.dgram);
-                        }
-                    }
-                    Payload::Raw { source } => {
-                        self.datagrams.deliver(f.dgram);
-                        let s = &mut self.sources[source as usize];
-                        s.frames_rcvd += 1;
-                        s.bytes_rcvd += f.ip_bytes as u64;
-                    }
-                }
+                self.ip_input(h, f.dgram);
             }
         }
     }
@@ -145,9 +120,9 @@ impl Network {
     /// A datagram handed to IP. Datagrams whose frames ended undelivered since the last call
     /// are accounted as lost first (so that their slots are reused).
     #[inline]
-    pub(super) fn new_datagram(&mut self, payload: Payload, ip_bytes: u32) -> DatagramId {
+    pub(super) fn new_datagram(&mut self, hdr: PacketHeader, payload: Payload, ip_bytes: u32) -> DatagramId {
         self.account_lost_datagrams();
-        self.datagrams.alloc(payload, ip_bytes)
+        self.datagrams.alloc(hdr, payload, ip_bytes, self.now)
     }
 
     /// End the datagrams of frames the fabric lost or reassembly discarded.
@@ -160,7 +135,7 @@ impl Network {
         }
     }
 
-    pub(super) fn cpu_done(&mut self, h: HostId) {
+    pub(super) fn cpu_done(&mut self, h: NodeId) {
         let now = self.now;
         let cpu = self.hosts[h.idx()].cpu.as_mut().expect("CpuDone for a host without a CPU");
         let ((p, dir), next) = cpu.done(now);

@@ -12,7 +12,7 @@ use crate::atm::cell::Cell;
 use crate::atm::link::Sink;
 use crate::atm::port::DropReason;
 use crate::atm::shaping::ShaperKind;
-use crate::ids::{HostId, LinkId, PortId};
+use crate::ids::{NodeId, LinkId, PortId};
 
 impl Network {
     /// Dispatch of the ATM layer's events.
@@ -72,7 +72,7 @@ impl Network {
     }
 
     /// Deliver every cell of host link `l` that has arrived by `self.now`.
-    pub(super) fn drain_host_link(&mut self, l: LinkId, h: HostId) {
+    pub(super) fn drain_host_link(&mut self, l: LinkId, h: NodeId) {
         while let Some(&(t, cell)) = self.links[l.idx()].pipe.front() {
             if t > self.now {
                 break;

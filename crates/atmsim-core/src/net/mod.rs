@@ -12,6 +12,7 @@
 //! | `access.rs` | [`AccessEv`] `Tx`, `Arrive` | a datagram finished serializing on, or reached the far end of, an access link |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
+//! | `ip.rs` | [`IfaceEv`] `LineTx`, `LineArrive`, `DriverTimer`; [`AppEv`] `Udp` | IP output, forwarding and local delivery; serial lines and LANs; the IP-over-ATM driver's actions and timers; UDP flows |
 //! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample` | end of warm-up, periodic probes |
 //!
 //! **Batching.** A port that finishes a cell and has another, and a link whose next cell
@@ -22,21 +23,28 @@
 mod access;
 mod adapter;
 mod fabric;
+mod ip;
 mod probes;
 mod sources;
 mod transport;
 
 use crate::apps::cell_source::CellSource;
+use crate::apps::udp::UdpFlow;
 use crate::atm::aal5::Frames;
 use crate::atm::cell::Cell;
 use crate::atm::link::Link;
 use crate::atm::port::OutPort;
 use crate::atm::shaping::Shapers;
 use crate::atm::switch::Switch;
-use crate::ids::{ConnId, HostId, LinkId, PortId, SourceId};
+use crate::ids::{ConnId, NodeId, LinkId, PortId, SourceId};
+use crate::iface::ipoa::TimerToken;
+use crate::iface::lan::Lan;
+use crate::iface::pipe::PacketLine;
+use crate::iface::serial::SerialLine;
+use crate::iface::Iface;
 use crate::ip::datagram::Datagrams;
 use crate::ip::{Conn, Host};
-use crate::kernel::EventQueue;
+use crate::kernel::{EventQueue, Slots};
 use crate::measure::Recorder;
 use crate::pcap::Tap;
 use crate::time::{SimDuration, SimTime};
@@ -52,6 +60,8 @@ pub enum Ev {
     Cpu(CpuEv),
     /// Per-endpoint access links: `access.rs`.
     Access(AccessEv),
+    /// Packet-level interfaces and the IP-over-ATM driver: `ip.rs`.
+    Iface(IfaceEv),
     /// TCP timers and opens: `transport.rs`.
     Transport(TransportEv),
     /// Application timers and cell-source messages: `transport.rs`, `sources.rs`.
@@ -75,7 +85,7 @@ pub enum AtmEv {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CpuEv {
     /// The CPU of host `h` finished the job at the front of its queue.
-    Done(HostId),
+    Done(NodeId),
 }
 
 /// Events of the per-endpoint access links: endpoint `s` of connection `c`, direction `d`
@@ -100,6 +110,17 @@ pub enum TransportEv {
     Start(ConnId),
 }
 
+/// Events of the interfaces below IP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfaceEv {
+    /// Packet line `l` ([`Network::lines`]) finished serializing its front datagram.
+    LineTx(u32),
+    /// The datagram at the head of line `l`'s pipe reaches the far end.
+    LineArrive(u32),
+    /// A timer of an IP-over-ATM driver (slot in [`Network::driver_timers`]).
+    DriverTimer(u32),
+}
+
 /// Events of applications.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AppEv {
@@ -107,6 +128,8 @@ pub enum AppEv {
     Timer(ConnId, u32),
     /// Poisson source `s` hands a message of that many IP bytes to its adapter.
     Message(SourceId, u32),
+    /// UDP flow `f` sends a datagram.
+    Udp(u32),
 }
 
 /// Measurement events.
@@ -188,6 +211,15 @@ pub struct Network {
     pub inline_budget: u32,
     /// Reused buffer for cells a switch re-shaper releases at once.
     pub scratch_cells: Vec<Cell>,
+    /// Interfaces of all nodes ([`crate::iface`]).
+    pub ifaces: Vec<Iface>,
+    /// Packet-level lines: both directions of every serial line, and every LAN's medium.
+    pub lines: Vec<PacketLine>,
+    pub serial: Vec<SerialLine>,
+    pub lans: Vec<Lan>,
+    pub udp: Vec<UdpFlow>,
+    /// Timers the IP-over-ATM drivers asked for, by slot.
+    pub driver_timers: Slots<(NodeId, TimerToken)>,
 }
 
 impl Network {
@@ -212,6 +244,10 @@ impl Network {
                     self.greedy_refill(id);
                 }
             }
+        }
+        for f in 0..self.udp.len() {
+            let t = self.udp[f].start;
+            self.q.schedule(t, Ev::App(AppEv::Udp(f as u32)));
         }
         if self.warmup > SimTime::ZERO {
             self.q.schedule(self.warmup, Ev::Measure(MeasureEv::Warm));
@@ -266,6 +302,7 @@ impl Network {
             Ev::Atm(e) => self.on_atm(e),
             Ev::Cpu(e) => self.on_cpu(e),
             Ev::Access(e) => self.on_access(e),
+            Ev::Iface(e) => self.on_iface(e),
             Ev::Transport(e) => self.on_transport(e),
             Ev::App(e) => self.on_app(e),
             Ev::Measure(e) => self.on_measure(e),
@@ -385,7 +422,9 @@ app = { kind = "smtp" }
             let before = *net.conns[0].ep[side as usize].tcp.stats();
             let state = net.conns[0].ep[side as usize].tcp.state();
             let seg = Segment { flags: crate::tcp::Flags::FIN, len: 100, ..Default::default() };
-            let d = net.datagrams.alloc(Payload::Tcp { conn: ConnId(0), side, gen: gen.wrapping_sub(1), seg }, 140);
+            let hdr = net.conns[0].ep[1 - side as usize].hdr;
+            let payload = Payload::Tcp { conn: ConnId(0), side, gen: gen.wrapping_sub(1), seg };
+            let d = net.datagrams.alloc(hdr, payload, 140, net.now);
             net.deliver_tcp(d);
             assert_eq!(*net.conns[0].ep[side as usize].tcp.stats(), before);
             assert_eq!(net.conns[0].ep[side as usize].tcp.state(), state);

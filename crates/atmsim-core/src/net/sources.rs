@@ -8,6 +8,7 @@ use crate::apps::cell_source::Pattern;
 use crate::atm::cell::Cell;
 use crate::ids::{PortId, SourceId};
 use crate::ip::datagram::Payload;
+use crate::ip::header::PacketHeader;
 
 impl Network {
     /// If the cell just sent ends a greedy source's frame, that source wants a refill.
@@ -34,7 +35,8 @@ impl Network {
     pub(super) fn source_send(&mut self, s: SourceId, ip_bytes: u32) {
         let src = &self.sources[s.idx()];
         let (h, port, vci) = (src.host, src.port, src.vci);
-        let d = self.new_datagram(Payload::Raw { source: s.0 }, ip_bytes);
+        let hdr = PacketHeader::raw(src.host, src.peer);
+        let d = self.new_datagram(hdr, Payload::Raw { source: s.0 }, ip_bytes);
         if self.send_datagram(h, port, vci, d) {
             let src = &mut self.sources[s.idx()];
             src.frames_sent += 1;

@@ -8,7 +8,7 @@
 
 use super::{AppEv, CpuEv, Ev, Network, TransportEv};
 use crate::apps::conversation::Actions;
-use crate::ids::{ConnId, DatagramId, HostId};
+use crate::ids::{ConnId, DatagramId, NodeId};
 use crate::ip::cpu::Dir;
 use crate::ip::datagram::Payload;
 use crate::ip::App;
@@ -39,12 +39,13 @@ impl Network {
         match ev {
             AppEv::Timer(c, g) => self.app_timer(c, g),
             AppEv::Message(s, bytes) => self.source_message(s, bytes),
+            AppEv::Udp(f) => self.udp_send(f),
         }
     }
 
     /// A segment TCP sends (datagram `d`, `len` payload bytes): through the send CPU if the
     /// host has one, then out.
-    pub(super) fn tcp_send(&mut self, h: HostId, d: DatagramId, len: u32) {
+    pub(super) fn tcp_send(&mut self, h: NodeId, d: DatagramId, len: u32) {
         let now = self.now;
         match &mut self.hosts[h.idx()].cpu {
             Some(cpu) if cpu.costs_tx() => {
@@ -63,11 +64,11 @@ impl Network {
         let ip_bytes = dg.ip_bytes;
         let side = 1 - dest as usize;
         let ep = &self.conns[c.idx()].ep[side];
-        let (h, port, vci) = (ep.host, ep.port, ep.vci);
+        let h = ep.host;
         if ep.access.is_some() {
             self.access_push(c, side, 0, d, ip_bytes);
         } else {
-            self.send_datagram(h, port, vci, d);
+            self.ip_output(h, d);
         }
     }
 
@@ -170,8 +171,8 @@ impl Network {
             let Some(seg) = ep.tcp.poll_transmit(now) else {
                 break;
             };
-            let h = ep.host;
-            let d = self.new_datagram(Payload::Tcp { conn: c, side: (1 - side) as u8, gen, seg }, seg.ip_bytes());
+            let (h, hdr) = (ep.host, ep.hdr);
+            let d = self.new_datagram(hdr, Payload::Tcp { conn: c, side: (1 - side) as u8, gen, seg }, seg.ip_bytes());
             self.tcp_send(h, d, seg.len);
         }
         let ep = &mut self.conns[c.idx()].ep[side];

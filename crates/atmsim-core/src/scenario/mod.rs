@@ -5,6 +5,7 @@
 //! cross-reference and range checked before anything runs).
 
 pub mod build;
+pub mod internet;
 pub mod limits;
 pub mod model;
 pub mod table;

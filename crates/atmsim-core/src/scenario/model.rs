@@ -8,6 +8,7 @@
 //! table belongs is refused rather than read by position. Ranges are in [`super::limits`].
 //! The user-facing reference is `docs/scenario.md`.
 
+pub use super::internet::{IpoaSec, LanSec, RouterSec, SerialSec, SignallingSec, UdpSec};
 use super::table;
 use crate::atm::port::DropPolicyName;
 use crate::atm::sched::Discipline;
@@ -39,6 +40,16 @@ pub struct ScenarioDoc {
     pub cell_sources: Vec<CellSourceSec>,
     #[serde(default, rename = "capture", deserialize_with = "table::many")]
     pub captures: Vec<CaptureSec>,
+    #[serde(default, rename = "router", deserialize_with = "table::many")]
+    pub routers: Vec<RouterSec>,
+    #[serde(default, rename = "serial", deserialize_with = "table::many")]
+    pub serial: Vec<SerialSec>,
+    #[serde(default, rename = "lan", deserialize_with = "table::many")]
+    pub lans: Vec<LanSec>,
+    #[serde(default, rename = "udp", deserialize_with = "table::many")]
+    pub udp: Vec<UdpSec>,
+    #[serde(default, deserialize_with = "table::optional")]
+    pub signalling: Option<SignallingSec>,
 }
 
 /// `[simulation]`: run length and measurement.
@@ -67,7 +78,7 @@ pub struct SimulationSec {
     pub link_clock_ppm: f64,
 }
 
-/// `[[host]]`: an end system with one ATM adapter.
+/// `[[host]]`: an end system: at most one ATM adapter (a `[[link]]`), serial lines, LANs.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostSec {
@@ -96,6 +107,9 @@ pub struct HostSec {
     /// VP-style shaping of everything the host sends (atm::shaping); absent = none.
     #[serde(default, deserialize_with = "table::optional")]
     pub shape: Option<ShapeSec>,
+    /// The IP-over-ATM driver's policies ([`IpoaSec`]); absent = its defaults.
+    #[serde(default, deserialize_with = "table::optional")]
+    pub ipoa: Option<IpoaSec>,
 }
 
 /// `shape = { ... }`: a GCRA shaper (ITU-T I.371) with increment T = 424 / rate [s] and

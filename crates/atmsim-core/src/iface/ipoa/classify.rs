@@ -19,38 +19,7 @@
 //! without a media tag, and any TCP segment on no well-known port, is [`ConvType::Other`].
 
 use crate::ids::NodeId;
-
-/// The transport protocol of a datagram.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Proto {
-    Tcp,
-    Udp,
-}
-
-/// The media type carried by an RTP-like header of a UDP datagram (§4.3.2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Media {
-    #[default]
-    None,
-    Audio,
-    Video,
-}
-
-/// The header fields of one datagram that classification reads (Fig 4-1, unshaded fields).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PacketHeader {
-    /// Source IP address (the node's index, as in forwarding tables).
-    pub src: NodeId,
-    /// Destination IP address.
-    pub dst: NodeId,
-    pub proto: Proto,
-    pub src_port: u16,
-    pub dst_port: u16,
-    /// IP type-of-service byte.
-    pub tos: u8,
-    /// Media tag of a UDP datagram; ignored for TCP.
-    pub media: Media,
-}
+pub use crate::ip::header::{Media, PacketHeader, Proto};
 
 /// The conversation key: the 6-tuple of §4.3.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -20,15 +20,19 @@
 //! 3. `nodes.rs` — `[[host]]` (with its CPU costs) and `[[switch]]`, and the node names;
 //! 4. `links.rs` — `[[link]]`: simplex links, their output ports and clocks, adjacency;
 //! 5. `vcs.rs` — `[[vc]]`: paths, VCI allocation, switch translation tables;
-//! 6. `shaping.rs` — host and VC shapers, pacing, policers and re-shapers;
-//! 7. `tcp.rs` — `[[tcp]]`: connections, their endpoints, applications and access links;
-//! 8. `sources.rs` — `[[cell_source]]`;
-//! 9. `captures.rs` — `[[capture]]`.
+//! 6. `internet.rs` — `[[router]]` (checked first: routers are nodes after the hosts), the
+//!    nodes' interfaces (ATM adapters with their `ipoa` drivers, `[[serial]]`, `[[lan]]`),
+//!    the subnets and forwarding tables; later the PVCs declared to the drivers and `[[udp]]`;
+//! 7. `shaping.rs` — host and VC shapers, pacing, policers and re-shapers;
+//! 8. `tcp.rs` — `[[tcp]]`: connections, their endpoints, applications and access links;
+//! 9. `sources.rs` — `[[cell_source]]`;
+//! 10. `captures.rs` — `[[capture]]`.
 //!
 //! Ranges come from [`super::limits`]; random streams are drawn with [`crate::rng::stream`]
 //! keyed by the entity's index, so a document builds the same network for the same seed.
 
 mod captures;
+mod internet;
 mod links;
 mod nodes;
 mod shaping;
@@ -55,13 +59,33 @@ pub const VCI_BASE: u32 = 32;
 pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: Option<bool>) -> Result<Network> {
     strings::check(doc)?;
     let run = simulation::settings(&doc.simulation, seed_override, batching_override)?;
+    // Routers are nodes after the hosts: built from the same kind of section.
+    let routers = internet::routers(doc)?;
+    let merged;
+    let doc = if routers.is_empty() {
+        doc
+    } else {
+        let mut d = doc.clone();
+        d.hosts.extend(routers);
+        merged = d;
+        &merged
+    };
     let mut names = nodes::Names::default();
     let mut hosts = nodes::hosts(&doc.hosts, &mut names)?;
+    for h in &mut hosts[doc.hosts.len() - doc.routers.len()..] {
+        h.forwards = true;
+    }
     let mut switches = nodes::switches(&doc.switches, &mut names)?;
     let mut fabric = links::links(doc, &names, &run, &mut hosts, &mut switches)?;
     let vcs = vcs::vcs(&doc.vcs, &names, &mut fabric)?;
+    let ifaces = internet::interfaces(doc, &names, &fabric, &mut hosts)?;
+    internet::routes(&mut hosts, &ifaces.subnets);
     let shapers = shaping::shapers(doc, &hosts, &vcs)?;
-    let conns = tcp::connections(&doc.tcp, &names, &vcs, &hosts, &run)?;
+    let mut pvcs = Vec::new();
+    let conns = tcp::connections(&doc.tcp, &names, &vcs, &hosts, &run, &mut pvcs)?;
+    internet::router_pvcs(doc, &vcs, &hosts, &mut pvcs);
+    internet::declare_pvcs(doc, &mut hosts, pvcs)?;
+    let udp = internet::udp_flows(doc, &names, &hosts, &run)?;
     let sources = sources::cell_sources(&doc.cell_sources, &names, &vcs, &mut fabric.ports, run.seed)?;
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;
 
@@ -91,6 +115,12 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         inline_steps: 0,
         inline_budget: crate::net::INLINE_RUN_MAX,
         scratch_cells: Vec::new(),
+        ifaces: ifaces.ifaces,
+        lines: ifaces.lines,
+        serial: ifaces.serial,
+        lans: ifaces.lans,
+        udp,
+        driver_timers: Default::default(),
     };
     net.prime();
     Ok(net)

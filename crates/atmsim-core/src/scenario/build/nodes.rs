@@ -9,7 +9,7 @@ use super::check_unique_name;
 use crate::atm::port::DropPolicyName;
 use crate::atm::switch::Switch;
 use crate::error::{Error, Result};
-use crate::ids::{HostId, SwitchId};
+use crate::ids::{NodeId, SwitchId};
 use crate::ip::cpu::{Cost, Cpu};
 use crate::ip::Host;
 use crate::scenario::limits::{self, int_in, invalid, span};
@@ -19,7 +19,7 @@ use std::collections::HashMap;
 /// A node of the network: hosts and switches share one name space.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(super) enum Node {
-    Host(HostId),
+    Host(NodeId),
     Switch(SwitchId),
 }
 
@@ -44,7 +44,7 @@ impl<'d> Names<'d> {
     }
 
     /// The host called `name`, referred to at `field`.
-    pub fn host(&self, field: String, name: &str) -> Result<HostId> {
+    pub fn host(&self, field: String, name: &str) -> Result<NodeId> {
         match self.by_name.get(name) {
             Some(Node::Host(h)) => Ok(*h),
             Some(Node::Switch(_)) => invalid(field, format!("expected a host, got switch `{name}`")),
@@ -58,7 +58,7 @@ pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>) -> Result<Ve
     let mut hosts = Vec::new();
     for (i, h) in secs.iter().enumerate() {
         let f = |k: &str| format!("host[{i}].{k}");
-        check_unique_name(&f("name"), &h.name, names.insert(&h.name, Node::Host(HostId(i as u32))), "node")?;
+        check_unique_name(&f("name"), &h.name, names.insert(&h.name, Node::Host(NodeId(i as u32))), "node")?;
         if let Some(b) = h.buffer_cells {
             int_in(f("buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
         }
@@ -71,6 +71,11 @@ pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>) -> Result<Ve
         )?;
         hosts.push(Host {
             name: h.name.clone(),
+            forwards: false,
+            ifaces: Vec::new(),
+            routes: Default::default(),
+            atm: None,
+            ip: Default::default(),
             port: None,
             mtu_bytes: h.mtu_bytes as u32,
             reasm: Vec::new(),

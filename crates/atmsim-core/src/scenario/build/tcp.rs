@@ -1,5 +1,10 @@
-//! The `[[tcp]]` section: TCP connections, each a client and a server endpoint on the two
-//! ends of one VC.
+//! The `[[tcp]]` section: TCP connections, each a client and a server endpoint on two hosts.
+//!
+//! A connection either names a `[[vc]]` (or is joined by exactly one): its two
+//! conversations are then declared to the endpoints' IP-over-ATM drivers as bound to that
+//! PVC; or no VC joins the hosts and IP routes its datagrams (through routers, serial lines,
+//! LANs, and VCs the drivers choose). Ports: the client's is `1024 + i`, the server's the
+//! application's well-known port ([`server_port`]).
 //!
 //! Owns the checks of a connection (hosts, its VC, buffer and MSS sizes, start time,
 //! application, access link, duplicate-ACK threshold), the [`TcpConfig`] they give, and the
@@ -11,11 +16,16 @@
 use super::check_unique_name;
 use super::nodes::Names;
 use super::simulation::Run;
-use super::vcs::{VcDir, VcInfo, Vcs};
+use super::internet::PvcBinding;
+use super::vcs::{VcInfo, Vcs};
+use crate::iface::ipoa::{MuxKey, MuxPolicy};
+use crate::ids::ConnId;
+use crate::ip::header::{Media, PacketHeader, Proto};
+use crate::pcap;
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::error::{Error, Result};
-use crate::ids::HostId;
+use crate::ids::NodeId;
 use crate::ip::{Access, App, Conn, Endpoint, Host};
 use crate::rng::{self, Purpose, Rng};
 use crate::scenario::limits::{self, int_in, invalid, span, MAX_RATE_BPS};
@@ -32,7 +42,15 @@ fn at(i: usize, k: &str) -> String {
 }
 
 /// Check `[[tcp]]` and build its connections, in document order.
-pub(super) fn connections(secs: &[TcpSec], names: &Names, vcs: &Vcs, hosts: &[Host], run: &Run) -> Result<Vec<Conn>> {
+/// Each connection bound to a VC adds the bindings of its two conversations to `pvcs`.
+pub(super) fn connections(
+    secs: &[TcpSec],
+    names: &Names,
+    vcs: &Vcs,
+    hosts: &[Host],
+    run: &Run,
+    pvcs: &mut Vec<PvcBinding>,
+) -> Result<Vec<Conn>> {
     let mut conns: Vec<Conn> = Vec::new();
     for (i, t) in secs.iter().enumerate() {
         let f = |k: &str| at(i, k);
@@ -42,7 +60,22 @@ pub(super) fn connections(secs: &[TcpSec], names: &Names, vcs: &Vcs, hosts: &[Ho
         if client == server {
             return invalid(f("server"), "expected a different host than the client");
         }
+        for (k, n) in [("client", client), ("server", server)] {
+            if hosts[n.idx()].forwards {
+                return invalid(f(k), format!("expected a host, got router `{}`", hosts[n.idx()].name));
+            }
+        }
         let vc = vc_of(i, t, vcs, [client, server])?;
+        if vc.is_none() && hosts[client.idx()].routes.get(server).is_none() {
+            return invalid(
+                f("server"),
+                format!(
+                    "expected a server reachable from `{}`: no [[vc]] joins them and IP has no route \
+                     (connect them through [[link]]s and routers, [[serial]] lines or [[lan]]s)",
+                    t.client
+                ),
+            );
+        }
         let mtu = hosts[client.idx()].mtu_bytes.min(hosts[server.idx()].mtu_bytes) as i64;
         let mut base = sized_config(i, t, mtu)?;
         let start = span(f("start_s"), t.start_s, 1.0, "s", limits::MAX_DURATION_S)?.as_secs_f64();
@@ -57,9 +90,37 @@ pub(super) fn connections(secs: &[TcpSec], names: &Names, vcs: &Vcs, hosts: &[Ho
         let dupacks =
             int_in(f("dupack_threshold"), t.dupack_threshold, 0, 1000, "a number of duplicate ACKs (0 = off)")?;
         base.dupack_threshold = if dupacks == 0 { u32::MAX } else { dupacks as u32 };
-        let dir = |h: HostId| vc.dir_from(h).expect("client and server are the ends of their VC");
-        let client_ep = endpoint(run.seed, 2 * i, base, client, dir(client), access);
-        let server_ep = endpoint(run.seed, 2 * i + 1, base, server, dir(server), access);
+        let ports = [pcap::client_port(ConnId(i as u32)), server_port(&app)];
+        let hdr = |side: usize| {
+            let (me, peer) = if side == 0 { (client, server) } else { (server, client) };
+            PacketHeader {
+                src: me,
+                dst: peer,
+                proto: Proto::Tcp,
+                src_port: ports[side],
+                dst_port: ports[1 - side],
+                tos: 0,
+                media: Media::None,
+            }
+        };
+        if let Some(vc) = vc {
+            for (side, n) in [(0, client), (1, server)] {
+                let d = vc.dir_from(n).expect("client and server are the ends of their VC");
+                if hosts[n.idx()].atm.as_ref().is_some_and(|a| a.driver.config().mux != MuxPolicy::Conv) {
+                    return invalid(
+                        f("vc"),
+                        format!(
+                            "binding a connection to a VC needs the per-conversation driver at `{}` (ipoa.mux = \"conv\")",
+                            hosts[n.idx()].name
+                        ),
+                    );
+                }
+                let h = hdr(side);
+                pvcs.push(PvcBinding { node: n, key: MuxKey::Conv(h.conv_key()), egress: h.dst, vci: d.vci, field: f("vc") });
+            }
+        }
+        let client_ep = endpoint(run.seed, 2 * i, base, client, hdr(0), access);
+        let server_ep = endpoint(run.seed, 2 * i + 1, base, server, hdr(1), access);
         let lowat = base.snd_lowat_bytes as u64;
         conns.push(Conn {
             name: t.name.clone(),
@@ -89,8 +150,9 @@ pub(super) fn connections(secs: &[TcpSec], names: &Names, vcs: &Vcs, hosts: &[Ho
     Ok(conns)
 }
 
-/// Connection `i`'s VC: the one it names, or the only one joining its two `hosts`.
-fn vc_of<'v>(i: usize, t: &TcpSec, vcs: &'v Vcs, hosts: [HostId; 2]) -> Result<&'v VcInfo> {
+/// Connection `i`'s VC: the one it names, or the only one joining its two `hosts`; none if
+/// no VC joins them (IP routes it).
+fn vc_of<'v>(i: usize, t: &TcpSec, vcs: &'v Vcs, hosts: [NodeId; 2]) -> Result<Option<&'v VcInfo>> {
     let f = |k: &str| at(i, k);
     let joins = |v: &VcInfo| v.ends == hosts || v.ends == [hosts[1], hosts[0]];
     match &t.vc {
@@ -104,17 +166,14 @@ fn vc_of<'v>(i: usize, t: &TcpSec, vcs: &'v Vcs, hosts: [HostId; 2]) -> Result<&
                     format!("expected a VC joining `{}` and `{}`, but `{name}` does not", t.client, t.server),
                 );
             }
-            Ok(v)
+            Ok(Some(v))
         }
         None => {
             let mut found: Vec<(&&str, &VcInfo)> = vcs.iter().filter(|(_, v)| joins(v)).collect();
             found.sort_by_key(|(n, _)| **n);
             match found.len() {
-                1 => Ok(found[0].1),
-                0 => invalid(
-                    f("vc"),
-                    format!("expected a [[vc]] joining `{}` and `{}`; none is declared", t.client, t.server),
-                ),
+                1 => Ok(Some(found[0].1)),
+                0 => Ok(None),
                 _ => invalid(f("vc"), format!("several VCs join `{}` and `{}`: name one", t.client, t.server)),
             }
         }
@@ -160,6 +219,19 @@ fn sized_config(i: usize, t: &TcpSec, mtu: i64) -> Result<TcpConfig> {
 }
 
 /// A connection's application, checked.
+/// The server's port: the application's well-known port (RFC 1700: telnet 23, FTP data
+/// 20 — a tcplib FTP conversation is its file transfer —, SMTP 25, NNTP 119), and ttcp's
+/// default 5001 for bulk transfers. The IP-over-ATM driver classifies by it (Mah §4.3.2).
+fn server_port(app: &AppSpec) -> u16 {
+    match app {
+        AppSpec::Bulk { .. } => crate::pcap::SERVER_PORT,
+        AppSpec::Conv(ConvKind::Telnet, _) => 23,
+        AppSpec::Conv(ConvKind::Ftp, _) => 20,
+        AppSpec::Conv(ConvKind::Smtp, _) => 25,
+        AppSpec::Conv(ConvKind::Nntp, _) => 119,
+    }
+}
+
 enum AppSpec {
     /// A bulk sender writing `write` bytes at a time, `total` in all (`None`: forever).
     Bulk { write: u64, total: Option<u64> },
@@ -220,8 +292,8 @@ fn endpoint(
     seed: u64,
     index: usize,
     base: TcpConfig,
-    h: HostId,
-    d: VcDir,
+    h: NodeId,
+    hdr: PacketHeader,
     access: Option<(Rate, SimDuration)>,
 ) -> Endpoint {
     let mut r = rng::stream(seed, Purpose::TcpEndpoint, index as u64);
@@ -231,8 +303,7 @@ fn endpoint(
     Endpoint {
         tcp: TcpConn::new(base, iss),
         host: h,
-        port: d.port,
-        vci: d.vci,
+        hdr,
         fast_phase,
         slow_phase,
         fast_period: base.fast_tick,

@@ -12,7 +12,7 @@ use super::nodes::{Names, Node};
 use super::VCI_BASE;
 use crate::atm::link::{Route, Sink};
 use crate::error::Result;
-use crate::ids::{HostId, LinkId, PortId};
+use crate::ids::{NodeId, LinkId, PortId};
 use crate::scenario::limits::invalid;
 use crate::scenario::model::VcSec;
 use std::collections::HashMap;
@@ -23,7 +23,7 @@ pub(super) type Vcs<'d> = HashMap<&'d str, VcInfo>;
 /// One direction of a VC: where it enters the network and where it leaves.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct VcDir {
-    pub from: HostId,
+    pub from: NodeId,
     pub port: PortId,
     pub vci: u32,
 }
@@ -42,7 +42,7 @@ pub(super) struct SwitchInput {
 /// A VC as built: its two end hosts, both directions, and where the forward direction
 /// enters each switch (for policers and re-shapers).
 pub(super) struct VcInfo {
-    pub ends: [HostId; 2],
+    pub ends: [NodeId; 2],
     /// `dirs[0]`: `ends[0]` → `ends[1]`; `dirs[1]`: the reverse.
     pub dirs: [VcDir; 2],
     /// Forward direction, per switch on the path in path order.
@@ -51,7 +51,7 @@ pub(super) struct VcInfo {
 
 impl VcInfo {
     /// The direction that leaves host `h`, if `h` is an end of the VC.
-    pub fn dir_from(&self, h: HostId) -> Option<VcDir> {
+    pub fn dir_from(&self, h: NodeId) -> Option<VcDir> {
         self.dirs.iter().find(|d| d.from == h).copied()
     }
 }

@@ -1,0 +1,190 @@
+//! The IP layer of the running network: sending by destination address, forwarding at
+//! routers, local delivery to transports, and the packet-level interfaces below IP.
+//!
+//! Owns: `ip_output` (a datagram leaves node `n`: delivered locally, or handed to the
+//! interface of its next hop — an ATM adapter's IP-over-ATM driver, a serial line, a LAN),
+//! `ip_input` (a datagram arrives at node `n` from an interface: for this node, forwarded
+//! by a router, or dropped), `ip_local` (the transport demultiplexing by destination port:
+//! TCP, UDP, cell-source sinks), the handling of [`IfaceEv`] (packet lines finishing a
+//! datagram and delivering it; driver timers), and carrying out the driver's actions.
+//!
+//! A datagram reaches the ATM fabric only through an adapter's driver (DESIGN §7): the
+//! driver chooses its VC (declared PVCs, or VCs it opens through signalling).
+
+use super::{AppEv, Ev, IfaceEv, Network};
+use crate::iface::atm::NO_VCI;
+use crate::iface::ipoa::{Action, SetupOutcome, TimerToken};
+use crate::iface::pipe::{OnLine, Pushed};
+use crate::iface::Iface;
+use crate::ids::{DatagramId, NodeId};
+use crate::ip::datagram::{IpDrop, Payload};
+
+impl Network {
+    /// Dispatch of the interfaces' events.
+    pub(super) fn on_iface(&mut self, ev: IfaceEv) {
+        match ev {
+            IfaceEv::LineTx(l) => self.line_tx_done(l),
+            IfaceEv::LineArrive(l) => self.line_arrive(l),
+            IfaceEv::DriverTimer(slot) => self.driver_timer(slot),
+        }
+    }
+
+    /// Datagram `d` leaves node `n`'s IP layer.
+    pub(super) fn ip_output(&mut self, n: NodeId, d: DatagramId) {
+        let dst = self.datagrams.get(d).hdr.dst;
+        if dst == n {
+            return self.ip_local(n, d);
+        }
+        let Some(hop) = self.hosts[n.idx()].routes.get(dst) else {
+            self.hosts[n.idx()].ip.no_route += 1;
+            return self.datagrams.drop_ip(d, IpDrop::NoRoute);
+        };
+        match self.ifaces[hop.iface.idx()] {
+            Iface::Atm { .. } => self.atm_output(n, hop.next, d),
+            Iface::Serial { line } | Iface::Lan { line } => self.line_push(line, hop.next, d),
+        }
+    }
+
+    /// Datagram `d` arrives at node `n` from one of its interfaces.
+    pub(super) fn ip_input(&mut self, n: NodeId, d: DatagramId) {
+        if self.datagrams.get(d).hdr.dst == n {
+            self.ip_local(n, d);
+        } else if self.hosts[n.idx()].forwards {
+            self.hosts[n.idx()].ip.forwarded += 1;
+            self.ip_output(n, d);
+        } else {
+            // A host is never a transit hop (routes never ask it to be).
+            self.hosts[n.idx()].ip.no_route += 1;
+            self.datagrams.drop_ip(d, IpDrop::NoRoute);
+        }
+    }
+
+    /// Datagram `d` is for node `n`: hand it to its transport.
+    fn ip_local(&mut self, n: NodeId, d: DatagramId) {
+        match self.datagrams.get(d).payload {
+            Payload::Tcp { conn, side, .. } => {
+                if self.conns[conn.idx()].ep[side as usize].access.is_some() {
+                    let bytes = self.datagrams.get(d).ip_bytes;
+                    self.access_push(conn, side as usize, 1, d, bytes);
+                } else {
+                    self.deliver_tcp(d);
+                }
+            }
+            Payload::Raw { source } => {
+                let bytes = self.datagrams.deliver(d).ip_bytes;
+                let s = &mut self.sources[source as usize];
+                s.frames_rcvd += 1;
+                s.bytes_rcvd += bytes as u64;
+            }
+            Payload::Udp { flow } => {
+                let dg = self.datagrams.deliver(d);
+                debug_assert_eq!(dg.hdr.dst, n);
+                self.udp[flow as usize].delivered(dg.born, self.now);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ packet-level lines
+
+    /// Queue `d` on packet line `l` towards node `to`.
+    fn line_push(&mut self, l: u32, to: NodeId, d: DatagramId) {
+        let bytes = self.datagrams.get(d).ip_bytes;
+        match self.lines[l as usize].push(self.now, OnLine { datagram: d, bytes, to }) {
+            Pushed::Started(t) => {
+                self.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
+            }
+            Pushed::Queued => {}
+            Pushed::Dropped => self.datagrams.drop_ip(d, IpDrop::LineFull),
+        }
+    }
+
+    fn line_tx_done(&mut self, l: u32) {
+        let (arrive, next) = self.lines[l as usize].tx_done(self.now);
+        self.q.schedule(arrive, Ev::Iface(IfaceEv::LineArrive(l)));
+        if let Some(t) = next {
+            self.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
+        }
+    }
+
+    fn line_arrive(&mut self, l: u32) {
+        let p = self.lines[l as usize].arrive(self.now).expect("a line arrival with nothing due");
+        self.ip_input(p.to, p.datagram);
+    }
+
+    // ------------------------------------------------------------ the IP-over-ATM driver
+
+    /// Hand `d` to node `n`'s IP-over-ATM driver for egress `egress` on the ATM subnet.
+    fn atm_output(&mut self, n: NodeId, egress: NodeId, d: DatagramId) {
+        let now = self.now;
+        let hdr = self.datagrams.get(d).hdr;
+        let atm = self.hosts[n.idx()].atm.as_mut().expect("an ATM route through a node without a driver");
+        atm.driver.transmit(now, &hdr, egress, d, &mut atm.actions);
+        self.run_driver(n);
+    }
+
+    /// Carry out what node `n`'s driver asked for, in order; an action may make the driver
+    /// ask for more (a failed setup drops its queue), which is carried out after it.
+    pub(super) fn run_driver(&mut self, n: NodeId) {
+        let mut i = 0;
+        loop {
+            let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+            let Some(&a) = atm.actions.get(i) else {
+                atm.actions.clear();
+                return;
+            };
+            i += 1;
+            self.driver_action(n, a);
+        }
+    }
+
+    fn driver_action(&mut self, n: NodeId, a: Action) {
+        let now = self.now;
+        match a {
+            Action::Send { datagram, vc } => {
+                let host = &self.hosts[n.idx()];
+                let vci = host.atm.as_ref().expect("driver").vci(vc);
+                debug_assert_ne!(vci, NO_VCI, "the driver sent on a VC with no fabric VCI");
+                let port = host.port.expect("an ATM-attached node has an adapter");
+                self.send_datagram(n, port, vci, datagram);
+            }
+            Action::RequestSetup { vc, .. } => {
+                // No signalling in this network: the setup fails at once.
+                let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+                atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);
+            }
+            Action::Release { vc } => {
+                let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+                atm.bind(vc, NO_VCI);
+                atm.driver.release_done(vc);
+            }
+            Action::ArmTimer { at, token } => {
+                let slot = self.driver_timers.put((n, token));
+                self.q.schedule(at, Ev::Iface(IfaceEv::DriverTimer(slot)));
+            }
+            Action::Drop { datagram, .. } => self.datagrams.drop_ip(datagram, IpDrop::NoVc),
+        }
+    }
+
+    fn driver_timer(&mut self, slot: u32) {
+        let (n, token): (NodeId, TimerToken) = self.driver_timers.take(slot);
+        let now = self.now;
+        let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+        atm.driver.timer_fired(now, token, &mut atm.actions);
+        self.run_driver(n);
+    }
+
+    // ------------------------------------------------------------ UDP
+
+    /// UDP flow `f` sends its next datagram and schedules the one after.
+    pub(super) fn udp_send(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.udp[f as usize];
+        flow.stats.sent += 1;
+        let (hdr, bytes) = (flow.hdr, flow.ip_bytes);
+        if let Some(t) = flow.next_after(now) {
+            self.q.schedule(t, Ev::App(AppEv::Udp(f)));
+        }
+        let d = self.new_datagram(hdr, Payload::Udp { flow: f }, bytes);
+        self.ip_output(hdr.src, d);
+    }
+}

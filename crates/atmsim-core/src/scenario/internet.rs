@@ -1,0 +1,222 @@
+//! The scenario sections of the IP internetwork: routers, serial lines, LANs, UDP flows, the
+//! IP-over-ATM driver's policies and signalling (DESIGN §7; Mah 1996 §3.2, §3.6).
+//!
+//! Owns the serde model of `[[router]]`, `[[serial]]`, `[[lan]]`, `[[udp]]`, the `ipoa`
+//! table of a host or router, and `[signalling]`. As in [`super::model`], units are in the
+//! names, defaults are stated here, unknown fields are errors, and numbers are checked in
+//! [`super::build`]. The user-facing reference is `docs/scenario.md`.
+
+use super::table;
+use crate::atm::sched::Discipline;
+use serde::{Deserialize, Serialize};
+
+/// `[[router]]`: an IP router. It forwards between its interfaces: at most one ATM adapter
+/// (a `[[link]]` to a switch), serial lines and LANs.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterSec {
+    pub name: String,
+    /// Adapter scheduler over its VC queues: "fifo" (default) or "round_robin".
+    #[serde(default)]
+    pub scheduler: Discipline,
+    /// Adapter buffer [cells]; absent = unlimited.
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
+    /// ATM interface MTU [bytes]. Default 9180 (RFC 1626).
+    #[serde(default = "mtu_default")]
+    pub mtu_bytes: i64,
+    /// The IP-over-ATM driver's policies; absent = the defaults of [`IpoaSec`].
+    #[serde(default, deserialize_with = "table::optional")]
+    pub ipoa: Option<IpoaSec>,
+}
+
+/// The `ipoa` table of a host or router: how its ATM driver maps datagrams to VCs
+/// (Mah §2.5–2.6, Tables 2-2 and 2-3).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IpoaSec {
+    /// "conv" (default): a VC per conversation; "app": per application type and direction
+    /// per host pair; "router": per pair of ATM nodes.
+    #[serde(default)]
+    pub mux: MuxName,
+    /// "pvc" (default): set up on first use, never torn down; "svc": torn down after
+    /// `idle_timeout_s`; "svccache": unbound after `idle_timeout_s`, reusable, torn down
+    /// `cache_timeout_s` after unbinding.
+    #[serde(default)]
+    pub vc: VcName,
+    /// Default 10 s (Mah Tab 2-3).
+    #[serde(default)]
+    pub idle_timeout_s: Option<f64>,
+    /// Default 300 s (Mah §6.3).
+    #[serde(default)]
+    pub cache_timeout_s: Option<f64>,
+    /// "pooled" (default, noqos: any cached VC to the egress matches) or "by_type" (only a
+    /// VC created by the same conversation type, §6.3).
+    #[serde(default)]
+    pub class_match: ClassMatchName,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MuxName {
+    #[default]
+    Conv,
+    App,
+    Router,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum VcName {
+    #[default]
+    Pvc,
+    Svc,
+    Svccache,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassMatchName {
+    #[default]
+    Pooled,
+    ByType,
+}
+
+/// `[[serial]]`: a full-duplex point-to-point line between two hosts or routers, at packet
+/// level (Cáceres' 1.5 Mb/s access lines).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SerialSec {
+    /// Default `"<a>-<b>"`.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub a: String,
+    pub b: String,
+    pub rate_bps: f64,
+    /// One-way propagation delay [ms]. Default 0.
+    #[serde(default)]
+    pub delay_ms: f64,
+    /// Datagrams each direction may hold (waiting + in transmission); absent = unlimited.
+    #[serde(default)]
+    pub buffer_packets: Option<i64>,
+}
+
+/// `[[lan]]`: a shared-medium LAN (INSANE's idealised `Lan`: one FIFO channel, no
+/// collisions).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanSec {
+    pub name: String,
+    /// Its stations: hosts and routers.
+    pub members: Vec<String>,
+    /// Default 100 Mb/s (Mah §3.2).
+    #[serde(default = "lan_rate_default")]
+    pub rate_bps: f64,
+    /// Propagation delay [ms]. Default 0.01 (spec decision A-3).
+    #[serde(default = "lan_delay_default")]
+    pub delay_ms: f64,
+    /// Datagrams the medium may hold waiting; absent = unlimited.
+    #[serde(default)]
+    pub buffer_packets: Option<i64>,
+}
+
+/// `[[udp]]`: a UDP flow from one host to another.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSec {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    /// Default 5004 (RTP).
+    #[serde(default = "rtp_port")]
+    pub src_port: i64,
+    #[serde(default = "rtp_port")]
+    pub dst_port: i64,
+    /// RTP-like media tag the IP-over-ATM driver classifies by: "none" (default), "audio",
+    /// "video".
+    #[serde(default)]
+    pub media: MediaName,
+    /// IP datagram size, headers included [bytes] (at least 28).
+    pub packet_bytes: i64,
+    /// Time between datagrams [ms] (mean, if `spacing = "poisson"`).
+    pub interval_ms: f64,
+    /// "constant" (default) or "poisson".
+    #[serde(default)]
+    pub spacing: SpacingName,
+    /// Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// Default: the end of the run.
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// A datagram delivered later than this is counted late [ms]. Default 150 (Mah §3.4).
+    #[serde(default = "late_default")]
+    pub late_ms: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaName {
+    #[default]
+    None,
+    Audio,
+    Video,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SpacingName {
+    #[default]
+    Constant,
+    Poisson,
+}
+
+/// `[signalling]`: switched VCs through hop-by-hop signalling (Mah §2.2, §3.6.1). Present =
+/// every switch gets a signalling controller and every ATM-attached host and router a
+/// signalling agent; absent = no SVCs (a driver's setup requests fail at once).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignallingSec {
+    /// Processing time of each signalling message at each controller [ms]. Default 1
+    /// (spec decision A-8).
+    #[serde(default = "one_ms")]
+    pub processing_ms: f64,
+    /// VCIs per output port (the signalling VC and VCIs 0–31 included). Default 8192
+    /// (Mah §6.6).
+    #[serde(default = "vci_space_default")]
+    pub vci_space: i64,
+    /// Go-back-N window [messages]. Default 8.
+    #[serde(default = "window_default")]
+    pub window: i64,
+    /// Go-back-N retransmission timeout [ms]. Default 200.
+    #[serde(default = "rto_default")]
+    pub rto_ms: f64,
+}
+
+fn mtu_default() -> i64 {
+    9180
+}
+fn lan_rate_default() -> f64 {
+    100e6
+}
+fn lan_delay_default() -> f64 {
+    0.01
+}
+fn rtp_port() -> i64 {
+    5004
+}
+fn late_default() -> f64 {
+    150.0
+}
+fn one_ms() -> f64 {
+    1.0
+}
+fn vci_space_default() -> i64 {
+    8192
+}
+fn window_default() -> i64 {
+    8
+}
+fn rto_default() -> f64 {
+    200.0
+}
