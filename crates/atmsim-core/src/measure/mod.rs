@@ -5,6 +5,7 @@
 //! columnar vectors with interned entity and metric names; counters (cells, drops, TCP
 //! statistics) live with the entities themselves and are read once at the end.
 
+pub mod internet;
 pub mod report;
 
 use crate::atm::port::{OutPort, PortStats};

@@ -55,7 +55,7 @@ pub fn assert_conserved(s: &serde_json::Value) {
     let d = &s["conservation"]["datagrams"];
     assert_eq!(
         d["sent"].as_u64().unwrap(),
-        ["delivered", "refused_at_adapter", "lost_in_fabric", "in_flight"]
+        ["delivered", "refused_at_adapter", "lost_in_fabric", "no_route", "dropped_at_line", "no_vc", "in_flight"]
             .iter()
             .map(|k| d[k].as_u64().unwrap())
             .sum::<u64>(),

@@ -5,6 +5,7 @@ mod common;
 mod datagrams_are_accounted;
 mod host_processing;
 mod inputs_stay_in_range;
+mod internetwork;
 mod link_clocks;
 mod magic_table1;
 mod pcap_captures;
