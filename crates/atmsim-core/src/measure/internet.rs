@@ -91,7 +91,7 @@ pub fn udp(net: &Network) -> Vec<Value> {
                 "loss_rate": (s.sent > 0).then(|| f.undelivered() as f64 / s.sent as f64),
                 "late": s.late,
                 "delay_mean_s": mean,
-                "delay_max_s": (s.delivered > 0).then(|| s.delay_max_ps as f64 * 1e-12),
+                "delay_max_s": (s.delivered > 0).then_some(s.delay_max_ps as f64 * 1e-12),
                 "bytes_delivered": s.bytes_delivered,
             })
         })
