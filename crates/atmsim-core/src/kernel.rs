@@ -158,6 +158,11 @@ impl<T> Slots<T> {
         }
     }
 
+    /// What slot `i` holds.
+    pub fn get(&self, i: u32) -> &T {
+        self.items[i as usize].as_ref().expect("an empty slot")
+    }
+
     /// Take back what slot `i` holds (once).
     pub fn take(&mut self, i: u32) -> T {
         let v = self.items[i as usize].take().expect("a slot taken twice");

@@ -69,7 +69,13 @@ pub struct Frames {
     pub counts: FrameCounts,
     /// Datagrams of frames that ended discarded or lost, not yet accounted by the IP layer.
     pub orphans: Vec<DatagramId>,
+    /// Frames carrying no datagram (signalling messages, [`NO_DATAGRAM`]) that ended
+    /// discarded or lost, not yet accounted by the signalling layer.
+    pub control_lost: Vec<u32>,
 }
+
+/// The datagram id of a frame that carries a signalling message rather than an IP datagram.
+pub const NO_DATAGRAM: DatagramId = DatagramId(u32::MAX);
 
 impl Frames {
     /// Register a new frame about to be segmented; returns its id.
@@ -140,7 +146,11 @@ impl Frames {
             }
             if fate != FrameFate::Delivered {
                 let d = f.dgram;
-                self.orphans.push(d);
+                if d == NO_DATAGRAM {
+                    self.control_lost.push(id);
+                } else {
+                    self.orphans.push(d);
+                }
             }
             self.live -= 1;
             self.free.push(id);

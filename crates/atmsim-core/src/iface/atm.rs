@@ -18,11 +18,15 @@ pub struct AtmIface {
     vci_of: Vec<u32>,
     /// The driver's output, reused between calls.
     pub actions: Vec<Action>,
+    /// The signalling call of each driver VC set up through signalling, by [`VcRef`].
+    call_of: Vec<u32>,
+    /// The caller is carrying out `actions` (a nested call only appends to them).
+    pub busy: bool,
 }
 
 impl AtmIface {
     pub fn new(cfg: DriverConfig) -> Self {
-        AtmIface { driver: IpoaDriver::new(cfg), vci_of: Vec::new(), actions: Vec::new() }
+        AtmIface { driver: IpoaDriver::new(cfg), vci_of: Vec::new(), actions: Vec::new(), call_of: Vec::new(), busy: false }
     }
 
     /// Driver VC `vc` now uses outgoing VCI `vci` (`NO_VCI` to forget it).
@@ -32,6 +36,20 @@ impl AtmIface {
             self.vci_of.resize(i + 1, NO_VCI);
         }
         self.vci_of[i] = vci;
+    }
+
+    /// Driver VC `vc` is (being) set up as signalling call `call`.
+    pub fn set_call(&mut self, vc: VcRef, call: u32) {
+        let i = vc.0 as usize;
+        if i >= self.call_of.len() {
+            self.call_of.resize(i + 1, u32::MAX);
+        }
+        self.call_of[i] = call;
+    }
+
+    /// The signalling call of driver VC `vc`, if it was set up through signalling.
+    pub fn call(&self, vc: VcRef) -> Option<u32> {
+        self.call_of.get(vc.0 as usize).copied().filter(|&c| c != u32::MAX)
     }
 
     /// The outgoing VCI of driver VC `vc`.

@@ -97,3 +97,56 @@ pub fn udp(net: &Network) -> Vec<Value> {
         })
         .collect()
 }
+
+/// The signalling plane: the message ledger and the controllers' counters, summed.
+pub fn signalling(net: &Network) -> Value {
+    let Some(sig) = &net.sig else { return Value::Null };
+    let c = &sig.counts;
+    let in_flight = sig.messages_in_flight();
+    let (mut requested, mut connected, mut failed, mut released, mut refused) = (0, 0, [0u64; 3], 0, [0u64; 3]);
+    let (mut processed, mut stale, mut max_queue, mut retransmitted, mut timeouts) = (0, 0, 0, 0, 0);
+    for ctl in &sig.ctrls {
+        let s = &ctl.stats;
+        requested += s.requested;
+        connected += s.connected;
+        released += s.released;
+        processed += s.processed;
+        stale += s.stale;
+        max_queue = max_queue.max(s.max_queue);
+        for k in 0..3 {
+            failed[k] += s.failed[k];
+            refused[k] += s.refused[k];
+        }
+        for p in 0..ctl.num_ports() {
+            let tx = &ctl.sender(crate::signalling::PortIx(p as u32)).stats;
+            retransmitted += tx.retransmitted;
+            timeouts += tx.timeouts;
+        }
+    }
+    let reasons = crate::signalling::RejectReason::ALL;
+    let by_reason = |a: [u64; 3]| -> Value {
+        reasons.iter().map(|r| (format!("{r:?}").to_lowercase(), json!(a[r.index()]))).collect::<serde_json::Map<_, _>>().into()
+    };
+    json!({
+        "controllers": sig.ctrls.len(),
+        "setups_requested": requested,
+        "setups_connected": connected,
+        "setups_failed": by_reason(failed),
+        "setups_refused": by_reason(refused),
+        "releases": released,
+        "messages_processed": processed,
+        "stale_messages": stale,
+        "max_processing_queue": max_queue,
+        "retransmissions": retransmitted,
+        "retransmission_timeouts": timeouts,
+        "calls_held": sig.calls_held(),
+        "messages": {
+            "sent": c.sent,
+            "delivered": c.delivered,
+            "lost": c.lost,
+            "in_flight": in_flight,
+            "cells": c.cells,
+            "balanced": c.sent == c.delivered + c.lost + in_flight,
+        },
+    })
+}

@@ -176,6 +176,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "hosts": super::internet::hosts(net),
         "lines": super::internet::lines(net),
         "udp": super::internet::udp(net),
+        "signalling": super::internet::signalling(net),
         "captures": net.taps.iter().map(|t| json!({
             "name": t.name, "host": t.host, "snaplen_bytes": t.snaplen,
             "packets": t.packets(), "packets_out": t.packets_out, "packets_in": t.packets_in,

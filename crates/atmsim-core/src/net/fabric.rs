@@ -7,6 +7,7 @@
 //! else can happen first ([`Network::take_inline`]). Cells reaching a host are handed to
 //! [`Network::host_receive_cell`] (the adapter, `net/adapter.rs`).
 
+use crate::signalling::SIG_VCI;
 use super::{AtmEv, Ev, Network};
 use crate::atm::cell::Cell;
 use crate::atm::link::Sink;
@@ -79,7 +80,11 @@ impl Network {
             }
             self.links[l.idx()].pipe.pop_front();
             self.links[l.idx()].cells_delivered += 1;
-            self.host_receive_cell(h, cell);
+            if cell.vci == SIG_VCI {
+                self.sig_cell(l, cell);
+            } else {
+                self.host_receive_cell(h, cell);
+            }
         }
     }
 
@@ -103,6 +108,7 @@ impl Network {
             link.cells_delivered += 1;
             match link.to {
                 Sink::Host(_) => unreachable!("host links are drained, not stepped"),
+                Sink::Switch { .. } if cell.vci == SIG_VCI => self.sig_cell(l, cell),
                 Sink::Switch { switch, .. } => match link.route(cell.vci) {
                     Some(r) => {
                         let mut cell = cell;

@@ -13,7 +13,7 @@
 
 use super::{AppEv, Ev, IfaceEv, Network};
 use crate::iface::atm::NO_VCI;
-use crate::iface::ipoa::{Action, SetupOutcome, TimerToken};
+use crate::iface::ipoa::{Action, TimerToken};
 use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
 use crate::ids::{DatagramId, NodeId};
@@ -123,13 +123,20 @@ impl Network {
     }
 
     /// Carry out what node `n`'s driver asked for, in order; an action may make the driver
-    /// ask for more (a failed setup drops its queue), which is carried out after it.
+    /// ask for more (a setup that fails at once drops its queue), which is carried out after
+    /// it by the same loop (a nested call returns at once).
     pub(super) fn run_driver(&mut self, n: NodeId) {
+        let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+        if atm.busy {
+            return;
+        }
+        atm.busy = true;
         let mut i = 0;
         loop {
             let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
             let Some(&a) = atm.actions.get(i) else {
                 atm.actions.clear();
+                atm.busy = false;
                 return;
             };
             i += 1;
@@ -138,7 +145,6 @@ impl Network {
     }
 
     fn driver_action(&mut self, n: NodeId, a: Action) {
-        let now = self.now;
         match a {
             Action::Send { datagram, vc } => {
                 let host = &self.hosts[n.idx()];
@@ -147,16 +153,8 @@ impl Network {
                 let port = host.port.expect("an ATM-attached node has an adapter");
                 self.send_datagram(n, port, vci, datagram);
             }
-            Action::RequestSetup { vc, .. } => {
-                // No signalling in this network: the setup fails at once.
-                let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
-                atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);
-            }
-            Action::Release { vc } => {
-                let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
-                atm.bind(vc, NO_VCI);
-                atm.driver.release_done(vc);
-            }
+            Action::RequestSetup { vc, egress, .. } => self.sig_request(n, vc, egress),
+            Action::Release { vc } => self.sig_release(n, vc),
             Action::ArmTimer { at, token } => {
                 let slot = self.driver_timers.put((n, token));
                 self.q.schedule(at, Ev::Iface(IfaceEv::DriverTimer(slot)));

@@ -13,6 +13,7 @@
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
 //! | `ip.rs` | [`IfaceEv`] `LineTx`, `LineArrive`, `DriverTimer`; [`AppEv`] `Udp` | IP output, forwarding and local delivery; serial lines and LANs; the IP-over-ATM driver's actions and timers; UDP flows |
+//! | `signalling.rs` | [`SigEv`] `Timer`; signalling cells | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases |
 //! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample` | end of warm-up, periodic probes |
 //!
 //! **Batching.** A port that finishes a cell and has another, and a link whose next cell
@@ -25,6 +26,7 @@ mod adapter;
 mod fabric;
 mod ip;
 mod probes;
+mod signalling;
 mod sources;
 mod transport;
 
@@ -45,6 +47,7 @@ use crate::iface::Iface;
 use crate::ip::datagram::Datagrams;
 use crate::ip::{Conn, Host};
 use crate::kernel::{EventQueue, Slots};
+pub use signalling::{SigCounts, SigNet};
 use crate::measure::Recorder;
 use crate::pcap::Tap;
 use crate::time::{SimDuration, SimTime};
@@ -68,6 +71,15 @@ pub enum Ev {
     App(AppEv),
     /// Warm-up and probes: `probes.rs`.
     Measure(MeasureEv),
+    /// Signalling controllers' timers: `signalling.rs`.
+    Sig(SigEv),
+}
+
+/// Events of the signalling plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SigEv {
+    /// A controller timer (slot in the signalling plane's timer table).
+    Timer(u32),
 }
 
 /// Events of the ATM cell layer.
@@ -220,6 +232,8 @@ pub struct Network {
     pub udp: Vec<UdpFlow>,
     /// Timers the IP-over-ATM drivers asked for, by slot.
     pub driver_timers: Slots<(NodeId, TimerToken)>,
+    /// The signalling plane, if the scenario has one.
+    pub sig: Option<Box<SigNet>>,
 }
 
 impl Network {
@@ -289,6 +303,7 @@ impl Network {
         self.now = self.until;
         self.drain_host_links();
         self.account_lost_datagrams();
+        self.account_lost_messages();
         for p in &mut self.ports {
             p.finish(self.until);
         }
@@ -306,6 +321,7 @@ impl Network {
             Ev::Transport(e) => self.on_transport(e),
             Ev::App(e) => self.on_app(e),
             Ev::Measure(e) => self.on_measure(e),
+            Ev::Sig(e) => self.on_sig(e),
         }
     }
 

@@ -152,6 +152,15 @@ impl Controller {
         Controller { id, local, cfg, ports, routes: Vec::new(), calls, free_slots, originated, jobs, stats: CtrlStats::default() }
     }
 
+    /// VCIs below `first` on port `p`'s link are taken by permanent VCs the scenario declares:
+    /// switched VCs are allocated from `first` on (at least the configured first VCI). Call
+    /// before any setup.
+    pub fn reserve_below(&mut self, p: PortIx, first: u32) {
+        let port = &mut self.ports[p.idx()];
+        assert_eq!(port.vcis.in_use(), 0, "VCIs reserved after allocation began");
+        port.vcis = VciSpace::new(first.max(self.cfg.first_vci), self.cfg.vci_space);
+    }
+
     /// Calls for `dest` leave by `port` (static routing, Mah §3.6.2).
     pub fn set_route(&mut self, dest: EndpointId, port: PortIx) {
         assert!(port.idx() < self.ports.len(), "route to a port the controller does not have");

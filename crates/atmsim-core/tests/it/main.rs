@@ -10,6 +10,7 @@ mod link_clocks;
 mod magic_table1;
 mod pcap_captures;
 mod scenario_errors;
+mod signalling_sets_up_vcs;
 mod shaping_and_pacing;
 mod tcp_recovers_from_cell_loss;
 mod tcplib_conversations;

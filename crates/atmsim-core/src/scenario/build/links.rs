@@ -28,6 +28,8 @@ pub(super) struct Fabric {
     pub ports: Vec<OutPort>,
     /// The simplex link from a node to a neighbour.
     pub adjacency: HashMap<(Node, Node), LinkId>,
+    /// The next free VCI on each simplex link after the `[[vc]]`s (filled by `vcs.rs`).
+    pub next_vci: Vec<u32>,
 }
 
 /// Check `[[link]]` and build its simplex links and ports, in document order (a → b, then

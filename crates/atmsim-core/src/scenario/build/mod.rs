@@ -26,7 +26,8 @@
 //! 7. `shaping.rs` — host and VC shapers, pacing, policers and re-shapers;
 //! 8. `tcp.rs` — `[[tcp]]`: connections, their endpoints, applications and access links;
 //! 9. `sources.rs` — `[[cell_source]]`;
-//! 10. `captures.rs` — `[[capture]]`.
+//! 10. `captures.rs` — `[[capture]]`;
+//! 11. `signalling.rs` — `[signalling]`: controllers, signalling links, routes.
 //!
 //! Ranges come from [`super::limits`]; random streams are drawn with [`crate::rng::stream`]
 //! keyed by the entity's index, so a document builds the same network for the same seed.
@@ -36,6 +37,7 @@ mod internet;
 mod links;
 mod nodes;
 mod shaping;
+mod signalling;
 mod simulation;
 mod sources;
 mod strings;
@@ -87,6 +89,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     internet::declare_pvcs(doc, &mut hosts, pvcs)?;
     let udp = internet::udp_flows(doc, &names, &hosts, &run)?;
     let sources = sources::cell_sources(&doc.cell_sources, &names, &vcs, &mut fabric.ports, run.seed)?;
+    let sig = signalling::signalling(doc.signalling.as_ref(), &fabric, &switches, &hosts)?;
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;
 
     let conn_names: Vec<String> = conns.iter().map(|c| c.name.clone()).collect();
@@ -121,6 +124,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         lans: ifaces.lans,
         udp,
         driver_timers: Default::default(),
+        sig,
     };
     net.prime();
     Ok(net)

@@ -74,6 +74,7 @@ pub(super) fn vcs<'d>(secs: &'d [VcSec], names: &Names, fabric: &mut Fabric) -> 
         let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
         vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [forward, reverse], inputs });
     }
+    fabric.next_vci = next_vci;
     Ok(vcs)
 }
 

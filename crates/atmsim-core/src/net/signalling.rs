@@ -1,0 +1,247 @@
+//! Signalling in the running network: controllers' messages as cells, their timers, and
+//! the glue between the IP-over-ATM drivers and the controllers.
+//!
+//! Owns: [`SigNet`] (the controllers of every switch and ATM-attached node, the map between
+//! drivers' VCs and signalling calls, the messages in flight and their ledger) and the
+//! handling of [`SigEv`] (controller timers), of signalling cells arriving at a switch or an
+//! adapter (`sig_cell`), and of every [`crate::signalling::Action`]:
+//!
+//! - `Transmit`: the message becomes one AAL5 frame of 1–2 cells on the signalling VC
+//!   ([`SIG_VCI`]) of the output port, queued like any cell (it may be dropped; go-back-N
+//!   recovers it). When its last cell reaches the far end whole, the peer controller gets it.
+//! - `Install`/`Remove`: the switch's VC translation table.
+//! - `Connected`/`SetupFailed`: the origin's driver learns its VC's VCI, or that it has none.
+//! - `Arm`: a controller timer ([`SigEv::Timer`]).
+//!
+//! Ledger: `messages sent = delivered + lost + in flight` (frames whose cells were dropped
+//! or failed reassembly are lost).
+
+use super::{Ev, Network, SigEv};
+use crate::atm::aal5::{Reassembled, Reassembler, NO_DATAGRAM};
+use crate::atm::cell::{flags, Cell};
+use crate::atm::link::{Route, Sink};
+use crate::iface::atm::NO_VCI;
+use crate::iface::ipoa::{SetupOutcome, VcRef};
+use crate::ids::{LinkId, NodeId};
+use crate::kernel::Slots;
+use crate::signalling::{AcceptAll, Action, CallId, Controller, CtrlId, Descriptor, EndpointId, Frame, PortIx, Timer, SIG_VCI};
+use std::collections::HashMap;
+
+/// Counters of signalling messages (each one AAL5 frame on a signalling VC).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SigCounts {
+    pub sent: u64,
+    pub delivered: u64,
+    pub lost: u64,
+    pub cells: u64,
+}
+
+/// The signalling plane of a network.
+pub struct SigNet {
+    pub ctrls: Vec<Controller>,
+    /// The controller of each ATM-attached node (by node index).
+    pub ctrl_of_node: Vec<Option<CtrlId>>,
+    /// The endpoint id of each ATM-attached node, and the node of each endpoint.
+    pub endpoint_of_node: Vec<Option<EndpointId>>,
+    pub node_of_ctrl: Vec<Option<NodeId>>,
+    /// The controller and its local port that receive what arrives on each link.
+    pub link_rx: Vec<Option<(CtrlId, PortIx)>>,
+    /// Reassembly of signalling frames per incoming link.
+    reasm: Vec<Reassembler>,
+    /// The message each signalling frame in flight carries, by frame id.
+    in_flight: HashMap<u32, Frame>,
+    /// Signalling calls: the node and driver VC each one serves.
+    calls: Slots<(NodeId, VcRef)>,
+    timers: Slots<(CtrlId, Timer)>,
+    actions: Vec<Action>,
+    pub counts: SigCounts,
+}
+
+impl SigNet {
+    pub fn new(
+        ctrls: Vec<Controller>,
+        ctrl_of_node: Vec<Option<CtrlId>>,
+        endpoint_of_node: Vec<Option<EndpointId>>,
+        node_of_ctrl: Vec<Option<NodeId>>,
+        link_rx: Vec<Option<(CtrlId, PortIx)>>,
+    ) -> Self {
+        let reasm = vec![Reassembler::default(); link_rx.len()];
+        SigNet {
+            ctrls,
+            ctrl_of_node,
+            endpoint_of_node,
+            node_of_ctrl,
+            link_rx,
+            reasm,
+            in_flight: HashMap::new(),
+            calls: Slots::default(),
+            timers: Slots::default(),
+            actions: Vec::new(),
+            counts: SigCounts::default(),
+        }
+    }
+
+    /// Messages in flight.
+    pub fn messages_in_flight(&self) -> u64 {
+        self.in_flight.len() as u64
+    }
+
+    /// Calls being set up or up.
+    pub fn calls_held(&self) -> usize {
+        self.calls.len()
+    }
+}
+
+impl Network {
+    fn sig(&mut self) -> &mut SigNet {
+        self.sig.as_mut().expect("signalling is configured")
+    }
+
+    /// Dispatch of signalling events.
+    pub(super) fn on_sig(&mut self, ev: SigEv) {
+        match ev {
+            SigEv::Timer(slot) => {
+                let now = self.now;
+                let sig = self.sig();
+                let (c, timer) = sig.timers.take(slot);
+                let mut out = std::mem::take(&mut sig.actions);
+                sig.ctrls[c.idx()].on_timer(now, timer, &mut AcceptAll, &mut out);
+                self.run_sig(c, out);
+            }
+        }
+    }
+
+    /// Driver of node `n` asks for a VC for its `vc` to `egress`: start a call. Without
+    /// signalling the setup fails at once.
+    pub(super) fn sig_request(&mut self, n: NodeId, vc: VcRef, egress: NodeId) {
+        let now = self.now;
+        let target = self.sig.as_ref().and_then(|s| Some((s.ctrl_of_node[n.idx()]?, s.endpoint_of_node[egress.idx()]?)));
+        let Some((c, dest)) = target else {
+            let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+            atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);
+            return;
+        };
+        let sig = self.sig();
+        let call = sig.calls.put((n, vc));
+        let mut out = std::mem::take(&mut sig.actions);
+        sig.ctrls[c.idx()].request_setup(now, CallId(call), dest, Descriptor(0), &mut AcceptAll, &mut out);
+        self.hosts[n.idx()].atm.as_mut().expect("driver").set_call(vc, call);
+        self.run_sig(c, out);
+    }
+
+    /// Driver of node `n` tears down its `vc`.
+    pub(super) fn sig_release(&mut self, n: NodeId, vc: VcRef) {
+        let now = self.now;
+        let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+        let call = atm.call(vc);
+        atm.bind(vc, NO_VCI);
+        atm.driver.release_done(vc);
+        let (Some(call), Some(c)) = (call, self.sig.as_ref().and_then(|s| s.ctrl_of_node[n.idx()])) else {
+            return;
+        };
+        let sig = self.sig();
+        sig.calls.take(call);
+        let mut out = std::mem::take(&mut sig.actions);
+        sig.ctrls[c.idx()].release(now, CallId(call), &mut AcceptAll, &mut out);
+        self.run_sig(c, out);
+    }
+
+    /// Carry out controller `c`'s actions, in order.
+    fn run_sig(&mut self, c: CtrlId, mut out: Vec<Action>) {
+        for a in out.drain(..) {
+            self.sig_action(c, a);
+        }
+        let sig = self.sig();
+        if sig.actions.capacity() < out.capacity() {
+            sig.actions = out;
+        }
+    }
+
+    fn sig_action(&mut self, c: CtrlId, a: Action) {
+        let now = self.now;
+        match a {
+            Action::Transmit { via, frame } => self.sig_transmit(via, frame),
+            Action::Arm { at, timer } => {
+                let slot = self.sig().timers.put((c, timer));
+                self.q.schedule(at, Ev::Sig(SigEv::Timer(slot)));
+            }
+            Action::Install { in_link, in_vci, out_port, out_vci } => {
+                set_route(&mut self.links[in_link.idx()].to, in_vci, Some(Route { port: out_port, vci: out_vci }));
+            }
+            Action::Remove { in_link, in_vci } => set_route(&mut self.links[in_link.idx()].to, in_vci, None),
+            Action::Connected { call, vci, .. } => {
+                let (n, vc) = *self.sig().calls.get(call.0);
+                let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+                atm.bind(vc, vci);
+                atm.driver.setup_result(now, vc, SetupOutcome::Connected, &mut atm.actions);
+                self.run_driver(n);
+            }
+            Action::SetupFailed { call, .. } => {
+                let (n, vc) = self.sig().calls.take(call.0);
+                let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+                atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);
+                self.run_driver(n);
+            }
+            // The destination adapter reassembles every VCI it receives: nothing to bind.
+            Action::Incoming { .. } | Action::Released { .. } => {}
+        }
+    }
+
+    /// A signalling message leaves by output port `via` as one frame on the signalling VC.
+    fn sig_transmit(&mut self, via: crate::ids::PortId, frame: Frame) {
+        let now = self.now;
+        let f = self.frames.alloc(NO_DATAGRAM, NodeId(u32::MAX), frame.bytes(), now);
+        let n = self.frames.get(f).ncells;
+        debug_assert_eq!(n, frame.cells());
+        let sig = self.sig();
+        sig.in_flight.insert(f, frame);
+        sig.counts.sent += 1;
+        sig.counts.cells += n as u64;
+        self.cells.injected += n as u64;
+        for k in 0..n {
+            let eof = if k + 1 == n { flags::EOF } else { 0 };
+            self.offer_to_port(via, Cell { vci: SIG_VCI, frame: f, flags: eof });
+        }
+        self.account_lost_messages();
+    }
+
+    /// A signalling cell reaches the end of link `l` (a switch or an adapter).
+    pub(super) fn sig_cell(&mut self, l: LinkId, cell: Cell) {
+        self.cells.delivered += 1;
+        let now = self.now;
+        let sig = self.sig.as_mut().expect("a signalling cell without signalling");
+        let verdict = sig.reasm[l.idx()].push(&mut self.frames, cell.frame, cell.is_eof());
+        if let Reassembled::Frame(_) = verdict {
+            let msg = sig.in_flight.remove(&cell.frame).expect("a signalling frame without its message");
+            sig.counts.delivered += 1;
+            let (c, p) = sig.link_rx[l.idx()].expect("a signalling link without a receiver");
+            let mut out = std::mem::take(&mut sig.actions);
+            sig.ctrls[c.idx()].on_frame(now, p, msg, &mut out);
+            self.run_sig(c, out);
+        }
+        self.account_lost_messages();
+    }
+
+    /// End the messages whose frames were lost or discarded.
+    pub(super) fn account_lost_messages(&mut self) {
+        if self.frames.control_lost.is_empty() {
+            return;
+        }
+        let Some(sig) = self.sig.as_mut() else { return };
+        for f in self.frames.control_lost.drain(..) {
+            if sig.in_flight.remove(&f).is_some() {
+                sig.counts.lost += 1;
+            }
+        }
+    }
+}
+
+/// Set or clear the translation of `vci` at switch input `sink`.
+fn set_route(sink: &mut Sink, vci: u32, r: Option<Route>) {
+    let Sink::Switch { table, .. } = sink else { unreachable!("a translation at a host") };
+    let i = vci as usize;
+    if i >= table.len() {
+        table.resize(i + 1, None);
+    }
+    table[i] = r;
+}
