@@ -13,7 +13,8 @@ multiplexing policy is the mapping of conversation slots to VCs:
 - ``per-type``: one VC per application type;
 - ``per-destination``: one VC for everything between the two routers.
 
-Each source reaches its router over its own 1.5 Mb/s access link (Fig. 1).
+Each source and each sink is a host on its own 1.5 Mb/s serial line to its router (Fig. 1);
+the routers' IP-over-ATM drivers map conversations to the PVCs by the multiplexing policy.
 
 Figures regenerated: 2 (bottleneck utilisation vs number of conversations, per type),
 3–4 (TELNET echo delay mean and standard deviation in RTTs vs number of FTP conversations,
@@ -65,13 +66,16 @@ def scenario(
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}: expected one of {', '.join(POLICIES)}")
     buf = buffer_cells(len(sources))
+    # Each policy is a multiplexing policy of the routers' IP-over-ATM drivers over PVCs the
+    # scenario declares: a VC per conversation, per application type, or one per router pair.
+    mux = {"per-conversation": "conv", "per-type": "type", "per-destination": "router"}[policy]
+    router = {"scheduler": "round_robin", "buffer_cells": buf, "mtu_bytes": MSS_BYTES + 40, "ipoa": {"mux": mux}}
     doc: dict = {
         "name": f"caceres93-{policy}-" + "-".join(f"{sources.count(k)}{k}" for k in sorted(set(sources))),
         "simulation": {"duration_s": duration_s, "warmup_s": warmup_s, "sample_interval_ms": sample_interval_ms},
-        "host": [
-            {"name": "src-router", "scheduler": "round_robin", "buffer_cells": buf, "mtu_bytes": MSS_BYTES + 40},
-            {"name": "dst-router", "scheduler": "round_robin", "buffer_cells": buf, "mtu_bytes": MSS_BYTES + 40},
-        ],
+        "router": [{"name": "src-router", **router}, {"name": "dst-router", **router}],
+        "host": [],
+        "serial": [],
         "switch": [{"name": "switch", "scheduler": "round_robin", "buffer_cells": buf}],
         "link": [
             {"name": "wan", "a": "src-router", "b": "switch", "rate_bps": link_bps, "delay_ms": 22.5},
@@ -89,15 +93,21 @@ def scenario(
         vc = channel(i, kind)
         if not any(v["name"] == vc for v in doc["vc"]):
             doc["vc"].append({"name": vc, "path": path})
+        # The source and the sink each reach their router over their own serial line (Fig. 1).
+        src, dst = f"{kind}{i}-src", f"{kind}{i}-dst"
+        doc["host"] += [{"name": src, "mtu_bytes": MSS_BYTES + 40}, {"name": dst, "mtu_bytes": MSS_BYTES + 40}]
+        doc["serial"] += [
+            {"a": src, "b": "src-router", "rate_bps": link_bps},
+            {"a": "dst-router", "b": dst, "rate_bps": link_bps},
+        ]
         doc["tcp"].append(
             {
                 "name": f"{kind}{i}",
-                "client": "src-router",
-                "server": "dst-router",
+                "client": src,
+                "server": dst,
                 "vc": vc,
                 "window_bytes": WINDOW_BYTES,
                 "mss_bytes": MSS_BYTES,
-                "access_rate_bps": link_bps,
                 "app": {"kind": kind} if kind == "telnet" or item_scale == 1.0 else {"kind": kind, "item_scale": item_scale},
             }
         )

@@ -2,7 +2,7 @@
 //!
 //! Owns: [`Payload`] (the transport content of a datagram), [`DatagramId`], the
 //! [`Datagrams`] slab and its [`DatagramCounts`] ledger. A datagram is created where a
-//! transport or a source hands data to IP, travels as a 4-byte id through CPU queues, access
+//! transport or a source hands data to IP, travels as a 4-byte id through CPU queues, packet
 //! links and AAL5 frames (the ATM fabric never sees what it carries: DESIGN §7), and ends
 //! exactly once — delivered to its transport endpoint or sink, refused by a full adapter,
 //! lost with the AAL5 frame that carried it, or dropped by IP (no route), by a full
@@ -138,7 +138,7 @@ impl Datagrams {
         self.slots[id.0 as usize]
     }
 
-    /// Datagrams not yet ended (in CPU queues, on access links, in frames in the fabric).
+    /// Datagrams not yet ended (in CPU queues, on packet lines, waiting for a VC, in frames in the fabric).
     pub fn live(&self) -> u64 {
         self.live as u64
     }

@@ -20,12 +20,10 @@ pub mod route;
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::ConvApp;
 use crate::atm::aal5::Reassembler;
-use crate::ids::DatagramId;
 use crate::ids::{IfaceId, NodeId, PortId};
 use crate::rng::Stream;
 use crate::tcp::TcpConn;
-use crate::time::{Rate, SimDuration, SimTime};
-use std::collections::VecDeque;
+use crate::time::{SimDuration, SimTime};
 
 /// A node with an IP layer: an end system, or a router when `forwards`.
 pub struct Host {
@@ -93,28 +91,6 @@ pub struct Endpoint {
     /// The endpoint's random stream, after the first ISS and the timer phases were drawn:
     /// later conversations of the slot draw their ISS from it.
     pub rng: Stream,
-    /// The access link between the endpoint and its host (router), if configured.
-    pub access: Option<Box<Access>>,
-}
-
-/// One direction of an access link: a FIFO packet serializer and its propagation pipe.
-#[derive(Default)]
-pub struct AccessDir {
-    /// Datagrams waiting or (the front one, if `busy`) being serialized.
-    pub queue: VecDeque<(DatagramId, u32)>,
-    pub busy: bool,
-    /// Datagrams serialized and propagating, with their arrival times.
-    pub pipe: VecDeque<(SimTime, DatagramId)>,
-}
-
-/// A point-to-point access link between a TCP endpoint and its host's adapter (Cáceres §2,
-/// Fig. 1: each source and sink reaches its router over its own link). Whole IP datagrams
-/// are stored and forwarded: `ip_bytes·8 / rate` of serialization, then `delay`.
-pub struct Access {
-    pub rate: Rate,
-    pub delay: SimDuration,
-    /// `dirs[0]`: endpoint → adapter (sending); `dirs[1]`: adapter → endpoint (receiving).
-    pub dirs: [AccessDir; 2],
 }
 
 /// The application of a connection slot.

@@ -3,7 +3,7 @@
 //! Owns: creating datagrams (`new_datagram`) and accounting those whose frames were lost;
 //! segmenting a datagram onto a VC of the adapter (`send_datagram`, through a shaper if the VC
 //! or host has one; a full adapter refuses it whole); reassembling incoming cells into frames
-//! and handing each datagram up — to the access link, the CPU or TCP, or to a cell source's
+//! and handing each datagram up to the node's IP layer, through the CPU to TCP, or to a cell source's
 //! sink (`host_receive_cell`); the host CPU's queue ([`CpuEv`]); packet captures.
 
 use super::{AtmEv, CpuEv, Ev, Network};

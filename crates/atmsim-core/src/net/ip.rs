@@ -62,14 +62,7 @@ impl Network {
     /// Datagram `d` is for node `n`: hand it to its transport.
     fn ip_local(&mut self, n: NodeId, d: DatagramId) {
         match self.datagrams.get(d).payload {
-            Payload::Tcp { conn, side, .. } => {
-                if self.conns[conn.idx()].ep[side as usize].access.is_some() {
-                    let bytes = self.datagrams.get(d).ip_bytes;
-                    self.access_push(conn, side as usize, 1, d, bytes);
-                } else {
-                    self.deliver_tcp(d);
-                }
-            }
+            Payload::Tcp { .. } => self.deliver_tcp(d),
             Payload::Raw { source } => {
                 let bytes = self.datagrams.deliver(d).ip_bytes;
                 let s = &mut self.sources[source as usize];
@@ -98,9 +91,16 @@ impl Network {
         }
     }
 
+    /// Line `l` finished serializing a datagram: it propagates (or, on a line without
+    /// delay, arrives at once), and the next one starts.
     fn line_tx_done(&mut self, l: u32) {
         let (arrive, next) = self.lines[l as usize].tx_done(self.now);
-        self.q.schedule(arrive, Ev::Iface(IfaceEv::LineArrive(l)));
+        if arrive == self.now {
+            let p = self.lines[l as usize].arrive(arrive).expect("just serialized");
+            self.ip_input(p.to, p.datagram);
+        } else {
+            self.q.schedule(arrive, Ev::Iface(IfaceEv::LineArrive(l)));
+        }
         if let Some(t) = next {
             self.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
         }

@@ -9,7 +9,6 @@
 //! |---|---|---|
 //! | `fabric.rs` | [`AtmEv`] `PortTx`, `Arrive`, `Shape` | a port finished a cell; the head cell of a link reaches a switch or a host; a shaper releases conforming cells |
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
-//! | `access.rs` | [`AccessEv`] `Tx`, `Arrive` | a datagram finished serializing on, or reached the far end of, an access link |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
 //! | `ip.rs` | [`IfaceEv`] `LineTx`, `LineArrive`, `DriverTimer`; [`AppEv`] `Udp` | IP output, forwarding and local delivery; serial lines and LANs; the IP-over-ATM driver's actions and timers; UDP flows |
@@ -21,7 +20,6 @@
 //! ([`crate::kernel::EventQueue::horizon`]); the results are identical with batching off
 //! (tested), only faster.
 
-mod access;
 mod adapter;
 mod fabric;
 mod ip;
@@ -61,8 +59,6 @@ pub enum Ev {
     Atm(AtmEv),
     /// The host CPU: `adapter.rs`.
     Cpu(CpuEv),
-    /// Per-endpoint access links: `access.rs`.
-    Access(AccessEv),
     /// Packet-level interfaces and the IP-over-ATM driver: `ip.rs`.
     Iface(IfaceEv),
     /// TCP timers and opens: `transport.rs`.
@@ -98,16 +94,6 @@ pub enum AtmEv {
 pub enum CpuEv {
     /// The CPU of host `h` finished the job at the front of its queue.
     Done(NodeId),
-}
-
-/// Events of the per-endpoint access links: endpoint `s` of connection `c`, direction `d`
-/// (0 = towards the adapter, 1 = towards the endpoint).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AccessEv {
-    /// A datagram finished serializing.
-    Tx(ConnId, u8, u8),
-    /// That datagram reaches the far end.
-    Arrive(ConnId, u8, u8),
 }
 
 /// Events of TCP. Ticks carry the generation of the endpoint pair that armed them: a tick
@@ -209,7 +195,7 @@ pub struct Network {
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
     pub taps: Vec<Tap>,
     pub frames: Frames,
-    /// IP datagrams in flight (CPU queues, access links, AAL5 frames) and their ledger.
+    /// IP datagrams in flight (CPU queues, packet lines, driver queues, AAL5 frames) and their ledger.
     pub datagrams: Datagrams,
     /// Shapers and pacing at host adapters, re-shapers and policers at switch inputs.
     pub shapers: Shapers,
@@ -316,7 +302,6 @@ impl Network {
         match ev {
             Ev::Atm(e) => self.on_atm(e),
             Ev::Cpu(e) => self.on_cpu(e),
-            Ev::Access(e) => self.on_access(e),
             Ev::Iface(e) => self.on_iface(e),
             Ev::Transport(e) => self.on_transport(e),
             Ev::App(e) => self.on_app(e),

@@ -57,19 +57,13 @@ impl Network {
         }
     }
 
-    /// A sent segment leaves the IP layer: onto the access link or into the adapter.
+    /// A sent segment leaves its host through IP.
     pub(super) fn tcp_transmit(&mut self, d: DatagramId) {
-        let dg = self.datagrams.get(d);
-        let Payload::Tcp { conn: c, side: dest, .. } = dg.payload else { unreachable!("not a TCP payload") };
-        let ip_bytes = dg.ip_bytes;
-        let side = 1 - dest as usize;
-        let ep = &self.conns[c.idx()].ep[side];
-        let h = ep.host;
-        if ep.access.is_some() {
-            self.access_push(c, side, 0, d, ip_bytes);
-        } else {
-            self.ip_output(h, d);
-        }
+        let Payload::Tcp { conn: c, side: dest, .. } = self.datagrams.get(d).payload else {
+            unreachable!("not a TCP payload")
+        };
+        let h = self.conns[c.idx()].ep[1 - dest as usize].host;
+        self.ip_output(h, d);
     }
 
     /// tcp_input for a segment whose processing is done: the datagram ends here.

@@ -36,7 +36,8 @@ pub struct RouterSec {
 #[serde(deny_unknown_fields)]
 pub struct IpoaSec {
     /// "conv" (default): a VC per conversation; "app": per application type and direction
-    /// per host pair; "router": per pair of ATM nodes.
+    /// per host pair; "router": per pair of ATM nodes; "type": per application type and
+    /// direction per pair of ATM nodes (Cáceres' per-type channels).
     #[serde(default)]
     pub mux: MuxName,
     /// "pvc" (default): set up on first use, never torn down; "svc": torn down after
@@ -63,6 +64,7 @@ pub enum MuxName {
     Conv,
     App,
     Router,
+    Type,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

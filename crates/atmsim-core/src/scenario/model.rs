@@ -296,13 +296,6 @@ pub struct TcpSec {
     /// The application on the client.
     #[serde(default, deserialize_with = "table::one")]
     pub app: AppSec,
-    /// Rate of each endpoint's access link to its host [bit/s]; absent = no access link
-    /// (the endpoint sits on the host).
-    #[serde(default)]
-    pub access_rate_bps: Option<f64>,
-    /// One-way propagation delay of each access link [ms]. Default 0; needs access_rate_bps.
-    #[serde(default)]
-    pub access_delay_ms: Option<f64>,
 }
 
 /// Application driving a TCP connection.

@@ -1,5 +1,5 @@
 //! tcplib conversations (Cáceres et al. 1993): TELNET echo delay from first principles,
-//! FTP conversations back to back, connection recycling under loss, access links,
+//! FTP conversations back to back, connection recycling under loss, access lines,
 //! determinism, and Cáceres' main finding (per-destination FIFO hurts interactive delay).
 
 use crate::common::*;
@@ -44,6 +44,19 @@ path = ["src-router", "sw", "dst-router"]
     )
 }
 
+/// The same path with Cáceres' access lines (Fig. 1): the client `c` and the server `s` are
+/// hosts, each on its own 1.5 Mb/s serial line to its router; the routers' drivers carry
+/// the conversation on VC `v`.
+fn access_path(tcp: &str, duration_s: f64, warmup_s: f64) -> String {
+    let tcp = tcp.replace("client = \"src-router\"", "client = \"c\"").replace("server = \"dst-router\"", "server = \"s\"");
+    path(&tcp, duration_s, warmup_s).replace("[[host]]\nname = \"src-router\"", "[[router]]\nname = \"src-router\"").replace(
+        "[[host]]\nname = \"dst-router\"",
+        "[[router]]\nname = \"dst-router\"",
+    ) + "[[host]]\nname = \"c\"\n[[host]]\nname = \"s\"\n\
+         [[serial]]\na = \"c\"\nb = \"src-router\"\nrate_bps = 1500000\n\
+         [[serial]]\na = \"dst-router\"\nb = \"s\"\nrate_bps = 1500000\n"
+}
+
 fn conn<'a>(s: &'a Value, name: &str) -> &'a Value {
     s["connections"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()
 }
@@ -53,8 +66,8 @@ fn conn<'a>(s: &'a Value, name: &str) -> &'a Value {
 /// times), cross 22.5 ms, and the switch sends the last cell one cell time after it
 /// arrived (cell-level store and forward), so one way = 22.5 ms + (n + 1)·t_c, where n
 /// counts the cells of every segment (a packet above the 512-byte MSS takes two). With
-/// access links at 1.5 Mb/s, each of the four access-link crossings (client up, server
-/// down, server up, client down) adds the datagram's serialization (ip bytes · 8 / 1.5 Mb/s;
+/// access lines at 1.5 Mb/s, each of the four line crossings (client up, server down,
+/// server up, client down) adds the datagram's serialization (ip bytes · 8 / 1.5 Mb/s;
 /// store and forward of the whole datagram).
 fn expected_echo_s(p: u64, access: bool) -> f64 {
     let segs: Vec<u64> = if p > 512 { vec![512, p - 512] } else { vec![p] };
@@ -79,12 +92,12 @@ fn mean_expected_echo_s(access: bool) -> f64 {
 }
 
 fn telnet_alone(nagle: bool, access: bool) -> Value {
-    let acc = if access { "access_rate_bps = 1500000\n" } else { "" };
     let tcp = format!(
         "[[tcp]]\nname = \"t\"\nclient = \"src-router\"\nserver = \"dst-router\"\nwindow_bytes = 8192\n\
-         mss_bytes = 512\nnagle = {nagle}\n{acc}app = {{ kind = \"telnet\" }}\n"
+         mss_bytes = 512\nnagle = {nagle}\napp = {{ kind = \"telnet\" }}\n"
     );
-    run_text(&path(&tcp, 1200.0, 10.0), RunOptions::default()).summary
+    let text = if access { access_path(&tcp, 1200.0, 10.0) } else { path(&tcp, 1200.0, 10.0) };
+    run_text(&text, RunOptions::default()).summary
 }
 
 #[test]
@@ -98,7 +111,7 @@ fn an_uncongested_telnet_echo_takes_one_round_trip_plus_serialization() {
         let median = t["echo_delay_median_s"].as_f64().unwrap();
         let expect_mean = mean_expected_echo_s(access);
         // The median packet is 1 byte (tcplib: P(1 byte) = 0.628): 41-byte datagrams of
-        // 2 cells, so exactly 45 ms + 6 cell times (+ 4 · 41 · 8 / 1.5 Mb/s with access).
+        // 2 cells, so exactly 45 ms + 6 cell times (+ 4 · 41 · 8 / 1.5 Mb/s with access lines).
         let expect_median = expected_echo_s(1, access);
         println!(
             "access {access}: {n} samples, mean {:.3} ms (expected {:.3}), median {:.4} ms (expected {:.4})",
@@ -126,7 +139,7 @@ fn nagle_holds_keystrokes_typed_during_an_echo() {
 }
 
 const FTP1: &str = "[[tcp]]\nname = \"f\"\nclient = \"src-router\"\nserver = \"dst-router\"\nwindow_bytes = 8192\n\
-                    mss_bytes = 512\naccess_rate_bps = 1500000\napp = { kind = \"ftp\" }\n";
+                    mss_bytes = 512\napp = { kind = \"ftp\" }\n";
 
 /// Every byte of every message read whole arrived exactly once, nothing unexpected arrived,
 /// and only the current message may be partly read.
@@ -142,7 +155,7 @@ fn assert_scripts_intact(c: &Value) {
 
 #[test]
 fn one_ftp_source_runs_conversations_back_to_back() {
-    let s = run_text(&path(FTP1, 300.0, 45.0), RunOptions::default()).summary;
+    let s = run_text(&access_path(FTP1, 300.0, 45.0), RunOptions::default()).summary;
     assert_conserved(&s);
     let f = conn(&s, "f");
     assert_scripts_intact(f);
@@ -241,20 +254,13 @@ fn per_destination_fifo_delays_telnet_more_than_per_conversation_round_robin() {
 }
 
 #[test]
-fn caceres_scenarios_are_valid_and_bad_access_links_are_refused() {
-    for p in ["telnet1_ftp4_per_conversation", "telnet1_ftp4_per_destination"] {
+fn caceres_scenarios_are_valid_and_the_retired_access_link_fields_are_refused() {
+    for p in ["telnet1_ftp4_per_conversation", "telnet1_ftp4_per_type", "telnet1_ftp4_per_destination"] {
         let text = std::fs::read_to_string(repo_file(&format!("scenarios/caceres93/{p}.toml"))).unwrap();
         validate_str(&text, Format::Toml, p).unwrap_or_else(|e| panic!("{e}"));
     }
     let cases = [
-        ("access_rate_bps = 1500000\n", "access_rate_bps = -1\n", "tcp[0].access_rate_bps", "rate between 1 b/s"),
-        ("access_rate_bps = 1500000\n", "access_delay_ms = 1\n", "tcp[0].access_delay_ms", "access_rate_bps"),
-        (
-            "access_rate_bps = 1500000\n",
-            "access_rate_bps = 1500000\naccess_delay_ms = -1\n",
-            "tcp[0].access_delay_ms",
-            "time between 0",
-        ),
+        ("mss_bytes = 512\n", "mss_bytes = 512\naccess_rate_bps = 1500000\n", "tcp[0]", "unknown field"),
         ("kind = \"ftp\"", "kind = \"ftp\", write_bytes = 3", "tcp[0].app", "unknown field"),
     ];
     for (from, to, field, msg) in cases {

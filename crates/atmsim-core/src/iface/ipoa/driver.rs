@@ -224,7 +224,7 @@ impl IpoaDriver {
             return Err(KeyInUse(key));
         }
         let ty = match key {
-            MuxKey::App { ty, .. } => ty,
+            MuxKey::App { ty, .. } | MuxKey::Type { ty, .. } => ty,
             MuxKey::Conv(k) => k.header().conv_type(),
             MuxKey::Router { .. } => ConvType::Other,
         };

@@ -24,6 +24,9 @@ pub enum MuxPolicy {
     App,
     /// One VC per egress router: everything this interface sends to that router.
     Router,
+    /// One VC per application type (with direction) per egress router: Cáceres' (1993 §2.2)
+    /// "channel per type" between two routers — not one of Mah's policies.
+    Type,
 }
 
 /// How long a VC lives (Tab 2-3).
@@ -55,6 +58,7 @@ pub enum MuxKey {
     Conv(ConvKey),
     App { src: NodeId, dst: NodeId, ty: ConvType },
     Router { egress: NodeId },
+    Type { egress: NodeId, ty: ConvType },
 }
 
 /// The class tag of a VC: equal classes (and equal egress) make a cached VC reusable.
@@ -120,6 +124,7 @@ impl DriverConfig {
             MuxPolicy::Conv => MuxKey::Conv(hdr.conv_key()),
             MuxPolicy::App => MuxKey::App { src: hdr.src, dst: hdr.dst, ty },
             MuxPolicy::Router => MuxKey::Router { egress },
+            MuxPolicy::Type => MuxKey::Type { egress, ty },
         }
     }
 

@@ -84,7 +84,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     internet::routes(&mut hosts, &ifaces.subnets);
     let shapers = shaping::shapers(doc, &hosts, &vcs)?;
     let mut pvcs = Vec::new();
-    let conns = tcp::connections(&doc.tcp, &names, &vcs, &hosts, &run, &mut pvcs)?;
+    let conns = tcp::connections(&doc.tcp, &names, &vcs, &hosts, &run, &ifaces.ifaces, &mut pvcs)?;
     internet::router_pvcs(doc, &vcs, &hosts, &mut pvcs);
     internet::declare_pvcs(doc, &mut hosts, pvcs)?;
     let udp = internet::udp_flows(doc, &names, &hosts, &run)?;

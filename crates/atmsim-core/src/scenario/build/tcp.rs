@@ -7,7 +7,7 @@
 //! application's well-known port ([`server_port`]).
 //!
 //! Owns the checks of a connection (hosts, its VC, buffer and MSS sizes, start time,
-//! application, access link, duplicate-ACK threshold), the [`TcpConfig`] they give, and the
+//! application, duplicate-ACK threshold), the [`TcpConfig`] they give, and the
 //! [`Conn`] values: two [`Endpoint`]s — each with its own random stream
 //! (`Purpose::TcpEndpoint`, index 2·i for the client and 2·i + 1 for the server) for the
 //! initial sequence number and the phases of the BSD timers — and the application (a bulk
@@ -18,7 +18,7 @@ use super::nodes::Names;
 use super::simulation::Run;
 use super::internet::PvcBinding;
 use super::vcs::{VcInfo, Vcs};
-use crate::iface::ipoa::{MuxKey, MuxPolicy};
+use crate::iface::Iface;
 use crate::ids::ConnId;
 use crate::ip::header::{Media, PacketHeader, Proto};
 use crate::pcap;
@@ -26,12 +26,12 @@ use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::error::{Error, Result};
 use crate::ids::NodeId;
-use crate::ip::{Access, App, Conn, Endpoint, Host};
+use crate::ip::{App, Conn, Endpoint, Host};
 use crate::rng::{self, Purpose, Rng};
-use crate::scenario::limits::{self, int_in, invalid, span, MAX_RATE_BPS};
+use crate::scenario::limits::{self, int_in, invalid, span};
 use crate::scenario::model::{AppSec, TcpSec};
 use crate::tcp::{TcpConfig, TcpConn};
-use crate::time::{Rate, SimDuration, SimTime};
+use crate::time::{SimDuration, SimTime};
 
 /// Largest window TCP can offer: 65535 << 14 (RFC 1323 §2.3).
 const MAX_BUF_BYTES: i64 = 65535 << 14;
@@ -49,6 +49,7 @@ pub(super) fn connections(
     vcs: &Vcs,
     hosts: &[Host],
     run: &Run,
+    ifaces: &[Iface],
     pvcs: &mut Vec<PvcBinding>,
 ) -> Result<Vec<Conn>> {
     let mut conns: Vec<Conn> = Vec::new();
@@ -65,7 +66,15 @@ pub(super) fn connections(
                 return invalid(f(k), format!("expected a host, got router `{}`", hosts[n.idx()].name));
             }
         }
-        let vc = vc_of(i, t, vcs, [client, server])?;
+        // The ATM nodes where the route enters and leaves the ATM network (the hosts
+        // themselves if they are ATM-attached).
+        let crossing = atm_span(hosts, ifaces, client, server).zip(atm_span(hosts, ifaces, server, client));
+        let ends = match crossing {
+            Some(((a, _), (b, _))) => [a, b],
+            None => [client, server],
+        };
+        let end_names = [hosts[ends[0].idx()].name.as_str(), hosts[ends[1].idx()].name.as_str()];
+        let vc = vc_of(i, t, vcs, [client, server], (ends, end_names))?;
         if vc.is_none() && hosts[client.idx()].routes.get(server).is_none() {
             return invalid(
                 f("server"),
@@ -86,7 +95,6 @@ pub(super) fn connections(
             );
         }
         let app = app_spec(i, &t.app)?;
-        let access = access_link(i, t)?;
         let dupacks =
             int_in(f("dupack_threshold"), t.dupack_threshold, 0, 1000, "a number of duplicate ACKs (0 = off)")?;
         base.dupack_threshold = if dupacks == 0 { u32::MAX } else { dupacks as u32 };
@@ -104,23 +112,19 @@ pub(super) fn connections(
             }
         };
         if let Some(vc) = vc {
-            for (side, n) in [(0, client), (1, server)] {
-                let d = vc.dir_from(n).expect("client and server are the ends of their VC");
-                if hosts[n.idx()].atm.as_ref().is_some_and(|a| a.driver.config().mux != MuxPolicy::Conv) {
-                    return invalid(
-                        f("vc"),
-                        format!(
-                            "binding a connection to a VC needs the per-conversation driver at `{}` (ipoa.mux = \"conv\")",
-                            hosts[n.idx()].name
-                        ),
-                    );
-                }
+            // Each end's driver carries this conversation's datagrams on the VC, under the
+            // key its multiplexing policy gives them.
+            for (side, n) in [(0, ends[0]), (1, ends[1])] {
+                let d = vc.dir_from(n).expect("the VC joins the ATM ends of the route");
+                let egress = ends[1 - side];
                 let h = hdr(side);
-                pvcs.push(PvcBinding { node: n, key: MuxKey::Conv(h.conv_key()), egress: h.dst, vci: d.vci, field: f("vc") });
+                let atm = hosts[n.idx()].atm.as_ref().expect("an ATM end has a driver");
+                let key = atm.driver.config().mux_key(&h, h.conv_type(), egress);
+                pvcs.push(PvcBinding { node: n, key, egress, vci: d.vci, field: f("vc") });
             }
         }
-        let client_ep = endpoint(run.seed, 2 * i, base, client, hdr(0), access);
-        let server_ep = endpoint(run.seed, 2 * i + 1, base, server, hdr(1), access);
+        let client_ep = endpoint(run.seed, 2 * i, base, client, hdr(0));
+        let server_ep = endpoint(run.seed, 2 * i + 1, base, server, hdr(1));
         let lowat = base.snd_lowat_bytes as u64;
         conns.push(Conn {
             name: t.name.clone(),
@@ -150,31 +154,64 @@ pub(super) fn connections(
     Ok(conns)
 }
 
-/// Connection `i`'s VC: the one it names, or the only one joining its two `hosts`; none if
-/// no VC joins them (IP routes it).
-fn vc_of<'v>(i: usize, t: &TcpSec, vcs: &'v Vcs, hosts: [NodeId; 2]) -> Result<Option<&'v VcInfo>> {
+/// Where the route from `from` to `to` crosses the ATM network: the node it enters by and
+/// the node it leaves by (`None` if it does not cross it).
+fn atm_span(hosts: &[Host], ifaces: &[Iface], from: NodeId, to: NodeId) -> Option<(NodeId, NodeId)> {
+    let mut n = from;
+    for _ in 0..hosts.len() {
+        let hop = hosts[n.idx()].routes.get(to)?;
+        if let Iface::Atm { .. } = ifaces[hop.iface.idx()] {
+            return Some((n, hop.next));
+        }
+        n = hop.next;
+    }
+    None
+}
+
+/// Connection `i`'s VC: the one it names (joining the ATM `ends` of its route), or the only
+/// one joining its two `hosts`, or else the only one joining the ATM ends; none if there is
+/// none (the drivers on the route choose VCs).
+fn vc_of<'v>(
+    i: usize,
+    t: &TcpSec,
+    vcs: &'v Vcs,
+    hosts: [NodeId; 2],
+    (ends, end_names): ([NodeId; 2], [&str; 2]),
+) -> Result<Option<&'v VcInfo>> {
     let f = |k: &str| at(i, k);
     let joins = |v: &VcInfo| v.ends == hosts || v.ends == [hosts[1], hosts[0]];
+    let joins_ends = |v: &VcInfo| v.ends == ends || v.ends == [ends[1], ends[0]];
     match &t.vc {
         Some(name) => {
             let v = vcs
                 .get(name.as_str())
                 .ok_or_else(|| Error::invalid(f("vc"), format!("expected the name of a [[vc]], got `{name}`")))?;
-            if !joins(v) {
+            if !joins_ends(v) {
                 return invalid(
                     f("vc"),
-                    format!("expected a VC joining `{}` and `{}`, but `{name}` does not", t.client, t.server),
+                    format!(
+                        "expected a VC joining the ends of the connection's path over ATM (`{}` and `{}`), but `{name}` does not",
+                        end_names[0],
+                        end_names[1]
+                    ),
                 );
             }
             Ok(Some(v))
         }
         None => {
+            // The only VC joining the two hosts, or else the only one joining the ATM ends.
             let mut found: Vec<(&&str, &VcInfo)> = vcs.iter().filter(|(_, v)| joins(v)).collect();
+            if found.is_empty() {
+                found = vcs.iter().filter(|(_, v)| joins_ends(v)).collect();
+            }
             found.sort_by_key(|(n, _)| **n);
             match found.len() {
                 1 => Ok(Some(found[0].1)),
                 0 => Ok(None),
-                _ => invalid(f("vc"), format!("several VCs join `{}` and `{}`: name one", t.client, t.server)),
+                _ => invalid(
+                    f("vc"),
+                    format!("several VCs join `{}` and `{}`: name one", end_names[0], end_names[1]),
+                ),
             }
         }
     }
@@ -263,30 +300,6 @@ fn item_scale_in(field: String, v: f64) -> Result<f64> {
     }
 }
 
-/// Connection `i`'s access links (rate and delay), if it has them: `access_delay_ms` needs
-/// `access_rate_bps`.
-fn access_link(i: usize, t: &TcpSec) -> Result<Option<(Rate, SimDuration)>> {
-    let f = |k: &str| at(i, k);
-    let access_rate = t
-        .access_rate_bps
-        .map(|r| limits::rate(f("access_rate_bps"), r, limits::MIN_PACKET_RATE_BPS, MAX_RATE_BPS).map(Rate::bps))
-        .transpose()?;
-    let access_delay = match t.access_delay_ms {
-        Some(d) => {
-            let d = span(f("access_delay_ms"), d, 1e-3, "ms", limits::MAX_DELAY_S)?;
-            if access_rate.is_none() {
-                return invalid(
-                    f("access_delay_ms"),
-                    "only meaningful with access_rate_bps; set the access link's rate",
-                );
-            }
-            d
-        }
-        None => SimDuration::ZERO,
-    };
-    Ok(access_rate.map(|rate| (rate, access_delay)))
-}
-
 /// The endpoint on host `h`, sending on VC direction `d`, with random stream `index`.
 fn endpoint(
     seed: u64,
@@ -294,7 +307,6 @@ fn endpoint(
     base: TcpConfig,
     h: NodeId,
     hdr: PacketHeader,
-    access: Option<(Rate, SimDuration)>,
 ) -> Endpoint {
     let mut r = rng::stream(seed, Purpose::TcpEndpoint, index as u64);
     let iss: u32 = r.gen();
@@ -311,6 +323,5 @@ fn endpoint(
         fast_pending: false,
         slow_pending: false,
         rng: r,
-        access: access.map(|(rate, delay)| Box::new(Access { rate, delay, dirs: Default::default() })),
     }
 }
