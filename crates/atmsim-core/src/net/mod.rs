@@ -13,7 +13,7 @@
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
 //! | `ip.rs` | [`IfaceEv`] `LineTx`, `LineArrive`, `DriverTimer`; [`AppEv`] `Udp` | IP output, forwarding and local delivery; serial lines and LANs; the IP-over-ATM driver's actions and timers; UDP flows |
 //! | `signalling.rs` | [`SigEv`] `Timer`; signalling cells | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases |
-//! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample` | end of warm-up, periodic probes |
+//! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample`, `VcCount` | end of warm-up, periodic probes, VCs in use counted each second |
 //!
 //! **Batching.** A port that finishes a cell and has another, and a link whose next cell
 //! arrives, take that next step inline when it falls strictly before every pending event
@@ -137,6 +137,8 @@ pub enum MeasureEv {
     Warm,
     /// Periodic probe of queues and TCP state.
     Sample,
+    /// Once a second: every IP-over-ATM driver counts its VCs in use (for the maximum).
+    VcCount,
 }
 
 /// Longest wall-clock time between two progress reports of [`Network::run`].
@@ -244,6 +246,9 @@ impl Network {
                     self.greedy_refill(id);
                 }
             }
+        }
+        if self.sig.is_some() {
+            self.q.schedule(SimTime::ZERO + probes::VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));
         }
         for f in 0..self.udp.len() {
             let t = self.udp[f].start;

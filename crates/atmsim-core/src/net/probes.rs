@@ -7,6 +7,9 @@
 use super::{Ev, MeasureEv, Network};
 use crate::ip::App;
 
+/// How often the IP-over-ATM drivers' VCs in use are counted (Mah §6.6: once a second).
+pub const VC_COUNT_PERIOD: crate::time::SimDuration = crate::time::SimDuration::from_secs(1);
+
 impl Network {
     /// Dispatch of the measurement events.
     pub(super) fn on_measure(&mut self, ev: MeasureEv) {
@@ -17,6 +20,14 @@ impl Network {
                 if let Some(dt) = self.sample_every {
                     self.q.schedule(self.now + dt, Ev::Measure(MeasureEv::Sample));
                 }
+            }
+            MeasureEv::VcCount => {
+                for h in &mut self.hosts {
+                    if let Some(atm) = &mut h.atm {
+                        atm.driver.sample_in_use();
+                    }
+                }
+                self.q.schedule(self.now + VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));
             }
         }
     }

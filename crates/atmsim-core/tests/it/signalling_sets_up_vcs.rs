@@ -137,6 +137,8 @@ fn svc_tears_down_after_its_idle_timeout_and_the_next_datagram_sets_up_again() {
     let r1 = &host(&s, "r1")["ipoa"];
     assert_eq!(r1["setups_requested"], 2, "{r1}");
     assert_eq!(r1["teardowns"], 1);
+    assert_eq!(r1["max_vcs_in_use"], 1, "counted each second");
+    assert_eq!(r1["vcs_in_use"], 1, "the second datagram's VC");
     assert_eq!(s["signalling"]["releases"], 1);
     let c = &s["udp"][0];
     assert_eq!(c["delivered"], 2);
