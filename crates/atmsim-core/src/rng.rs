@@ -30,6 +30,10 @@ pub enum Purpose {
     LinkClock = 4,
     /// A UDP flow: its packet gaps.
     UdpFlow = 5,
+    /// A traffic generator: arrivals and host choices.
+    Traffic = 6,
+    /// The endpoints of a generated conversation (index: generator << 40 | conversation).
+    TrafficConn = 7,
 }
 
 #[inline]

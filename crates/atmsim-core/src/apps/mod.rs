@@ -10,5 +10,6 @@
 pub mod bulk;
 pub mod cell_source;
 pub mod conversation;
+pub mod generator;
 pub mod tcplib;
 pub mod udp;

@@ -93,6 +93,29 @@ pub struct Endpoint {
     pub rng: Stream,
 }
 
+impl Endpoint {
+    /// A closed endpoint on host `h` sending datagrams with header `hdr`; its initial
+    /// sequence number and timer phases are the first draws of its stream `r`.
+    pub fn new(base: crate::tcp::TcpConfig, h: NodeId, hdr: header::PacketHeader, mut r: Stream) -> Self {
+        use crate::rng::Rng;
+        let iss: u32 = r.gen();
+        let fast_phase = SimDuration::from_ps(r.gen_range(0..base.fast_tick.as_ps()));
+        let slow_phase = SimDuration::from_ps(r.gen_range(0..base.slow_tick.as_ps()));
+        Endpoint {
+            tcp: TcpConn::new(base, iss),
+            host: h,
+            hdr,
+            fast_phase,
+            slow_phase,
+            fast_period: base.fast_tick,
+            slow_period: base.slow_tick,
+            fast_pending: false,
+            slow_pending: false,
+            rng: r,
+        }
+    }
+}
+
 /// The application of a connection slot.
 pub enum App {
     /// ttcp-like bulk sender; the server reads everything (one connection, never recycled).
@@ -114,6 +137,8 @@ impl App {
 /// (passive opener, sink).
 pub struct Conn {
     pub name: String,
+    /// The traffic generator whose pool the slot belongs to (`None`: a `[[tcp]]` slot).
+    pub pooled: Option<u32>,
     pub start: SimTime,
     pub ep: [Endpoint; 2],
     pub app: App,

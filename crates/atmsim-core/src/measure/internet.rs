@@ -150,3 +150,27 @@ pub fn signalling(net: &Network) -> Value {
         },
     })
 }
+
+/// One entry per traffic generator: conversations and the times completed ones took.
+pub fn traffic(net: &Network) -> Vec<Value> {
+    net.gens
+        .iter()
+        .map(|g| {
+            let s = &g.stats;
+            let mut d = s.durations_s.clone();
+            let st = super::report::EchoStats::of(&mut d);
+            json!({
+                "name": g.name,
+                "started": s.started,
+                "completed": s.completed,
+                "aborted": s.aborted,
+                "skipped": s.skipped,
+                "open_at_end": s.open,
+                "max_open": s.max_open,
+                "duration_mean_s": st.map(|x| x.mean),
+                "duration_median_s": st.map(|x| x.median),
+                "duration_p90_s": st.map(|x| x.p90),
+            })
+        })
+        .collect()
+}

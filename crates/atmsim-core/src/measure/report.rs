@@ -16,8 +16,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
     let warm = net.warmup.as_secs_f64();
     let window = (end - warm).max(f64::MIN_POSITIVE);
 
-    let connections: Vec<Value> = net
-        .conns
+    let connections: Vec<Value> = net.conns[..net.fixed_conns]
         .iter()
         .map(|c| {
             let s = c.ep[0].tcp.stats();
@@ -177,6 +176,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "lines": super::internet::lines(net),
         "udp": super::internet::udp(net),
         "signalling": super::internet::signalling(net),
+        "traffic": super::internet::traffic(net),
+        "connection_pool": { "slots": net.conns.len() - net.fixed_conns, "free": net.free_conns.len() },
         "captures": net.taps.iter().map(|t| json!({
             "name": t.name, "host": t.host, "snaplen_bytes": t.snaplen,
             "packets": t.packets(), "packets_out": t.packets_out, "packets_in": t.packets_in,

@@ -102,10 +102,10 @@ impl Network {
     /// A TCP datagram reaches its endpoint: stale generations are counted and dropped.
     /// A TCP segment reaches its host's IP layer: through the receive CPU if the host has one.
     pub(crate) fn deliver_tcp(&mut self, d: DatagramId) {
-        let Payload::Tcp { conn: c, side, seg, .. } = self.datagrams.get(d).payload else {
-            unreachable!("not a TCP payload")
-        };
-        let h = self.conns[c.idx()].ep[side as usize].host;
+        let dg = self.datagrams.get(d);
+        let Payload::Tcp { seg, .. } = dg.payload else { unreachable!("not a TCP payload") };
+        // The destination host (the slot may hold a later conversation on other hosts).
+        let h = dg.hdr.dst;
         let now = self.now;
         match &mut self.hosts[h.idx()].cpu {
             Some(cpu) if !cpu.rx.is_zero() => {

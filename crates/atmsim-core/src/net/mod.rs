@@ -11,6 +11,7 @@
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
+//! | `traffic.rs` | [`AppEv`] `Spawn` | traffic generators open conversations on pooled connections |
 //! | `ip.rs` | [`IfaceEv`] `LineTx`, `LineArrive`, `DriverTimer`; [`AppEv`] `Udp` | IP output, forwarding and local delivery; serial lines and LANs; the IP-over-ATM driver's actions and timers; UDP flows |
 //! | `signalling.rs` | [`SigEv`] `Timer`; signalling cells | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases |
 //! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample`, `VcCount` | end of warm-up, periodic probes, VCs in use counted each second |
@@ -25,10 +26,12 @@ mod fabric;
 mod ip;
 mod probes;
 mod signalling;
+mod traffic;
 mod sources;
 mod transport;
 
 use crate::apps::cell_source::CellSource;
+use crate::apps::generator::Generator;
 use crate::apps::udp::UdpFlow;
 use crate::atm::aal5::Frames;
 use crate::atm::cell::Cell;
@@ -128,6 +131,8 @@ pub enum AppEv {
     Message(SourceId, u32),
     /// UDP flow `f` sends a datagram.
     Udp(u32),
+    /// Traffic generator `g` opens a conversation.
+    Spawn(u32),
 }
 
 /// Measurement events.
@@ -222,6 +227,14 @@ pub struct Network {
     pub driver_timers: Slots<(NodeId, TimerToken)>,
     /// The signalling plane, if the scenario has one.
     pub sig: Option<Box<SigNet>>,
+    /// Traffic generators; their conversations use `conns[fixed_conns..]`.
+    pub gens: Vec<Generator>,
+    /// Connection slots of the `[[tcp]]` sections (the rest are generators' pools).
+    pub fixed_conns: usize,
+    /// Pooled slots free for the next conversation.
+    pub free_conns: Vec<u32>,
+    /// The run's master seed (generated conversations derive their streams from it).
+    pub seed: u64,
 }
 
 impl Network {
@@ -231,6 +244,10 @@ impl Network {
             let t = self.conns[c].start;
             self.conns[c].ep[1].tcp.open_passive();
             self.q.schedule(t, Ev::Transport(TransportEv::Start(ConnId(c as u32))));
+        }
+        for g in 0..self.gens.len() {
+            let t = self.gens[g].start;
+            self.q.schedule(t, Ev::App(AppEv::Spawn(g as u32)));
         }
         for s in 0..self.sources.len() {
             // Two frames queued from the start; one more per frame sent.

@@ -52,7 +52,7 @@ impl Network {
         self.drain_host_links();
         let t = self.now.as_secs_f64();
         let dt = self.sample_every.map_or(1.0, |d| d.as_secs_f64());
-        for (i, c) in self.conns.iter_mut().enumerate() {
+        for (i, c) in self.conns[..self.fixed_conns].iter_mut().enumerate() {
             let tcp = &c.ep[0].tcp;
             let e = self.rec.conn_entity(i);
             self.rec.push(t, e, "cwnd_bytes", tcp.cwnd() as f64);

@@ -22,15 +22,7 @@ impl Network {
         match ev {
             TransportEv::Fast(c, s, g) => self.tcp_fast_tick(c, s as usize, g),
             TransportEv::Slow(c, s, g) => self.tcp_slow_tick(c, s as usize, g),
-            TransportEv::Start(c) => {
-                let now = self.now;
-                let conn = &mut self.conns[c.idx()];
-                if let App::Conv(a) = &mut conn.app {
-                    a.start(now);
-                }
-                conn.ep[0].tcp.open_active(now);
-                self.service(c, 0);
-            }
+            TransportEv::Start(c) => self.open_conn(c),
         }
     }
 
@@ -40,6 +32,7 @@ impl Network {
             AppEv::Timer(c, g) => self.app_timer(c, g),
             AppEv::Message(s, bytes) => self.source_message(s, bytes),
             AppEv::Udp(f) => self.udp_send(f),
+            AppEv::Spawn(g) => self.spawn(g),
         }
     }
 
@@ -210,6 +203,9 @@ impl Network {
             return;
         }
         app.finish(aborted);
+        if conn.pooled.is_some() {
+            return self.release(c, aborted);
+        }
         let now = self.now;
         conn.gen = conn.gen.wrapping_add(1);
         for ep in &mut conn.ep {

@@ -222,3 +222,102 @@ fn window_default() -> i64 {
 fn rto_default() -> f64 {
     200.0
 }
+
+/// `[[site]]`: a site of the internetwork in one table (Mah §3.2): `workstations` hosts
+/// (`<site>-ws<i>`) and `servers` hosts (`<site>-srv<j>`) on a shared LAN (`<site>-lan`) with
+/// one router (`<site>-router`), whose ATM adapter links to switch `attach`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiteSec {
+    pub name: String,
+    pub workstations: i64,
+    pub servers: i64,
+    /// MTU of the site's hosts [bytes]. Default 1500 (an Ethernet-like LAN, spec A-3).
+    #[serde(default = "lan_mtu_default")]
+    pub host_mtu_bytes: i64,
+    /// Default 100 Mb/s (Mah §3.2).
+    #[serde(default = "lan_rate_default")]
+    pub lan_rate_bps: f64,
+    /// Default 0.01 ms.
+    #[serde(default = "lan_delay_default")]
+    pub lan_delay_ms: f64,
+    /// The switch the router's ATM link goes to; absent = the site has no ATM link.
+    #[serde(default)]
+    pub attach: Option<String>,
+    /// The router's ATM link: a preset or a rate, and its delay [ms] (default 0, A-2).
+    #[serde(default)]
+    pub link_preset: Option<String>,
+    #[serde(default)]
+    pub link_rate_bps: Option<f64>,
+    #[serde(default)]
+    pub link_delay_ms: f64,
+    /// The router's adapter.
+    #[serde(default)]
+    pub router_scheduler: Discipline,
+    #[serde(default)]
+    pub router_buffer_cells: Option<i64>,
+    #[serde(default, deserialize_with = "table::optional")]
+    pub ipoa: Option<IpoaSec>,
+}
+
+/// `[[traffic]]`: a generator of TCP conversations: at each arrival a client workstation of
+/// the `from` sites opens a conversation to a random host of `to`; its connection comes from
+/// a pool and returns there when the conversation ends.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficSec {
+    pub name: String,
+    /// A tcplib conversation kind (telnet, ftp, smtp, nntp) or bulk with `total_bytes`.
+    #[serde(deserialize_with = "table::one")]
+    pub app: super::model::AppSec,
+    /// Sites whose workstations open the conversations; empty (default) = every site.
+    #[serde(default)]
+    pub from: Vec<String>,
+    /// "servers" (default: a server of any site, uniformly) or "workstations" (any other
+    /// workstation of any site).
+    #[serde(default)]
+    pub to: TargetsName,
+    /// "poisson" (default; exponential gaps) or "uniform" (gaps uniform on 0..2·mean).
+    #[serde(default)]
+    pub arrivals: ArrivalsName,
+    /// Mean time between conversation arrivals of this generator [s].
+    pub mean_interarrival_s: f64,
+    /// Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// Default: the end of the run.
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Default 512 (4.4BSD off-subnet default, spec A-7).
+    #[serde(default = "mss_default")]
+    pub mss_bytes: i64,
+    /// Send and receive buffers [bytes]. Default 8192 (4.4BSD, A-7).
+    #[serde(default = "window_default_bytes")]
+    pub window_bytes: i64,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetsName {
+    #[default]
+    Servers,
+    Workstations,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalsName {
+    #[default]
+    Poisson,
+    Uniform,
+}
+
+fn lan_mtu_default() -> i64 {
+    1500
+}
+fn mss_default() -> i64 {
+    512
+}
+fn window_default_bytes() -> i64 {
+    8192
+}

@@ -8,7 +8,7 @@
 //! table belongs is refused rather than read by position. Ranges are in [`super::limits`].
 //! The user-facing reference is `docs/scenario.md`.
 
-pub use super::internet::{IpoaSec, LanSec, RouterSec, SerialSec, SignallingSec, UdpSec};
+pub use super::internet::{IpoaSec, LanSec, RouterSec, SerialSec, SignallingSec, SiteSec, TrafficSec, UdpSec};
 use super::table;
 use crate::atm::port::DropPolicyName;
 use crate::atm::sched::Discipline;
@@ -50,6 +50,10 @@ pub struct ScenarioDoc {
     pub udp: Vec<UdpSec>,
     #[serde(default, deserialize_with = "table::optional")]
     pub signalling: Option<SignallingSec>,
+    #[serde(default, rename = "site", deserialize_with = "table::many")]
+    pub sites: Vec<SiteSec>,
+    #[serde(default, rename = "traffic", deserialize_with = "table::many")]
+    pub traffic: Vec<TrafficSec>,
 }
 
 /// `[simulation]`: run length and measurement.

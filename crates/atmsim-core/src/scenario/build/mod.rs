@@ -27,7 +27,11 @@
 //! 8. `tcp.rs` — `[[tcp]]`: connections, their endpoints, applications and access links;
 //! 9. `sources.rs` — `[[cell_source]]`;
 //! 10. `captures.rs` — `[[capture]]`;
-//! 11. `signalling.rs` — `[signalling]`: controllers, signalling links, routes.
+//! 11. `signalling.rs` — `[signalling]`: controllers, signalling links, routes;
+//! 12. `traffic.rs` — `[[traffic]]`: conversation generators over the sites' hosts.
+//!
+//! Before all of them, `sites.rs` expands each `[[site]]` into the hosts, router, LAN and
+//! link it stands for.
 //!
 //! Ranges come from [`super::limits`]; random streams are drawn with [`crate::rng::stream`]
 //! keyed by the entity's index, so a document builds the same network for the same seed.
@@ -38,10 +42,12 @@ mod links;
 mod nodes;
 mod shaping;
 mod signalling;
+mod sites;
 mod simulation;
 mod sources;
 mod strings;
 mod tcp;
+mod traffic;
 mod vcs;
 
 use super::limits::{self, invalid};
@@ -61,6 +67,15 @@ pub const VCI_BASE: u32 = 32;
 pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: Option<bool>) -> Result<Network> {
     strings::check(doc)?;
     let run = simulation::settings(&doc.simulation, seed_override, batching_override)?;
+    // A site stands for its hosts, router, LAN and uplink.
+    let expanded;
+    let doc = match sites::expand(doc)? {
+        Some(d) => {
+            expanded = d;
+            &expanded
+        }
+        None => doc,
+    };
     // Routers are nodes after the hosts: built from the same kind of section.
     let routers = internet::routers(doc)?;
     let merged;
@@ -90,6 +105,8 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let udp = internet::udp_flows(doc, &names, &hosts, &run)?;
     let sources = sources::cell_sources(&doc.cell_sources, &names, &vcs, &mut fabric.ports, run.seed)?;
     let sig = signalling::signalling(doc.signalling.as_ref(), &fabric, &switches, &hosts)?;
+    let gens = traffic::generators(doc, &names, &run)?;
+    let fixed_conns = conns.len();
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;
 
     let conn_names: Vec<String> = conns.iter().map(|c| c.name.clone()).collect();
@@ -125,6 +142,10 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         udp,
         driver_timers: Default::default(),
         sig,
+        gens,
+        fixed_conns,
+        free_conns: Vec::new(),
+        seed: run.seed,
     };
     net.prime();
     Ok(net)

@@ -27,10 +27,10 @@ use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::error::{Error, Result};
 use crate::ids::NodeId;
 use crate::ip::{App, Conn, Endpoint, Host};
-use crate::rng::{self, Purpose, Rng};
+use crate::rng::{self, Purpose};
 use crate::scenario::limits::{self, int_in, invalid, span};
 use crate::scenario::model::{AppSec, TcpSec};
-use crate::tcp::{TcpConfig, TcpConn};
+use crate::tcp::TcpConfig;
 use crate::time::{SimDuration, SimTime};
 
 /// Largest window TCP can offer: 65535 << 14 (RFC 1323 §2.3).
@@ -128,6 +128,7 @@ pub(super) fn connections(
         let lowat = base.snd_lowat_bytes as u64;
         conns.push(Conn {
             name: t.name.clone(),
+            pooled: None,
             start: SimTime::ZERO + SimDuration::from_secs_f64(t.start_s),
             ep: [client_ep, server_ep],
             app: match app {
@@ -301,27 +302,6 @@ fn item_scale_in(field: String, v: f64) -> Result<f64> {
 }
 
 /// The endpoint on host `h`, sending on VC direction `d`, with random stream `index`.
-fn endpoint(
-    seed: u64,
-    index: usize,
-    base: TcpConfig,
-    h: NodeId,
-    hdr: PacketHeader,
-) -> Endpoint {
-    let mut r = rng::stream(seed, Purpose::TcpEndpoint, index as u64);
-    let iss: u32 = r.gen();
-    let fast_phase = SimDuration::from_ps(r.gen_range(0..base.fast_tick.as_ps()));
-    let slow_phase = SimDuration::from_ps(r.gen_range(0..base.slow_tick.as_ps()));
-    Endpoint {
-        tcp: TcpConn::new(base, iss),
-        host: h,
-        hdr,
-        fast_phase,
-        slow_phase,
-        fast_period: base.fast_tick,
-        slow_period: base.slow_tick,
-        fast_pending: false,
-        slow_pending: false,
-        rng: r,
-    }
+fn endpoint(seed: u64, index: usize, base: TcpConfig, h: NodeId, hdr: PacketHeader) -> Endpoint {
+    Endpoint::new(base, h, hdr, rng::stream(seed, Purpose::TcpEndpoint, index as u64))
 }
