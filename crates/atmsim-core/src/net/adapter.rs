@@ -2,7 +2,8 @@
 //!
 //! Owns: creating datagrams (`new_datagram`) and accounting those whose frames were lost;
 //! segmenting a datagram onto a VC of the adapter (`send_datagram`, through a shaper if the VC
-//! or host has one; a full adapter refuses it whole); reassembling incoming cells into frames
+//! or host has one; a full adapter refuses it whole), or as a control frame served ahead of
+//! data (`send_ctrl_datagram`); reassembling incoming cells into frames
 //! and handing each datagram up — to the access link, the CPU or TCP, or to a cell source's
 //! sink (`host_receive_cell`); the host CPU's queue ([`CpuEv`]); packet captures.
 
@@ -48,6 +49,31 @@ impl Network {
             return false;
         }
         pt.push_frame(now, vci, f, ncells);
+        self.cells.injected += ncells as u64;
+        if let Some(t) = self.hosts[h.idx()].tap {
+            self.capture(t, true, d);
+        }
+        self.kick(port);
+        true
+    }
+
+    /// Segment datagram `d` onto VC `vci` of host `h`'s adapter port `port` as a control
+    /// (signalling) frame: its cells carry [`crate::atm::cell::flags::CTRL`], wait in the
+    /// port's control FIFO ahead of all data, and keep that class at every switch they cross.
+    /// Never shaped. A frame that does not fit the control FIFO whole is refused as a data
+    /// frame is (`refused_at_host`, the datagram refused), and counted in the port's
+    /// `dropped_ctrl`. Returns whether the frame was queued.
+    pub fn send_ctrl_datagram(&mut self, h: HostId, port: PortId, vci: u32, d: DatagramId) -> bool {
+        let now = self.now;
+        let ip_bytes = self.datagrams.get(d).ip_bytes;
+        let f = self.frames.alloc(d, h, ip_bytes, now);
+        let ncells = self.frames.get(f).ncells;
+        if !self.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
+            self.frames.cancel(f);
+            self.cells.refused_at_host += ncells as u64;
+            self.datagrams.refuse(d);
+            return false;
+        }
         self.cells.injected += ncells as u64;
         if let Some(t) = self.hosts[h.idx()].tap {
             self.capture(t, true, d);

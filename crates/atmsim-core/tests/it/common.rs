@@ -37,6 +37,7 @@ pub fn assert_conserved(s: &serde_json::Value) {
         "dropped_clp1",
         "dropped_police",
         "dropped_reshape",
+        "dropped_ctrl",
     ]
     .iter()
     .map(|k| c[k].as_u64().unwrap())
