@@ -2,7 +2,8 @@
 //!
 //! Owns: [`Cell`], [`CELL_BYTES`], [`CELL_BITS`]. A cell is 53 bytes on the wire (5 header +
 //! 48 payload) but in the simulator it is 12 bytes of ids: the VCI on the current hop, the
-//! AAL5 frame it belongs to, and the header bits that matter (PTI end-of-frame, CLP).
+//! AAL5 frame it belongs to, and the header bits that matter (PTI end-of-frame, CLP) plus
+//! one simulator mark, [`flags::CTRL`], for signalling cells.
 
 /// Cell size on the wire [bytes].
 pub const CELL_BYTES: u32 = 53;
@@ -17,6 +18,14 @@ pub mod flags {
     pub const EOF: u8 = 0x01;
     /// Cell loss priority: 1 = may be discarded first.
     pub const CLP: u8 = 0x02;
+    /// Control (signalling) cell: every output port serves it from its own control FIFO, ahead
+    /// of all data cells (strict priority; [`crate::atm::port`]). Not a header bit of I.361:
+    /// a real switch knows its signalling VC from its tables; the simulator carries the verdict
+    /// with the cell so that a port needs no lookup to classify it. Set on every cell of a
+    /// signalling frame by its sender (`OutPort::push_ctrl_frame` at an adapter) and kept
+    /// across switches (translation rewrites only the VCI). Apart from queueing at ports, a
+    /// control cell is an ordinary cell: same frame table, reassembly and cell ledger.
+    pub const CTRL: u8 = 0x04;
 }
 
 /// One cell in flight or in a queue.
@@ -34,5 +43,11 @@ impl Cell {
     #[inline]
     pub fn is_eof(&self) -> bool {
         self.flags & flags::EOF != 0
+    }
+
+    /// A control (signalling) cell ([`flags::CTRL`]).
+    #[inline]
+    pub fn is_ctrl(&self) -> bool {
+        self.flags & flags::CTRL != 0
     }
 }

@@ -4,7 +4,8 @@
 //! - [`aal5`] — segmentation, reassembly, the table of frames in flight;
 //! - [`link`] — cell rates (T1, DS3, TAXI-100, OC-3c presets) and propagation;
 //! - [`sched`] — FIFO and cell-by-cell round robin with a token queue (Cáceres §8);
-//! - [`port`] — output buffers, tail/PPD/EPD admission, the transmitter;
+//! - [`port`] — output buffers, tail/PPD/EPD admission, a strict-priority control (signalling)
+//!   class, the transmitter;
 //! - [`shaping`] — the GCRA (ITU-T I.371), shapers and pacing at host adapters;
 //! - [`switch`] — output-queued switches and their VC translation tables.
 

@@ -16,12 +16,44 @@
 //!
 //! **Admission at a host adapter** is per frame: a datagram that does not fit whole is
 //! refused (as an IP interface queue refuses a packet).
+//!
+//! **Control class.** Cells marked [`flags::CTRL`] (signalling; Mah §4.3.1, spec `mah96.md`
+//! §1.6: signalling PVCs "prioritized higher than best-effort traffic") wait in a FIFO of
+//! their own, [`OutPort::ctrl`], which the transmitter empties before it asks the data
+//! scheduler (FIFO or round robin) for a cell: strict priority, non-preemptive — a control
+//! cell that arrives while a data cell is on the wire leaves one cell time after that cell
+//! ends, whatever the data backlog. Control cells keep their arrival order among themselves.
+//! - *Buffer*: the control FIFO has its own limit, [`OutPort::ctrl_limit`] (default
+//!   [`DEFAULT_CTRL_BUFFER_CELLS`]), and drops by tail: per cell at a switch
+//!   ([`OutPort::offer_cell`], [`DropReason::Ctrl`]), per frame at an adapter
+//!   ([`OutPort::push_ctrl_frame`]); both are counted in [`PortStats::dropped_ctrl`]. Frames
+//!   are 1–2 cells and go-back-N repairs losses, so frame-aware discard buys nothing here.
+//! - *Data admission is blind to control cells*: the data limit, the EPD and CLP=1
+//!   thresholds and the per-VC frame state see data cells only, so signalling load never
+//!   makes a data frame refused, and data load never makes a control cell dropped.
+//! - *Measures*: [`OutPort::occupancy`] — hence the `queue_cells` probe series,
+//!   `max_queue_cells` and `mean_queue_cells` — counts data cells only, exactly as before the
+//!   class existed; the control FIFO is reported by [`PortStats::ctrl_in`],
+//!   [`PortStats::max_ctrl_occupancy`] and [`PortStats::dropped_ctrl`]. `cells_in`, the cells
+//!   transmitted and [`PortStats::drops`] count both classes (every cell offered to the port
+//!   is queued, sent or counted in exactly one drop counter).
+//! - *Cost*: a data cell pays one flag test on entry and one emptiness test of the control
+//!   FIFO when the transmitter starts a cell; the control paths are out of line.
 
-use super::cell::Cell;
+use super::cell::{flags, Cell};
 use super::sched::{Discipline, Scheduler};
 use crate::ids::LinkId;
 use crate::time::{Serializer, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Default size of a port's control (signalling) FIFO \[cells\]. Its normal load is tiny: one
+/// signalling link per port, with at most a go-back-N window of 8 messages of at most 2 cells
+/// in flight (`crate::signalling`), twice that while a window is retransmitted. 256 cells —
+/// the size of a Fore ASX-100 output buffer (MAGIC §2.2) — never overflows under that load,
+/// so a `dropped_ctrl` count means signalling was driven far beyond its design, while the
+/// limit still bounds memory if it is.
+pub const DEFAULT_CTRL_BUFFER_CELLS: u32 = 256;
 
 /// What a full (or filling) switch buffer does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,12 +94,16 @@ pub enum DropReason {
     Clp1,
     /// A policer discarded a non-conforming cell.
     Police,
+    /// A control (signalling) cell found the port's control FIFO full.
+    Ctrl,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PortStats {
-    /// Cells offered to the port (accepted or dropped).
+    /// Cells offered to the port (accepted or dropped), control cells included.
     pub cells_in: u64,
+    /// Control cells offered to the port (counted in `cells_in` too).
+    pub ctrl_in: u64,
     /// Cells whose transmission completed.
     pub cells_tx: u64,
     pub drop_tail: u64,
@@ -76,18 +112,25 @@ pub struct PortStats {
     pub drop_host_queue: u64,
     /// CLP=1 cells dropped at the CLP=1 threshold.
     pub drop_clp1: u64,
+    /// Control cells dropped because the control FIFO was full (at an adapter, the cells of
+    /// control frames refused whole).
+    pub dropped_ctrl: u64,
     /// Frames refused whole (EPD or host queue).
     pub frames_refused: u64,
+    /// Most data cells waiting at once.
     pub max_occupancy: u32,
-    /// ∫ occupancy dt [cell·ps], for the time-average queue length.
+    /// Most control cells waiting at once.
+    pub max_ctrl_occupancy: u32,
+    /// ∫ occupancy dt [cell·ps] (data cells), for the time-average queue length.
     pub occupancy_area: u128,
     /// Time the transmitter was busy [ps].
     pub busy_ps: u64,
 }
 
 impl PortStats {
+    /// Cells offered to the port and not queued, for any reason (both classes).
     pub fn drops(&self) -> u64 {
-        self.drop_tail + self.drop_ppd + self.drop_epd + self.drop_host_queue + self.drop_clp1
+        self.drop_tail + self.drop_ppd + self.drop_epd + self.drop_host_queue + self.drop_clp1 + self.dropped_ctrl
     }
 }
 
@@ -119,10 +162,15 @@ pub struct OutPort {
     pub link: LinkId,
     pub sched: Scheduler,
     pub vcs: Vec<VcState>,
-    /// Cells waiting (the cell in transmission excluded).
+    /// Data cells waiting (the cell in transmission and control cells excluded).
     pub occupancy: u32,
-    /// Buffer size [cells]; `u32::MAX` = unlimited.
+    /// Data buffer size [cells]; `u32::MAX` = unlimited.
     pub limit: u32,
+    /// Control cells waiting, in arrival order; served before any data cell.
+    pub ctrl: VecDeque<Cell>,
+    /// Control buffer size \[cells\]; `u32::MAX` = unlimited. Default
+    /// [`DEFAULT_CTRL_BUFFER_CELLS`]; see [`OutPort::with_ctrl_buffer`].
+    pub ctrl_limit: u32,
     pub policy: DropPolicy,
     /// Arriving CLP=1 cells are dropped while the queue holds at least this many cells
     /// (`u32::MAX` = never).
@@ -144,6 +192,8 @@ impl OutPort {
             vcs: Vec::new(),
             occupancy: 0,
             limit,
+            ctrl: VecDeque::new(),
+            ctrl_limit: DEFAULT_CTRL_BUFFER_CELLS,
             policy,
             clp1_threshold: u32::MAX,
             in_tx: None,
@@ -152,6 +202,18 @@ impl OutPort {
             last_change: SimTime::ZERO,
             busy_since: SimTime::ZERO,
         }
+    }
+
+    /// The same port with a control FIFO of `cells` cells (`u32::MAX` = unlimited).
+    pub fn with_ctrl_buffer(mut self, cells: u32) -> Self {
+        self.ctrl_limit = cells;
+        self
+    }
+
+    /// Cells waiting in both classes (the cell in transmission excluded).
+    #[inline]
+    pub fn queued_cells(&self) -> u64 {
+        self.occupancy as u64 + self.ctrl.len() as u64
     }
 
     #[inline]
@@ -181,13 +243,41 @@ impl OutPort {
         self.sched.push(cell);
     }
 
-    /// Switch admission of one cell (see the module docs). Returns the reason if dropped.
+    /// Queue a control cell (admission decided by the caller).
+    #[inline]
+    fn enqueue_ctrl(&mut self, cell: Cell) {
+        self.ctrl.push_back(cell);
+        let n = self.ctrl.len() as u32;
+        if n > self.stats.max_ctrl_occupancy {
+            self.stats.max_ctrl_occupancy = n;
+        }
+    }
+
+    /// Switch admission of a control cell: tail drop at the control FIFO's own limit.
+    #[cold]
+    #[inline(never)]
+    fn offer_ctrl(&mut self, cell: Cell) -> Option<DropReason> {
+        self.stats.cells_in += 1;
+        self.stats.ctrl_in += 1;
+        if self.ctrl.len() as u32 >= self.ctrl_limit {
+            self.stats.dropped_ctrl += 1;
+            return Some(DropReason::Ctrl);
+        }
+        self.enqueue_ctrl(cell);
+        None
+    }
+
+    /// Switch admission of one cell (see the module docs): control cells to the control FIFO,
+    /// data cells through the drop policy. Returns the reason if dropped.
     #[inline]
     pub fn offer_cell(&mut self, now: SimTime, cell: Cell) -> Option<DropReason> {
+        if cell.is_ctrl() {
+            return self.offer_ctrl(cell);
+        }
         self.stats.cells_in += 1;
         let occupancy = self.occupancy;
         let (limit, policy, clp1) = (self.limit, self.policy, self.clp1_threshold);
-        let low_priority = cell.flags & super::cell::flags::CLP != 0;
+        let low_priority = cell.flags & flags::CLP != 0;
         let eof = cell.is_eof();
         let vs = self.vc(cell.vci);
         let first = !vs.mid_frame;
@@ -231,7 +321,7 @@ impl OutPort {
         verdict
     }
 
-    /// Host admission of a whole frame of `ncells` cells; false if refused.
+    /// Host admission of a whole data frame of `ncells` cells; false if refused.
     #[inline]
     pub fn has_room_for(&self, ncells: u32) -> bool {
         self.limit == u32::MAX || self.occupancy + ncells <= self.limit
@@ -244,28 +334,65 @@ impl OutPort {
         self.stats.frames_refused += 1;
     }
 
-    /// Queue the cells of a frame at a host adapter (already admitted).
+    /// Queue the cells of a data frame at a host adapter (already admitted).
     #[inline]
     pub fn push_frame(&mut self, now: SimTime, vci: u32, frame: u32, ncells: u32) {
         self.stats.cells_in += ncells as u64;
         for i in 0..ncells {
-            let flags = if i + 1 == ncells { super::cell::flags::EOF } else { 0 };
+            let flags = if i + 1 == ncells { flags::EOF } else { 0 };
             self.enqueue(now, Cell { vci, frame, flags });
         }
     }
 
+    /// Segment a control (signalling) frame of `ncells` cells onto VC `vci` of this adapter:
+    /// every cell is marked [`flags::CTRL`] (the last also end-of-frame) and joins the control
+    /// FIFO. Admission is per frame, against [`OutPort::ctrl_limit`]: a frame that does not
+    /// fit whole is refused, its cells counted in `cells_in` and `dropped_ctrl`. Returns
+    /// whether the frame was queued.
+    pub fn push_ctrl_frame(&mut self, vci: u32, frame: u32, ncells: u32) -> bool {
+        self.stats.cells_in += ncells as u64;
+        self.stats.ctrl_in += ncells as u64;
+        if self.ctrl_limit != u32::MAX && self.ctrl.len() as u32 + ncells > self.ctrl_limit {
+            self.stats.dropped_ctrl += ncells as u64;
+            return false;
+        }
+        for i in 0..ncells {
+            let eof = if i + 1 == ncells { flags::EOF } else { 0 };
+            self.enqueue_ctrl(Cell { vci, frame, flags: flags::CTRL | eof });
+        }
+        true
+    }
+
     /// Queue one cell released by a shaper at a host adapter (no admission: the shaper
-    /// already holds it).
+    /// already holds it). A control cell joins the control FIFO, likewise without a limit.
     #[inline]
     pub fn push_cell(&mut self, now: SimTime, cell: Cell) {
         self.stats.cells_in += 1;
-        self.enqueue(now, cell);
+        if cell.is_ctrl() {
+            self.stats.ctrl_in += 1;
+            self.enqueue_ctrl(cell);
+        } else {
+            self.enqueue(now, cell);
+        }
     }
 
-    /// Start sending the next cell if idle. Returns the completion time if a cell started.
+    /// Start the next control cell (the control FIFO is not empty).
+    #[cold]
+    #[inline(never)]
+    fn start_ctrl(&mut self, now: SimTime) -> SimTime {
+        let cell = self.ctrl.pop_front().expect("start_ctrl on an empty control FIFO");
+        self.in_tx = Some(cell);
+        now + self.ser.next(super::cell::CELL_BITS)
+    }
+
+    /// Start sending the next cell if idle: the head of the control FIFO if there is one,
+    /// else the data scheduler's choice. Returns the completion time if a cell started.
     #[inline]
     pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
         debug_assert!(self.in_tx.is_none());
+        if !self.ctrl.is_empty() {
+            return Some(self.start_ctrl(now));
+        }
         let cell = self.sched.pop()?;
         self.touch(now);
         self.occupancy -= 1;
@@ -311,7 +438,7 @@ impl OutPort {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::atm::cell::flags::EOF;
+    use crate::atm::cell::flags::{CTRL, EOF};
     use crate::time::Rate;
 
     fn port(limit: u32, policy: DropPolicy) -> OutPort {
@@ -383,6 +510,212 @@ mod tests {
         assert_eq!(p.offer_cell(SimTime::ZERO, c1[2]), None);
         assert_eq!(p.offer_cell(SimTime::ZERO, c2[1]), Some(DropReason::Epd));
         assert_eq!(p.offer_cell(SimTime::ZERO, c1[3]), None);
+    }
+
+    // ---- the control class ----
+
+    fn ctrl_cell(vci: u32, frame: u32) -> Cell {
+        Cell { vci, frame, flags: CTRL | EOF }
+    }
+
+    fn rr_port(limit: u32) -> OutPort {
+        OutPort::new(
+            "p".into(),
+            LinkId(0),
+            Discipline::RoundRobin,
+            limit,
+            DropPolicy::Tail,
+            Serializer::new(Rate::bps(1_000_000)),
+        )
+    }
+
+    /// One cell time at 1 Mb/s: 424 µs.
+    const CELL_PS: u64 = 424_000_000;
+
+    /// Let the transmitter run from `now` until the port is empty, with `during` called after
+    /// each cell starts (to offer more cells mid-transmission). Returns (completion, cell).
+    fn drain_with(
+        p: &mut OutPort,
+        mut now: SimTime,
+        mut during: impl FnMut(&mut OutPort, SimTime),
+    ) -> Vec<(SimTime, Cell)> {
+        let mut out = Vec::new();
+        while let Some(done) = p.start_next(now) {
+            during(p, now);
+            out.push((done, p.in_tx.take().unwrap()));
+            now = done;
+        }
+        out
+    }
+
+    fn drain(p: &mut OutPort) -> Vec<(SimTime, Cell)> {
+        drain_with(p, SimTime::ZERO, |_, _| {})
+    }
+
+    #[test]
+    fn a_control_cell_behind_100_data_cells_leaves_one_cell_time_after_the_cell_in_transmission() {
+        let mut p = port(u32::MAX, DropPolicy::Tail);
+        p.wake(SimTime::ZERO);
+        offer(&mut p, &frame_cells(40, 0, 101));
+        let first_done = p.start_next(SimTime::ZERO).unwrap();
+        assert_eq!(first_done, SimTime(CELL_PS));
+        let on_wire = p.in_tx.unwrap();
+        // Arrives mid-transmission, behind 100 waiting data cells.
+        assert_eq!(p.offer_cell(SimTime(CELL_PS / 3), ctrl_cell(5, 900)), None);
+        assert_eq!(p.occupancy, 100, "the control cell is not a data cell");
+        assert_eq!(p.in_tx, Some(on_wire), "no preemption");
+        p.in_tx = None;
+        let out = drain_with(&mut p, first_done, |_, _| {});
+        assert_eq!(out[0], (SimTime(2 * CELL_PS), ctrl_cell(5, 900)));
+        // The data cells follow in order, each one cell time later.
+        assert_eq!(out.len(), 101);
+        for (i, &(t, c)) in out[1..].iter().enumerate() {
+            assert_eq!(c.vci, 40);
+            assert_eq!(t, SimTime((i as u64 + 3) * CELL_PS));
+        }
+    }
+
+    #[test]
+    fn control_cells_keep_fifo_order_among_themselves() {
+        let mut p = port(u32::MAX, DropPolicy::Tail);
+        for k in 0..6u32 {
+            p.offer_cell(SimTime::ZERO, Cell { vci: 40 + k % 2, frame: 100 + k, flags: EOF });
+            // Two signalling VCs interleaved; one 2-cell frame among them.
+            let vci = 5 + k % 2;
+            let c = if k == 3 { Cell { vci, frame: k, flags: CTRL } } else { ctrl_cell(vci, k) };
+            p.offer_cell(SimTime::ZERO, c);
+        }
+        let out: Vec<Cell> = drain(&mut p).into_iter().map(|(_, c)| c).collect();
+        let frames: Vec<u32> = out.iter().map(|c| c.frame).collect();
+        assert_eq!(frames, vec![0, 1, 2, 3, 4, 5, 100, 101, 102, 103, 104, 105]);
+        assert!(out[..6].iter().all(Cell::is_ctrl));
+        assert!(!out[6..].iter().any(Cell::is_ctrl));
+    }
+
+    #[test]
+    fn a_full_control_queue_drops_and_counts_and_leaves_data_alone() {
+        let mut p = port(6, DropPolicy::Epd { threshold: 3 }).with_ctrl_buffer(3);
+        let ctrl: Vec<Cell> = (0..5).map(|k| ctrl_cell(5, k)).collect();
+        let v = offer(&mut p, &ctrl);
+        assert_eq!(v, vec![None, None, None, Some(DropReason::Ctrl), Some(DropReason::Ctrl)]);
+        assert_eq!(p.ctrl.len(), 3);
+        // A data frame arriving now sees an empty data buffer: admitted whole despite EPD.
+        let d = offer(&mut p, &frame_cells(40, 10, 6));
+        assert!(d.iter().all(Option::is_none));
+        assert_eq!(p.occupancy, 6);
+        let st = p.stats;
+        assert_eq!((st.dropped_ctrl, st.ctrl_in, st.cells_in), (2, 5, 11));
+        assert_eq!((st.drop_tail, st.drop_epd, st.frames_refused), (0, 0, 0));
+        assert_eq!(st.drops(), 2);
+        assert_eq!(st.max_ctrl_occupancy, 3);
+        assert_eq!(st.max_occupancy, 6);
+        // And a full data buffer does not stop control cells.
+        assert_eq!(p.offer_cell(SimTime::ZERO, frame_cells(41, 11, 1)[0]), Some(DropReason::Epd));
+        p.ctrl.clear();
+        assert_eq!(p.offer_cell(SimTime::ZERO, ctrl_cell(5, 6)), None);
+    }
+
+    #[test]
+    fn an_adapter_control_frame_is_flagged_and_admitted_whole_or_refused_whole() {
+        let mut p = port(4, DropPolicy::Tail).with_ctrl_buffer(3);
+        assert!(p.push_ctrl_frame(5, 7, 2));
+        assert_eq!(
+            p.ctrl.iter().copied().collect::<Vec<_>>(),
+            vec![Cell { vci: 5, frame: 7, flags: CTRL }, Cell { vci: 5, frame: 7, flags: CTRL | EOF }]
+        );
+        assert!(!p.push_ctrl_frame(5, 8, 2), "2 + 2 > 3: refused whole");
+        assert_eq!(p.ctrl.len(), 2);
+        assert!(p.push_ctrl_frame(5, 9, 1));
+        assert_eq!((p.stats.dropped_ctrl, p.stats.ctrl_in, p.stats.cells_in), (2, 5, 5));
+        // The data side still has its whole buffer.
+        assert!(p.has_room_for(4));
+        assert_eq!(p.occupancy, 0);
+    }
+
+    #[test]
+    fn round_robin_and_fifo_data_both_yield_to_control() {
+        for d in [Discipline::Fifo, Discipline::RoundRobin] {
+            let mk = || {
+                let mut p = OutPort::new(
+                    "p".into(),
+                    LinkId(0),
+                    d,
+                    u32::MAX,
+                    DropPolicy::Tail,
+                    Serializer::new(Rate::bps(1_000_000)),
+                );
+                for c in frame_cells(33, 0, 4).into_iter().chain(frame_cells(40, 1, 4)) {
+                    p.offer_cell(SimTime::ZERO, c);
+                }
+                p
+            };
+            let data_alone: Vec<Cell> = drain(&mut mk()).into_iter().map(|(_, c)| c).collect();
+            // The same backlog, with two control cells offered while the 3rd cell is on the wire.
+            let mut n = 0;
+            let mixed = drain_with(&mut mk(), SimTime::ZERO, |p, now| {
+                n += 1;
+                if n == 3 {
+                    p.offer_cell(now, ctrl_cell(5, 50));
+                    p.offer_cell(now, ctrl_cell(5, 51));
+                }
+            });
+            let cells: Vec<Cell> = mixed.iter().map(|&(_, c)| c).collect();
+            assert_eq!(&cells[..3], &data_alone[..3], "{d:?}");
+            assert_eq!(&cells[3..5], &[ctrl_cell(5, 50), ctrl_cell(5, 51)], "{d:?}");
+            assert_eq!(&cells[5..], &data_alone[3..], "{d:?}: data order unchanged");
+            // Back to back: the transmitter never idles.
+            for (i, &(t, _)) in mixed.iter().enumerate() {
+                assert_eq!(t, SimTime((i as u64 + 1) * CELL_PS));
+            }
+        }
+        // Round robin keeps its tokens untouched by control cells.
+        let mut p = rr_port(u32::MAX);
+        p.offer_cell(SimTime::ZERO, frame_cells(33, 0, 1)[0]);
+        p.offer_cell(SimTime::ZERO, ctrl_cell(5, 1));
+        assert_eq!(p.sched.active_vcs(), 1);
+    }
+
+    #[test]
+    fn a_shaper_released_control_cell_joins_the_control_fifo() {
+        let mut p = rr_port(u32::MAX);
+        p.push_cell(SimTime::ZERO, frame_cells(33, 0, 1)[0]);
+        p.push_cell(SimTime::ZERO, ctrl_cell(5, 1));
+        assert_eq!((p.occupancy, p.ctrl.len(), p.stats.ctrl_in, p.stats.cells_in), (1, 1, 1, 2));
+        assert_eq!(drain(&mut p)[0].1, ctrl_cell(5, 1));
+    }
+
+    proptest::proptest! {
+        /// Mixed classes under random offers and departures: every cell offered is waiting,
+        /// on the wire, sent, or counted in exactly one drop counter; neither buffer overflows.
+        #[test]
+        fn every_offered_cell_is_queued_sent_or_dropped_once(
+            ops in proptest::collection::vec((0u32..3, 1u32..4, proptest::bool::ANY, proptest::bool::ANY), 1..300),
+            limit in 1u32..20,
+            ctrl_limit in 1u32..6,
+        ) {
+            let mut p = port(limit, DropPolicy::Epd { threshold: (limit / 2).max(1) }).with_ctrl_buffer(ctrl_limit);
+            let mut sent = 0u64;
+            for (i, &(vc, n, is_ctrl, depart)) in ops.iter().enumerate() {
+                if is_ctrl {
+                    if vc == 0 {
+                        p.push_ctrl_frame(5, i as u32, n.min(2));
+                    } else {
+                        let cells: Vec<Cell> = frame_cells(5, i as u32, n.min(2)).into_iter()
+                            .map(|c| Cell { flags: c.flags | CTRL, ..c }).collect();
+                        offer(&mut p, &cells);
+                    }
+                } else {
+                    offer(&mut p, &frame_cells(32 + vc, i as u32, n));
+                }
+                proptest::prop_assert!(p.occupancy <= limit);
+                proptest::prop_assert!(p.ctrl.len() as u32 <= ctrl_limit);
+                if depart && p.start_next(SimTime::ZERO).is_some() {
+                    p.in_tx = None;
+                    sent += 1;
+                }
+                proptest::prop_assert_eq!(p.stats.cells_in, sent + p.queued_cells() + p.stats.drops());
+            }
+        }
     }
 
     proptest::proptest! {

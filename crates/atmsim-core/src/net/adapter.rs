@@ -57,6 +57,31 @@ impl Network {
         true
     }
 
+    /// Segment datagram `d` onto VC `vci` of host `h`'s adapter port `port` as a control
+    /// (signalling) frame: its cells carry [`crate::atm::cell::flags::CTRL`], wait in the
+    /// port's control FIFO ahead of all data, and keep that class at every switch they cross.
+    /// Never shaped. A frame that does not fit the control FIFO whole is refused as a data
+    /// frame is (`refused_at_host`, the datagram refused), and counted in the port's
+    /// `dropped_ctrl`. Returns whether the frame was queued.
+    pub fn send_ctrl_datagram(&mut self, h: NodeId, port: PortId, vci: u32, d: DatagramId) -> bool {
+        let now = self.now;
+        let ip_bytes = self.datagrams.get(d).ip_bytes;
+        let f = self.frames.alloc(d, h, ip_bytes, now);
+        let ncells = self.frames.get(f).ncells;
+        if !self.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
+            self.frames.cancel(f);
+            self.cells.refused_at_host += ncells as u64;
+            self.datagrams.refuse(d);
+            return false;
+        }
+        self.cells.injected += ncells as u64;
+        if let Some(t) = self.hosts[h.idx()].tap {
+            self.capture(t, true, d);
+        }
+        self.kick(port);
+        true
+    }
+
     /// Record a datagram that the host of capture `t` sends (`outgoing`) or received.
     #[cold]
     #[inline(never)]

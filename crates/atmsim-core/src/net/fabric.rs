@@ -163,6 +163,7 @@ impl Network {
                     DropReason::Ppd => self.cells.dropped_ppd += 1,
                     DropReason::Epd => self.cells.dropped_epd += 1,
                     DropReason::Clp1 => self.cells.dropped_clp1 += 1,
+                    DropReason::Ctrl => self.cells.dropped_ctrl += 1,
                     DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
                 }
                 self.frames.cell_dropped(cell.frame);
@@ -215,9 +216,10 @@ impl Network {
         self.kick(p);
     }
 
-    /// Cells inside the network now: held by a shaper, queued, in transmission, or on a link.
+    /// Cells inside the network now: held by a shaper, queued (data or control), in
+    /// transmission, or on a link.
     pub fn cells_in_flight(&self) -> u64 {
-        let q: u64 = self.ports.iter().map(|p| p.occupancy as u64 + p.in_tx.is_some() as u64).sum();
+        let q: u64 = self.ports.iter().map(|p| p.queued_cells() + p.in_tx.is_some() as u64).sum();
         let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
         q + l + self.shapers.held()
     }

@@ -169,7 +169,9 @@ pub struct CellCounts {
     pub dropped_police: u64,
     /// Cells that found a switch re-shaper's buffer full.
     pub dropped_reshape: u64,
-    /// Cells of frames refused whole by a host adapter (never injected).
+    /// Control (signalling) cells that found a switch output port's control FIFO full.
+    pub dropped_ctrl: u64,
+    /// Cells of frames refused whole by a host adapter (never injected), data or control.
     pub refused_at_host: u64,
 }
 
@@ -182,6 +184,7 @@ impl CellCounts {
             + self.dropped_clp1
             + self.dropped_police
             + self.dropped_reshape
+            + self.dropped_ctrl
     }
 }
 
@@ -453,6 +456,121 @@ app = { kind = "smtp" }
             assert_eq!(net.conns[0].ep[side as usize].tcp.state(), state);
         }
         assert_eq!(net.conns[0].stale_segments, 2);
+    }
+
+    /// A congested T1 switch port (1000-cell data buffer, full within 2 ms: two greedy OC-3c
+    /// sources) and a signalling VC from `s` to `b`, 10 ms away from the switch so that its
+    /// cells meet the full backlog; its own cell source is all but silent (one cell a second).
+    const CTRL_OVER_CONGESTION: &str = r#"
+[simulation]
+duration_s = 0.03
+[[host]]
+name = "a"
+[[host]]
+name = "c"
+[[host]]
+name = "b"
+[[host]]
+name = "s"
+[[switch]]
+name = "sw"
+buffer_cells = 1000
+[[link]]
+a = "a"
+b = "sw"
+preset = "oc3c"
+delay_ms = 1.0
+[[link]]
+a = "c"
+b = "sw"
+preset = "oc3c"
+delay_ms = 1.0
+[[link]]
+a = "sw"
+b = "b"
+preset = "t1"
+delay_ms = 1.0
+[[link]]
+a = "s"
+b = "sw"
+preset = "oc3c"
+delay_ms = 10.0
+[[vc]]
+name = "va"
+path = ["a", "sw", "b"]
+[[vc]]
+name = "vc"
+path = ["c", "sw", "b"]
+[[vc]]
+name = "sig"
+path = ["s", "sw", "b"]
+[[cell_source]]
+name = "ga"
+vc = "va"
+from = "a"
+kind = "greedy"
+[[cell_source]]
+name = "gc"
+vc = "vc"
+from = "c"
+kind = "greedy"
+[[cell_source]]
+name = "sig"
+vc = "sig"
+from = "s"
+kind = "poisson"
+load_bps = 424
+"#;
+
+    /// Run [`CTRL_OVER_CONGESTION`] with `n` control frames of 1 and 2 cells (alternately)
+    /// sent from `s` at time 0, and the switch's control FIFOs set to `ctrl_cells`.
+    fn run_ctrl_over_congestion(n: u32, ctrl_cells: u32) -> Network {
+        let doc = crate::scenario::parse(CTRL_OVER_CONGESTION, crate::api::Format::Toml, "t").unwrap();
+        let mut net = crate::scenario::build(&doc, None, None).unwrap();
+        let sw_port = net.ports.iter().position(|p| p.name == "sw->b").unwrap();
+        net.ports[sw_port].ctrl_limit = ctrl_cells;
+        let (h, port, vci) = (net.sources[2].host, net.sources[2].port, net.sources[2].vci);
+        for i in 0..n {
+            let bytes = if i % 2 == 0 { 40 } else { 60 }; // 1 and 2 cells
+            let hdr = crate::ip::header::PacketHeader::raw(h, net.sources[2].peer);
+            let d = net.datagrams.alloc(hdr, Payload::Raw { source: 2 }, bytes, net.now);
+            assert!(net.send_ctrl_datagram(h, port, vci, d));
+        }
+        net.run(&mut |_| ControlFlow::Continue(()));
+        net
+    }
+
+    fn assert_cells_conserved(net: &Network) {
+        let c = &net.cells;
+        assert_eq!(c.injected, c.delivered + c.dropped_in_network() + net.cells_in_flight(), "{c:?}");
+        assert!(net.datagrams.balanced());
+    }
+
+    #[test]
+    fn signalling_frames_overtake_a_congested_data_queue_end_to_end() {
+        // 20 frames, 30 cells, reaching the switch at 10 ms: at T1 (276 µs a cell) they need
+        // 8.3 ms of the bottleneck, and arrive by 20 ms; behind the 1000-cell data backlog in
+        // one FIFO they would wait 276 ms.
+        let net = run_ctrl_over_congestion(20, super::super::atm::port::DEFAULT_CTRL_BUFFER_CELLS);
+        assert_eq!(net.sources[2].frames_rcvd, 20, "every signalling frame arrived within 30 ms");
+        assert!(net.cells.dropped_tail > 0, "the data queue overflowed");
+        assert_eq!(net.cells.dropped_ctrl, 0);
+        let sw = net.ports.iter().find(|p| p.name == "sw->b").unwrap();
+        assert!(sw.occupancy >= 990, "data backlog still (nearly) full at the end: {}", sw.occupancy);
+        assert_eq!(sw.stats.ctrl_in, 30);
+        assert_cells_conserved(&net);
+    }
+
+    #[test]
+    fn control_cells_dropped_at_a_switch_are_counted_in_the_ledger() {
+        // OC-3c in, T1 out: back-to-back control cells pile up at the switch; a 1-cell control
+        // FIFO drops most of them.
+        let net = run_ctrl_over_congestion(40, 1);
+        let sw = net.ports.iter().find(|p| p.name == "sw->b").unwrap();
+        assert!(net.cells.dropped_ctrl > 0);
+        assert_eq!(net.cells.dropped_ctrl, sw.stats.dropped_ctrl);
+        assert!(net.sources[2].frames_rcvd < 40);
+        assert_cells_conserved(&net);
     }
 
     #[test]

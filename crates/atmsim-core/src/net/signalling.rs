@@ -6,9 +6,10 @@
 //! handling of [`SigEv`] (controller timers), of signalling cells arriving at a switch or an
 //! adapter (`sig_cell`), and of every [`crate::signalling::Action`]:
 //!
-//! - `Transmit`: the message becomes one AAL5 frame of 1–2 cells on the signalling VC
-//!   ([`SIG_VCI`]) of the output port, queued like any cell (it may be dropped; go-back-N
-//!   recovers it). When its last cell reaches the far end whole, the peer controller gets it.
+//! - `Transmit`: the message becomes one AAL5 frame of 1–2 control cells on the signalling
+//!   VC ([`SIG_VCI`]) of the output port, served ahead of data cells (Mah §4.3.1: above best
+//!   effort; [`crate::atm::port`]'s control class); a full control queue drops them and
+//!   go-back-N recovers the message. When its last cell reaches the far end whole, the peer controller gets it.
 //! - `Install`/`Remove`: the switch's VC translation table.
 //! - `Connected`/`SetupFailed`: the origin's driver learns its VC's VCI, or that it has none.
 //! - `Arm`: a controller timer ([`SigEv::Timer`]).
@@ -199,7 +200,7 @@ impl Network {
         sig.counts.cells += n as u64;
         self.cells.injected += n as u64;
         for k in 0..n {
-            let eof = if k + 1 == n { flags::EOF } else { 0 };
+            let eof = if k + 1 == n { flags::EOF | flags::CTRL } else { flags::CTRL };
             self.offer_to_port(via, Cell { vci: SIG_VCI, frame: f, flags: eof });
         }
         self.account_lost_messages();

@@ -193,6 +193,10 @@ pub struct SignallingSec {
     /// Go-back-N retransmission timeout [ms]. Default 200.
     #[serde(default = "rto_default")]
     pub rto_ms: f64,
+    /// Control (signalling) cells each output port may hold, apart from its data buffer
+    /// [cells]. Default 256.
+    #[serde(default)]
+    pub control_buffer_cells: Option<i64>,
 }
 
 fn mtu_default() -> i64 {

@@ -37,6 +37,7 @@ pub fn assert_conserved(s: &serde_json::Value) {
         "dropped_clp1",
         "dropped_police",
         "dropped_reshape",
+        "dropped_ctrl",
     ]
     .iter()
     .map(|k| c[k].as_u64().unwrap())
@@ -61,12 +62,18 @@ pub fn assert_conserved(s: &serde_json::Value) {
             .sum::<u64>(),
         "datagrams not conserved: {d}"
     );
-    // Every frame carries one datagram: frames lost or discarded lose theirs.
+    // Every frame carries one datagram or one signalling message: frames lost or discarded
+    // lose theirs.
+    let sig = &s["signalling"]["messages"];
+    let sig_lost = sig["lost"].as_u64().unwrap_or(0);
     assert_eq!(
-        d["lost_in_fabric"].as_u64().unwrap(),
+        d["lost_in_fabric"].as_u64().unwrap() + sig_lost,
         f["discarded"].as_u64().unwrap() + f["lost"].as_u64().unwrap(),
         "{d} vs {f}"
     );
+    if !sig.is_null() {
+        assert_eq!(sig["balanced"], true, "signalling messages not conserved: {sig}");
+    }
 }
 
 pub fn batching(on: bool) -> RunOptions {

@@ -216,3 +216,30 @@ interval_ms = 15000
     assert!(pvc["connections"][0]["bytes_client_to_server"].as_u64().unwrap() > 0);
     assert_eq!(pvc, cache);
 }
+
+#[test]
+fn go_back_n_recovers_signalling_messages_lost_in_a_full_control_queue() {
+    // Five conversations need five VCs at once. The 30 ms hop runs at 42.4 kb/s (100 cells/s)
+    // and its control queue holds 2 cells: SETUPs (2 cells each) leaving s1 1 ms apart
+    // overflow it. Every setup completes all the same, by retransmission.
+    let mut udp = String::new();
+    for k in 0..5 {
+        udp += &format!(
+            "[[udp]]\nname = \"u{k}\"\nfrom = \"h1\"\nto = \"h2\"\nsrc_port = {}\npacket_bytes = 200\ninterval_ms = 1e6\n",
+            6000 + k
+        );
+    }
+    let text = scenario(r#"{ vc = "svc" }"#, "control_buffer_cells = 2", &udp, 20.0)
+        .replace("rate_bps = 1536000\ndelay_ms = 30.0", "rate_bps = 42400\ndelay_ms = 30.0");
+    let s = run_text(&text, RunOptions::default()).summary;
+    assert_conserved(&s);
+    let sig = &s["signalling"];
+    assert!(sig["messages"]["lost"].as_u64().unwrap() > 0, "{sig}");
+    assert!(sig["retransmissions"].as_u64().unwrap() > 0, "{sig}");
+    assert_eq!(sig["messages"]["balanced"], true);
+    assert_eq!(sig["setups_connected"], 5, "{sig}");
+    for u in s["udp"].as_array().unwrap() {
+        assert_eq!(u["delivered"], 1, "{u}");
+    }
+    assert!(s["conservation"]["cells"]["dropped_ctrl"].as_u64().unwrap() > 0);
+}

@@ -104,7 +104,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     internet::declare_pvcs(doc, &mut hosts, pvcs)?;
     let udp = internet::udp_flows(doc, &names, &hosts, &run)?;
     let sources = sources::cell_sources(&doc.cell_sources, &names, &vcs, &mut fabric.ports, run.seed)?;
-    let sig = signalling::signalling(doc.signalling.as_ref(), &fabric, &switches, &hosts)?;
+    let sig = signalling::signalling(doc.signalling.as_ref(), &mut fabric, &switches, &hosts)?;
     let gens = traffic::generators(doc, &names, &run)?;
     let fixed_conns = conns.len();
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;

@@ -44,12 +44,18 @@ fn config(s: &SignallingSec) -> Result<SigConfig> {
 /// Build the signalling plane, if the document has one.
 pub(super) fn signalling(
     s: Option<&SignallingSec>,
-    fabric: &Fabric,
+    fabric: &mut Fabric,
     switches: &[Switch],
     hosts: &[Host],
 ) -> Result<Option<Box<SigNet>>> {
     let Some(s) = s else { return Ok(None) };
     let cfg = config(s)?;
+    if let Some(b) = s.control_buffer_cells {
+        let b = int_in("signalling.control_buffer_cells", b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
+        for p in &mut fabric.ports {
+            p.ctrl_limit = b as u32;
+        }
+    }
     let nsw = switches.len();
     let mut ctrl_of_node = vec![None; hosts.len()];
     let mut endpoint_of_node = vec![None; hosts.len()];
