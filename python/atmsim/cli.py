@@ -36,7 +36,7 @@ from .output import check_writable
 from .plots import write_run_report
 from .progress import progress_bar, runs_bar
 from .reproduce import STUDIES
-from .results import Results
+from .results import Results, internetwork_nodes
 from .scenario import SEED_MAX, Scenario, check_seed, printable
 from .store import DEFAULT_LOCK_TIMEOUT_S
 
@@ -469,13 +469,76 @@ def ports_table(summary: Mapping[str, Any]) -> Table | None:
     return table
 
 
+def _ms(v: Any) -> str:
+    return f"{v * 1e3:.4g}" if isinstance(v, int | float) and not isinstance(v, bool) else "—"
+
+
+def udp_table(summary: Mapping[str, Any]) -> Table | None:
+    """Per UDP flow (``summary["udp"]``): datagrams sent and delivered, loss, lateness, delay."""
+    rows = summary.get("udp") or []
+    if not rows:
+        return None
+    table = _table("udp flows")
+    for label in ("sent", "delivered", "loss rate", "late", "mean delay ms", "max delay ms"):
+        table.add_column(label, justify="right")
+    for row in rows:
+        table.add_row(
+            _name(row), _fmt(row.get("sent")), _fmt(row.get("delivered")), _fmt(row.get("loss_rate")),
+            _fmt(row.get("late")), _ms(row.get("delay_mean_s")), _ms(row.get("delay_max_s")),
+        )
+    return table
+
+
+def lines_table(summary: Mapping[str, Any]) -> Table | None:
+    """Per serial-line direction and LAN (``summary["lines"]``): load and drops."""
+    rows = summary.get("lines") or []
+    if not rows:
+        return None
+    table = _table("lines")
+    table.add_column("kind")
+    for label in ("rate Mb/s", "utilisation", "sent", "dropped"):
+        table.add_column(label, justify="right")
+    for row in rows:
+        table.add_row(
+            _name(row), Text(str(row.get("kind", "—"))), _mbps(row.get("rate_bps")), _fmt(row.get("utilization")),
+            _fmt(row.get("sent")), _fmt(row.get("dropped")),
+        )
+    return table
+
+
+_NODE_LABELS = {
+    "no_route": "no route",
+    "setups_requested": "setups",
+    "cache_hits": "cache hits",
+    "setups_failed": "failed",
+    "datagrams_dropped": "no-VC drops",
+    "vcs_in_use": "VCs",
+}
+
+
+def nodes_table(summary: Mapping[str, Any]) -> Table | None:
+    """Routers, and hosts whose IP or IP-over-ATM driver had work beyond declared PVCs:
+    forwarding and the driver's VC counters (:func:`atmsim.results.internetwork_nodes`)."""
+    rows = internetwork_nodes(summary)
+    if not rows:
+        return None
+    table = _table("nodes")
+    columns = [k for k in rows[0] if k != "name"]
+    for k in columns:
+        table.add_column(_NODE_LABELS.get(k, k), justify="left" if k in ("router", "mux", "vc") else "right")
+    for row in rows:
+        cells = (("yes" if row[k] else "no") if isinstance(row[k], bool) else _fmt(row[k]) for k in columns)
+        table.add_row(_name(row), *(Text(c) for c in cells))
+    return table
+
+
 def print_summary(results: Results, console: Console) -> None:
     s = results.summary
     header = Text()
     header.append(printable(str(s.get("scenario", "?"))), style="bold")
     header.append(f"  seed {s.get('seed', '?')}  duration {_fmt(s.get('duration_s'))} s  warmup {_fmt(s.get('warmup_s'))} s")
     console.print(header, highlight=False)
-    for table in (connections_table(s), sources_table(s), ports_table(s)):
+    for table in (connections_table(s), udp_table(s), sources_table(s), ports_table(s), lines_table(s), nodes_table(s)):
         if table is not None:
             console.print(table)
 

@@ -2,8 +2,9 @@
 
 Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). Figures are
 PNG files beside ``report.html`` in the run's output directory; the page also tables the
-per-connection, per-source and per-port results and the conservation counts from the
-summary.
+per-connection, per-UDP-flow, per-source and per-port results, the serial lines and LANs,
+the routers and IP-over-ATM drivers of an internetwork, and the conservation counts from
+the summary. Tables of things the scenario does not have are left out.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from .report import figure_path, save_figure, write_report
-from .results import Results
+from .results import Results, internetwork_nodes
 
 
 def _line_plot(frames: list[tuple[pd.DataFrame, str]], ylabel: str, title: str, path: Path, scale: float = 1.0) -> Path:
@@ -94,6 +95,16 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
              ("timeouts", "timeouts", ""), ("fast_retransmits", "fast retransmits", ""), ("dup_acks_rcvd", "dup ACKs", "")],
         )
     )
+    if s.get("udp"):
+        parts.append(
+            "<h2>UDP flows</h2>"
+            + _table(
+                s["udp"],
+                [("name", "name", ""), ("from", "from", ""), ("to", "to", ""), ("sent", "sent", ""),
+                 ("delivered", "delivered", ""), ("loss_rate", "loss rate", ".4g"), ("late", "late", ""),
+                 ("delay_mean_s", "mean delay [s]", ".4g"), ("delay_max_s", "max delay [s]", ".4g")],
+            )
+        )
     if s.get("sources"):
         parts.append(
             "<h2>Cell sources</h2>"
@@ -112,6 +123,31 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
              ("drops", "cells dropped", ""), ("max_queue_cells", "max queue", ""), ("mean_queue_cells", "mean queue", ".2f")],
         )
     )
+    if s.get("lines"):
+        parts.append(
+            "<h2>Serial lines and LANs</h2>"
+            + _table(
+                s["lines"],
+                [("name", "line", ""), ("kind", "kind", ""), ("rate_bps", "rate [b/s]", ".4g"),
+                 ("utilization", "utilisation", ".3f"), ("sent", "datagrams sent", ""), ("dropped", "dropped", ""),
+                 ("queued_at_end", "queued at end", "")],
+            )
+        )
+    nodes = internetwork_nodes(s)
+    if nodes:
+        for row in nodes:
+            row["router"] = "yes" if row["router"] else "no"
+        parts.append(
+            "<h2>Routers and IP-over-ATM drivers</h2>"
+            + _table(
+                nodes,
+                [("name", "node", ""), ("router", "router", ""), ("forwarded", "forwarded", ""),
+                 ("no_route", "no route", ""), ("mux", "mux", ""), ("vc", "vc", ""),
+                 ("setups_requested", "setups", ""), ("cache_hits", "cache hits", ""),
+                 ("setups_failed", "setups failed", ""), ("teardowns", "teardowns", ""),
+                 ("datagrams_dropped", "dropped (no VC)", ""), ("vcs_in_use", "VCs in use", "")],
+            )
+        )
     parts += [f'<p><img src="{f.name}" alt="{f.stem}"></p>' for f in figs]
     cons = _conservation_rows(s.get("conservation"))
     if cons:

@@ -4,7 +4,9 @@ On disk (``Results.save(out_dir)``):
 
 * ``summary.json`` — the core's summary document: at least ``scenario``, ``seed``,
   ``duration_s``, ``warmup_s``, ``connections`` (list of dicts with ``name``,
-  ``goodput_bps``, ...), ``ports`` (list of dicts), ``conservation`` and ``run``;
+  ``goodput_bps``, ...), ``ports`` (list of dicts), ``conservation`` and ``run``; for an
+  internetwork also ``lines`` and ``udp`` (lists of dicts) and ``hosts[].ipoa``
+  (docs/scenario.md, "Outputs");
 * ``series.parquet`` — long form, one row per sample: ``time_s``, ``entity``, ``metric``,
   ``value``;
 * ``<name>.pcap`` — one per ``[[capture]]`` of the scenario (``summary["captures"]`` lists
@@ -61,6 +63,30 @@ def _series_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     )
 
 
+_NODE_COLUMNS = ("forwarded", "no_route")
+_DRIVER_COLUMNS = ("mux", "vc", "setups_requested", "cache_hits", "setups_failed", "teardowns", "datagrams_dropped", "vcs_in_use")
+
+
+def internetwork_nodes(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The nodes worth a row in a run report: each router, and each host whose IP layer
+    dropped a datagram for want of a route or whose IP-over-ATM driver asked for a VC
+    setup. One flat dict per node: ``name``, ``router``, ``forwarded``, ``no_route`` and
+    the driver's ``mux``, ``vc`` and counters (``None`` without an ATM adapter). Empty for
+    a scenario of hosts on permanent VCs only, whose reports stay as they were."""
+    rows = []
+    for node in summary.get("hosts") or []:
+        if not isinstance(node, Mapping):
+            continue
+        ipoa = node.get("ipoa") if isinstance(node.get("ipoa"), Mapping) else {}
+        if not (node.get("router") or node.get("no_route") or ipoa.get("setups_requested")):
+            continue
+        row = {"name": node.get("name", "?"), "router": bool(node.get("router"))}
+        row.update({k: node.get(k) for k in _NODE_COLUMNS})
+        row.update({k: ipoa.get(k) for k in _DRIVER_COLUMNS})
+        rows.append(row)
+    return rows
+
+
 def _capture_names(summary: Mapping[str, Any]) -> list[str]:
     return [c["name"] for c in summary.get("captures", [])]
 
@@ -114,6 +140,17 @@ class Results:
     def ports(self) -> pd.DataFrame:
         """One row per switch/host port (``summary["ports"]``)."""
         return pd.DataFrame(self.summary.get("ports", []))
+
+    def udp(self) -> pd.DataFrame:
+        """One row per UDP flow (``summary["udp"]``): ``sent``, ``delivered``,
+        ``loss_rate``, ``late``, ``delay_mean_s``, ..."""
+        return pd.DataFrame(self.summary.get("udp") or [])
+
+    def lines(self) -> pd.DataFrame:
+        """One row per packet-level line (``summary["lines"]``): each direction of each
+        serial line, then each LAN's medium, with ``kind``, ``sent``, ``dropped``,
+        ``utilization``, ..."""
+        return pd.DataFrame(self.summary.get("lines") or [])
 
     def trace(self, metric: str, entity: str | None = None) -> pd.DataFrame:
         """Wide frame of one metric: index ``time_s``, one column per entity."""

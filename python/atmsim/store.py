@@ -104,7 +104,19 @@ class StoreLockedError(StoreError):
 
 # ----- summary flattening ---------------------------------------------------------------------
 
-_LISTS = (("connections", "conn"), ("ports", "port"), ("sources", "source"), ("hosts", "host"))
+_LISTS = (
+    ("connections", "conn"),
+    ("ports", "port"),
+    ("sources", "source"),
+    ("hosts", "host"),
+    ("lines", "line"),
+    ("udp", "udp"),
+)
+"""Summary lists flattened one entity per entry: (summary key, entity prefix)."""
+
+_OBJECTS = ("run", "conservation", "signalling")
+"""Summary objects flattened as one entity each, named after the key (``signalling`` is
+``null`` without a ``[signalling]`` section, and then adds nothing)."""
 
 
 def _numeric(value: Any) -> float | None:
@@ -116,6 +128,9 @@ def _numeric(value: Any) -> float | None:
 
 
 def _flatten_into(out: list[tuple[str, str, float]], entity: str, node: Mapping[str, Any], prefix: str = "") -> None:
+    """Append the numbers of ``node`` as rows of ``entity``; nested mappings (a host's
+    ``ipoa``, the ``conservation`` groups) become dotted metric names, and strings, nulls
+    and lists are left out."""
     for key, value in node.items():
         if isinstance(value, Mapping):
             _flatten_into(out, entity, value, f"{prefix}{key}.")
@@ -128,11 +143,13 @@ def _flatten_into(out: list[tuple[str, str, float]], entity: str, node: Mapping[
 def flatten_summary(summary: Mapping[str, Any]) -> list[tuple[str, str, float]]:
     """The summary's numbers as ``(entity, metric, value)`` rows.
 
-    Entities: ``conn:NAME``, ``port:NAME``, ``source:NAME``, ``host:NAME`` (every numeric
-    field of each list entry), ``run`` (top-level numbers such as ``duration_s`` and
-    ``warmup_s`` plus everything in ``summary["run"]``) and ``conservation`` (nested fields
-    joined with dots: ``cells.injected``, ``frames.balanced``). Booleans become 0/1; strings
-    and nulls are left out.
+    Entities: ``conn:NAME``, ``port:NAME``, ``source:NAME``, ``host:NAME`` (routers too),
+    ``line:NAME`` and ``udp:NAME`` (every numeric field of each list entry; a host's
+    ``ipoa`` counters as ``ipoa.setups_requested``, ...), ``run`` (top-level numbers such as
+    ``duration_s`` and ``warmup_s`` plus everything in ``summary["run"]``),
+    ``conservation`` (nested fields joined with dots: ``cells.injected``,
+    ``datagrams.no_vc``, ``frames.balanced``) and ``signalling`` (``setups_connected``,
+    ``messages.sent``, ...). Booleans become 0/1; strings and nulls are left out.
     """
     out: list[tuple[str, str, float]] = []
     for key, prefix in _LISTS:
@@ -140,12 +157,11 @@ def flatten_summary(summary: Mapping[str, Any]) -> list[tuple[str, str, float]]:
             if isinstance(row, Mapping):
                 name = row.get("name", i)
                 _flatten_into(out, f"{prefix}:{name}", {k: v for k, v in row.items() if k != "name"})
-    top = {k: v for k, v in summary.items() if k not in ("seed", "run", "conservation") and not isinstance(v, list | Mapping)}
+    top = {k: v for k, v in summary.items() if k not in ("seed", *_OBJECTS) and not isinstance(v, list | Mapping)}
     _flatten_into(out, "run", top)
-    if isinstance(summary.get("run"), Mapping):
-        _flatten_into(out, "run", summary["run"])
-    if isinstance(summary.get("conservation"), Mapping):
-        _flatten_into(out, "conservation", summary["conservation"])
+    for key in _OBJECTS:
+        if isinstance(summary.get(key), Mapping):
+            _flatten_into(out, key, summary[key])
     return out
 
 
