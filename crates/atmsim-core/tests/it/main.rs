@@ -14,3 +14,4 @@ mod signalling_sets_up_vcs;
 mod shaping_and_pacing;
 mod tcp_recovers_from_cell_loss;
 mod tcplib_conversations;
+mod traffic_generators;
