@@ -17,6 +17,7 @@ from . import _core
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .results import Results
 from .scenario import Scenario, load_scenario
+from . import builder  # atmsim.builder: Network, mah_backbone, dumbbell (docs/builder.md)
 from .query import results
 from .sweeps import SweepSummary, sweep
 
