@@ -1,34 +1,49 @@
 //! # atmsim-core — a cell-level simulator of TCP/IP over ATM
 //!
-//! A tour, bottom-up:
+//! A tour, bottom-up (DESIGN §7: layers you can see):
 //!
 //! 1. [`time`] — integer picosecond time, rates, drift-free serialization.
 //! 2. [`kernel`] — the deterministic event queue (time, then insertion order).
 //! 3. [`rng`] — one seeded random stream per entity.
-//! 4. [`atm`] — cells, AAL5, links, output ports, schedulers, switches.
-//! 5. [`tcp`] — BSD 4.4-Lite TCP (Tahoe/Reno/NewReno), sans-I/O.
-//! 6. [`ip`] — hosts and the TCP connections they terminate; [`ip::datagram`], the IP
-//!    datagrams in flight (a 4-byte id through CPU queues, access links and AAL5 frames)
-//!    and their ledger.
-//! 7. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
-//!    greedy cell sources and the tcplib tables.
-//! 8. [`net`] — the assembled network and its event loop. Events are grouped per layer
-//!    ([`net::Ev`]: `Atm`, `Cpu`, `Access`, `Transport`, `App`, `Measure`) and each layer's
-//!    events are handled in its own file: `net/fabric.rs` (cells), `net/adapter.rs`
-//!    (datagrams in and out of AAL5 frames, the host CPU, captures), `net/access.rs`
-//!    (packet-level access links), `net/transport.rs` (TCP and its applications),
-//!    `net/sources.rs` (cell sources), `net/probes.rs` (warm-up and samples).
-//! 9. [`measure`] — probes, time series and the end-of-run summary; [`pcap`] — packet
+//! 4. [`atm`] — the cell fabric: cells, AAL5, links, output ports (with a control class for
+//!    signalling cells), schedulers, shaping, switches.
+//! 5. [`signalling`] — switch and endpoint controllers: hop-by-hop VC setup and release in
+//!    one round trip over go-back-N signalling links, VCI spaces, the admission hook
+//!    (sans-I/O).
+//! 6. [`iface`] — interfaces below IP: the ATM adapter's IP-over-ATM driver
+//!    ([`iface::ipoa`]: classification, multiplexing, pvc/svc/svccache), serial lines and
+//!    shared-medium LANs at packet level.
+//! 7. [`ip`] — nodes (hosts and routers), their forwarding tables ([`ip::route`]), datagram
+//!    headers and the datagrams in flight with their ledger ([`ip::datagram`]), the TCP
+//!    connections hosts terminate.
+//! 8. [`tcp`] — BSD 4.4-Lite TCP (Tahoe/Reno/NewReno), sans-I/O.
+//! 9. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
+//!    tcplib conversations, traffic generators, UDP flows, cell sources.
+//! 10. [`net`] — the assembled network and its event loop. Events are grouped per layer
+//!    ([`net::Ev`]: `Atm`, `Cpu`, `Iface`, `Transport`, `App`, `Measure`, `Sig`) and each
+//!    layer's events are handled in its own file: `net/fabric.rs` (cells), `net/adapter.rs`
+//!    (datagrams in and out of AAL5 frames, the host CPU, captures), `net/ip.rs` (IP
+//!    output, forwarding and delivery, serial lines and LANs, the drivers' actions, UDP),
+//!    `net/signalling.rs` (signalling messages and the controllers' actions),
+//!    `net/transport.rs` (TCP and its applications), `net/traffic.rs` (generators and the
+//!    connection pool), `net/sources.rs` (cell sources), `net/probes.rs` (measurement).
+//! 11. [`measure`] — probes, time series and the end-of-run summary; [`pcap`] — packet
 //!    captures at host interfaces.
-//! 10. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder.
-//! 11. [`api`] — the entry points the Python package and tests call.
+//! 12. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder (one file
+//!    per section under `scenario/build/`).
+//! 13. [`api`] — the entry points the Python package and tests call.
 //!
 //! Where things are handled: a **cell** in [`atm`] (ports, links, switches; its AAL5 frame
 //! in [`atm::aal5`]) and, as events, in `net/fabric.rs` (`AtmEv::PortTx`, `AtmEv::Arrive`);
-//! a **datagram** is created and ended in `net/adapter.rs` (`new_datagram`, `send_datagram`,
-//! `host_receive_cell`) and `net/transport.rs` (`tcp_input`); a **segment** is built and
-//! consumed by [`tcp`] and carried in a datagram's [`ip::datagram::Payload`]. Layers below IP
-//! name no layer above them: the fabric knows a frame's datagram only by id.
+//! a **datagram** is created in `net/adapter.rs` (`new_datagram`), routed in `net/ip.rs`
+//! (`ip_output`, `ip_input`: the forwarding table, then a serial line, a LAN or the ATM
+//! driver, whose `Send` becomes `send_datagram` in `net/adapter.rs`), reassembled in
+//! `host_receive_cell` and ended by its transport (`tcp_input` in `net/transport.rs`, UDP
+//! and sinks in `net/ip.rs`); a **segment** is built and consumed by [`tcp`] and carried in
+//! a datagram's [`ip::datagram::Payload`]; a **signalling message** is produced by a
+//! [`signalling::Controller`] and carried as control cells on VCI 5 by
+//! `net/signalling.rs` (`sig_transmit`, `sig_cell`). Layers below IP name no layer above
+//! them: the fabric knows a frame's datagram only by id.
 //!
 //! Pure Rust, no I/O beyond what callers hand it.
 
