@@ -243,3 +243,48 @@ fn go_back_n_recovers_signalling_messages_lost_in_a_full_control_queue() {
     }
     assert!(s["conservation"]["cells"]["dropped_ctrl"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn setup_latency_equals_the_closed_form_between_atm_attached_hosts() {
+    // No routers: two ATM-attached hosts and one switch; each host's own driver opens the VC.
+    let text = r#"
+[simulation]
+duration_s = 1.0
+[signalling]
+processing_ms = 0.5
+[[host]]
+name = "a"
+ipoa = { vc = "svc" }
+[[host]]
+name = "b"
+ipoa = { vc = "svc" }
+[[switch]]
+name = "s"
+[[link]]
+a = "a"
+b = "s"
+rate_bps = 1536000
+delay_ms = 1.0
+[[link]]
+a = "s"
+b = "b"
+rate_bps = 1536000
+delay_ms = 2.0
+[[udp]]
+name = "u"
+from = "a"
+to = "b"
+packet_bytes = 200
+interval_ms = 1e6
+"#;
+    let s = run_text(text, RunOptions::default()).summary;
+    assert_conserved(&s);
+    let t1 = Rate::bps(1_536_000);
+    let ms = |x: f64| SimDuration::from_secs_f64(x * 1e-3);
+    let links = [LinkSpec::symmetric(t1, ms(1.0)), LinkSpec::symmetric(t1, ms(2.0))];
+    let expect = setup_latency(&links, &[ms(0.5); 3]).as_secs_f64();
+    let cell = 424.0 / 1_536_000.0;
+    let data = 6.0 * cell + 3e-3; // 5 cells over two hops
+    let setup = s["udp"][0]["delay_max_s"].as_f64().unwrap() - data;
+    assert!((setup - expect).abs() < 1e-11, "{setup} vs {expect}");
+}
