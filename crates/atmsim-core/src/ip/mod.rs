@@ -16,6 +16,7 @@ pub mod cpu;
 pub mod datagram;
 pub mod header;
 pub mod route;
+pub mod socket;
 
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::ConvApp;
@@ -38,6 +39,8 @@ pub struct Host {
     pub atm: Option<Box<crate::iface::atm::AtmIface>>,
     /// IP counters.
     pub ip: IpCounts,
+    /// Transport endpoints by (protocol, local port, remote address, remote port).
+    pub sockets: socket::Sockets,
     /// The adapter's transmitter; `None` for a host with no link.
     pub port: Option<PortId>,
     /// Interface MTU [bytes] (RFC 1626 default for IP over AAL5: 9180).
@@ -72,6 +75,8 @@ pub struct IpCounts {
     pub forwarded: u64,
     /// Datagrams with no route from this node.
     pub no_route: u64,
+    /// Datagrams for this node that found no socket (ended here).
+    pub no_socket: u64,
 }
 
 /// One TCP endpoint placed on a host.

@@ -23,6 +23,7 @@ pub fn hosts(net: &Network) -> Vec<Value> {
                 "cpu_max_queue": h.cpu.as_ref().map(|c| c.max_queue),
                 "forwarded": h.ip.forwarded,
                 "no_route": h.ip.no_route,
+                "no_socket": h.ip.no_socket,
             });
             if let Some(atm) = &h.atm {
                 let c = atm.driver.counters();

@@ -18,6 +18,7 @@ use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
 use crate::ids::{DatagramId, NodeId};
 use crate::ip::datagram::{IpDrop, Payload};
+use crate::ip::socket::{SockKey, Socket};
 
 impl Network {
     /// Dispatch of the interfaces' events.
@@ -60,19 +61,27 @@ impl Network {
     }
 
     /// Datagram `d` is for node `n`: hand it to its transport.
+    /// Datagram `d` is for node `n`: its socket's transport takes it (cell sources' frames
+    /// go straight to their sink).
     fn ip_local(&mut self, n: NodeId, d: DatagramId) {
-        match self.datagrams.get(d).payload {
-            Payload::Tcp { .. } => self.deliver_tcp(d),
-            Payload::Raw { source } => {
-                let bytes = self.datagrams.deliver(d).ip_bytes;
-                let s = &mut self.sources[source as usize];
-                s.frames_rcvd += 1;
-                s.bytes_rcvd += bytes as u64;
-            }
-            Payload::Udp { flow } => {
+        let dg = self.datagrams.get(d);
+        if let Payload::Raw { source } = dg.payload {
+            let bytes = self.datagrams.deliver(d).ip_bytes;
+            let s = &mut self.sources[source as usize];
+            s.frames_rcvd += 1;
+            s.bytes_rcvd += bytes as u64;
+            return;
+        }
+        match self.hosts[n.idx()].sockets.lookup(&SockKey::incoming(&dg.hdr)) {
+            // The segment names its conversation's generation: TCP drops a stale one.
+            Some(Socket::Tcp { .. }) => self.deliver_tcp(d),
+            Some(Socket::Udp { flow }) => {
                 let dg = self.datagrams.deliver(d);
-                debug_assert_eq!(dg.hdr.dst, n);
                 self.udp[flow as usize].delivered(dg.born, self.now);
+            }
+            None => {
+                self.hosts[n.idx()].ip.no_socket += 1;
+                self.datagrams.deliver(d);
             }
         }
     }

@@ -11,6 +11,7 @@ use crate::apps::conversation::ConvApp;
 use crate::apps::generator::GenApp;
 use crate::ids::ConnId;
 use crate::ip::header::{Media, PacketHeader, Proto};
+use crate::ip::socket::{SockKey, Socket};
 use crate::ip::{App, Conn, Endpoint};
 use crate::rng::{self, Purpose};
 
@@ -31,7 +32,7 @@ impl Network {
         gen.stats.started += 1;
         gen.stats.open += 1;
         gen.stats.max_open = gen.stats.max_open.max(gen.stats.open);
-        let hdr = PacketHeader {
+        let mut hdr = PacketHeader {
             src: client,
             dst: server,
             proto: Proto::Tcp,
@@ -40,6 +41,10 @@ impl Network {
             tos: 0,
             media: Media::None,
         };
+        // After the client ports wrap, skip one a live conversation with this server holds.
+        while self.hosts[client.idx()].sockets.lookup(&SockKey::outgoing(&hdr)).is_some() {
+            hdr.src_port = gen.take_client_port();
+        }
         let back = PacketHeader { src: server, dst: client, src_port: hdr.dst_port, dst_port: hdr.src_port, ..hdr };
         let key = ((g as u64) << 40) | n;
         let stream = |k: u64| rng::stream(seed, Purpose::TrafficConn, key * 3 + k);
@@ -50,6 +55,7 @@ impl Network {
             GenApp::Bulk { .. } => unreachable!("generators run tcplib conversations"),
         };
         let c = self.take_slot(g, ep, app);
+        self.bind_sockets(c);
         self.conns[c.idx()].ep[1].tcp.open_passive();
         self.open_conn(c);
     }
@@ -88,6 +94,14 @@ impl Network {
         }
     }
 
+    /// Bind both endpoints of connection `c` on their hosts.
+    pub(crate) fn bind_sockets(&mut self, c: ConnId) {
+        for (side, ep) in self.conns[c.idx()].ep.iter().enumerate() {
+            let fresh = self.hosts[ep.host.idx()].sockets.bind(SockKey::outgoing(&ep.hdr), Socket::Tcp { conn: c, side: side as u8 });
+            debug_assert!(fresh, "a socket bound twice");
+        }
+    }
+
     /// Connection `c` opens: the application starts and the client sends its SYN (the
     /// server already listens).
     pub(super) fn open_conn(&mut self, c: ConnId) {
@@ -106,6 +120,9 @@ impl Network {
         let conn = &mut self.conns[c.idx()];
         let g = conn.pooled.expect("a pooled slot") as usize;
         conn.gen = conn.gen.wrapping_add(1);
+        for ep in &conn.ep {
+            self.hosts[ep.host.idx()].sockets.unbind(&SockKey::outgoing(&ep.hdr));
+        }
         let s = &mut self.gens[g].stats;
         s.open -= 1;
         if aborted {

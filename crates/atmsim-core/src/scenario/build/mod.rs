@@ -147,8 +147,32 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         free_conns: Vec::new(),
         seed: run.seed,
     };
+    bind_sockets(&mut net, doc)?;
     net.prime();
     Ok(net)
+}
+
+/// Bind every `[[tcp]]` endpoint and every UDP flow's receiver on its host.
+fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
+    use crate::ip::socket::{SockKey, Socket};
+    for c in 0..net.conns.len() {
+        for side in 0..2 {
+            let ep = &net.conns[c].ep[side];
+            let s = Socket::Tcp { conn: crate::ids::ConnId(c as u32), side: side as u8 };
+            if !net.hosts[ep.host.idx()].sockets.bind(SockKey::outgoing(&ep.hdr), s) {
+                return invalid(format!("tcp[{c}]"), "expected distinct ports: more than 64,512 connections between two hosts");
+            }
+        }
+    }
+    for (f, u) in net.udp.iter().enumerate() {
+        if !net.hosts[u.hdr.dst.idx()].sockets.bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
+            return invalid(
+                format!("udp[{f}].src_port"),
+                format!("expected a port pair no other flow from `{}` to `{}` uses", doc.udp[f].from, doc.udp[f].to),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A name must be valid ([`limits::name`]) and not `taken` by another `what`.

@@ -76,6 +76,7 @@ pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>) -> Result<Ve
             routes: Default::default(),
             atm: None,
             ip: Default::default(),
+            sockets: Default::default(),
             port: None,
             mtu_bytes: h.mtu_bytes as u32,
             reasm: Vec::new(),

@@ -1,0 +1,80 @@
+//! Transport demultiplexing: which endpoint on a host a datagram is for.
+//!
+//! Owns: [`Sockets`] (a host's table), [`SockKey`] and [`Socket`]. An endpoint is found by
+//! (protocol, local port, remote address, remote port) — the connected-socket lookup of BSD's
+//! `in_pcblookup` —, one hash lookup per datagram and no scan. TCP endpoints are bound when a
+//! connection is created and unbound when a pooled conversation ends; a UDP flow's receiver
+//! is bound at its destination. A datagram that finds no socket is counted (`no_socket`; a
+//! real TCP would answer with a reset) and ends there. The table is only looked up, never
+//! iterated, so hashing cannot affect results.
+
+use super::header::{PacketHeader, Proto};
+use crate::ids::{ConnId, NodeId};
+use std::collections::HashMap;
+
+/// The key of a socket, as seen from its host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SockKey {
+    pub proto: Proto,
+    pub local_port: u16,
+    pub remote: NodeId,
+    pub remote_port: u16,
+}
+
+impl SockKey {
+    /// The socket an arriving datagram is for.
+    #[inline]
+    pub fn incoming(h: &PacketHeader) -> Self {
+        SockKey { proto: h.proto, local_port: h.dst_port, remote: h.src, remote_port: h.src_port }
+    }
+
+    /// The socket that sends datagrams with header `h`.
+    pub fn outgoing(h: &PacketHeader) -> Self {
+        SockKey { proto: h.proto, local_port: h.src_port, remote: h.dst, remote_port: h.dst_port }
+    }
+}
+
+/// What a socket leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Socket {
+    /// Endpoint `side` of TCP connection slot `conn`.
+    Tcp { conn: ConnId, side: u8 },
+    /// The receiver of UDP flow `flow`.
+    Udp { flow: u32 },
+}
+
+/// A host's sockets.
+#[derive(Debug, Default)]
+pub struct Sockets {
+    map: HashMap<SockKey, Socket>,
+}
+
+impl Sockets {
+    /// Bind `key`; false if it was already bound (the old binding is kept).
+    pub fn bind(&mut self, key: SockKey, s: Socket) -> bool {
+        match self.map.entry(key) {
+            std::collections::hash_map::Entry::Occupied(_) => false,
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(s);
+                true
+            }
+        }
+    }
+
+    pub fn unbind(&mut self, key: &SockKey) {
+        self.map.remove(key);
+    }
+
+    #[inline]
+    pub fn lookup(&self, key: &SockKey) -> Option<Socket> {
+        self.map.get(key).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
