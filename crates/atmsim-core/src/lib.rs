@@ -20,17 +20,17 @@
 //! 9. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
 //!    tcplib conversations, traffic generators, UDP flows, cell sources.
 //! 10. [`net`] — the assembled network and its event loop. Events are grouped per layer
-//!    ([`net::Ev`]: `Atm`, `Cpu`, `Iface`, `Transport`, `App`, `Measure`, `Sig`) and each
-//!    layer's events are handled in its own file: `net/fabric.rs` (cells), `net/adapter.rs`
-//!    (datagrams in and out of AAL5 frames, the host CPU, captures), `net/ip.rs` (IP
-//!    output, forwarding and delivery, serial lines and LANs, the drivers' actions, UDP),
-//!    `net/signalling.rs` (signalling messages and the controllers' actions),
-//!    `net/transport.rs` (TCP and its applications), `net/traffic.rs` (generators and the
-//!    connection pool), `net/sources.rs` (cell sources), `net/probes.rs` (measurement).
+//!     ([`net::Ev`]: `Atm`, `Cpu`, `Iface`, `Transport`, `App`, `Measure`, `Sig`) and each
+//!     layer's events are handled in its own file: `net/fabric.rs` (cells), `net/adapter.rs`
+//!     (datagrams in and out of AAL5 frames, the host CPU, captures), `net/ip.rs` (IP
+//!     output, forwarding and delivery, serial lines and LANs, the drivers' actions, UDP),
+//!     `net/signalling.rs` (signalling messages and the controllers' actions),
+//!     `net/transport.rs` (TCP and its applications), `net/traffic.rs` (generators and the
+//!     connection pool), `net/sources.rs` (cell sources), `net/probes.rs` (measurement).
 //! 11. [`measure`] — probes, time series and the end-of-run summary; [`pcap`] — packet
-//!    captures at host interfaces.
+//!     captures at host interfaces.
 //! 12. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder (one file
-//!    per section under `scenario/build/`).
+//!     per section under `scenario/build/`).
 //! 13. [`api`] — the entry points the Python package and tests call.
 //!
 //! Where things are handled: a **cell** in [`atm`] (ports, links, switches; its AAL5 frame
