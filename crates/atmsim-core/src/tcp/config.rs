@@ -47,7 +47,8 @@ pub struct TcpConfig {
     pub rto_min_ticks: u32,
     /// Maximum RTO [slow ticks] (TCPTV_REXMTMAX = 128 ticks = 64 s).
     pub rto_max_ticks: u32,
-    /// RTO before any RTT sample [slow ticks] (TCPTV_SRTTDFLT = 6 ticks = 3 s).
+    /// TCPTV_SRTTDFLT [slow ticks] (6 = 3 s): the RTO before any RTT sample is twice this
+    /// (6 s), as 4.4-Lite's tcp_newtcpcb sets it ([`super::rtt::RttEstimator::new`]).
     pub rto_initial_ticks: u32,
     /// Give up after this many back-offs (TCP_MAXRXTSHIFT = 12).
     pub max_rexmt_shift: u32,

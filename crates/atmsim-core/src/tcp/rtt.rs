@@ -56,14 +56,17 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    /// `tcp_newtcpcb()`: no sample yet. atmsim simplifies BSD's start-up constants so that the
-    /// RTO before any sample is exactly `initial` ticks: `t_rttvar = initial`, `t_srtt = 0`, so
-    /// `TCP_REXMTVAL = initial` and the first back-offs are initial·{2,4,…}.
-    pub fn new(initial: u32, rto_min: u32, rto_max: u32) -> Self {
+    /// `tcp_newtcpcb()` of 4.4-Lite, no sample yet, with `srttdflt` = `TCPTV_SRTTDFLT` ticks
+    /// (6 = 3 s): `t_srtt = TCPTV_SRTTBASE = 0`, `t_rttvar = srttdflt << 2` (4.4-Lite:
+    /// `tcp_rttdflt * PR_SLOWHZ << 2`) and `t_rxtcur = ((0 >> 2) + (srttdflt << 2)) >> 1`
+    /// = 2·srttdflt. So a first SYN is resent after 12 ticks (6 s) and, backed off from
+    /// `TCP_REXMTVAL = 24` ticks, then after 48 and 96 ticks (24 s, 48 s) — the 6/24/48 s of
+    /// 4.4BSD's connection establishment (Stevens, TCP/IP Illustrated Vol. 2, §25).
+    pub fn new(srttdflt: u32, rto_min: u32, rto_max: u32) -> Self {
         RttEstimator {
             srtt: 0,
-            rttvar: initial as i32,
-            rxtcur: rangeset(initial, rto_min, rto_max),
+            rttvar: (srttdflt << TCP_RTTVAR_SHIFT) as i32,
+            rxtcur: rangeset((srttdflt << TCP_RTTVAR_SHIFT) >> 1, rto_min, rto_max),
             rxtshift: 0,
             rtt: 0,
             rtseq: 0,
@@ -181,10 +184,16 @@ mod tests {
     }
 
     #[test]
-    fn fresh_estimator_initial_rto_is_srttdflt() {
-        let e = est();
-        assert_eq!(e.rxtcur, 6);
-        assert_eq!(e.rexmtval(), 6);
+    fn a_fresh_estimator_times_out_like_4_4_lite_tcp_newtcpcb() {
+        // t_rxtcur = ((0 >> 2) + (6 << 2)) >> 1 = 12 ticks; t_rttvar = 6 << 2 = 24.
+        let mut e = est();
+        assert_eq!(e.rxtcur, 12);
+        assert_eq!(e.rexmtval(), 24);
+        // A lost SYN: resent after 6 s, then 24 s, then 48 s (REXMTVAL 24 × backoff 2, 4).
+        assert!(e.on_rexmt_timeout(12));
+        assert_eq!(e.rxtcur, 48);
+        assert!(e.on_rexmt_timeout(12));
+        assert_eq!(e.rxtcur, 96);
     }
 
     #[test]
@@ -262,8 +271,9 @@ mod tests {
     #[test]
     fn persist_interval_backs_off_within_bounds() {
         let mut e = est();
-        // (0 + 6) >> 1 = 3 → ×1 = 3 → clamped to PERSMIN 10; then 3·2=6 → 10; 3·4 = 12; 24 …
+        // tcp_setpersist before any sample: ((0 >> 2) + 24) >> 1 = 12 ticks, backed off
+        // ×1, 2, 4, … and clamped to PERSMIN 10 .. PERSMAX 120 ticks.
         let v: Vec<u32> = (0..7).map(|_| e.persist_interval()).collect();
-        assert_eq!(v, vec![10, 10, 12, 24, 48, 96, 120]);
+        assert_eq!(v, vec![12, 24, 48, 96, 120, 120, 120]);
     }
 }
