@@ -604,8 +604,10 @@ given size, tail drop, at the load the model allows for 1% loss; simulated cell 
 (mean ± 95% t half-width over {len(rows[0][3])} seeds).</p>
 <table><tr><th>buffer [cells]</th><th>MTU</th><th>N</th><th>model load</th><th>simulated cell loss</th></tr>{body}</table>
 {_verdict(ok, f"the simulated loss at the model's allowable load is within a factor {worst:.1f} of 1% everywhere "
-   "('agrees' below a factor 3): the segment-level model is a fair guide to the cell-level port. It errs most where N is "
-   "small, since a cell buffer admits part of a segment where the model counts whole segment places.")}
+   "(consistent below a factor 3): the segment-level model is a fair guide to the cell-level port. It errs most where N "
+   "is small, since a cell buffer admits part of a segment where the model counts whole segment places. This compares "
+   "our model with our simulator, not with the paper.",
+   "consistent (model check, not comparable with the paper)" if ok else "inconsistent (model check)")}
 """
 
 
@@ -641,10 +643,11 @@ segment loss = cell loss. The allowable load is the largest ρ = a/d ≤ 1 with 
 by bisection (1 = the port can be fully loaded).</p>
 <table><tr><th>buffer [cells]</th>{head}</tr>{body}</table>
 <p><img src="{path.name}" alt="figure 5"></p>
-{_verdict(True, "as in the paper, the 256-cell ASX-100 port allows only a small load with 9180-byte segments "
+{_verdict(True, "the 256-cell ASX-100 port allows only a small load with 9180-byte segments "
    f"({r256[9180]:.3f}: one segment buffer) and much more with small ones ({r256[576]:.3f} at 576 bytes); "
-   "thousands of cells are needed before large segments can load a contended port moderately. "
-   "The paper's curves are not given numerically, so this compares shape only.")}
+   "thousands of cells are needed before large segments can load a contended port moderately — the paper's argument. "
+   "The paper's curves are not given numerically and the model is our reading of its one-line description, so "
+   "nothing independent is compared.", "not comparable — model illustration")}
 {_figure5_check_html(check) if check else ""}
 """
 
