@@ -17,10 +17,11 @@ What is run, for background loads 0–100 Mb/s:
   at 35 Mb/s, cell-by-cell round robin between them) or VP-based (one 140 Mb/s shaper), next
   to the unshaped user — the case where the two granularities differ.
 
-Links run on free clocks within ±20 ppm (``simulation.link_clock_ppm``): with all links at
-exactly the same rate, a sender whose cells hold a standing queue in step with L0 keeps every
-freed buffer place and locks the other senders out for good — an artefact of perfectly
-synchronous clocks, not of TCP (the report shows the lock-step run too).
+Links run on free clocks within ±20 ppm (``simulation.link_clock_ppm``), as SONET links do.
+That does not prevent starvation of the unshaped senders at low background load: hosts able
+to keep their 150 Mb/s links busy into the 150 Mb/s L0 drain its queue only at the clock
+difference, so a losing sender keeps meeting a full buffer (docs/scenario.md, "Link clocks";
+the report shows the exact-clock run and Jain's index).
 """
 
 from __future__ import annotations
@@ -228,7 +229,10 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
                  "(<code>link_clock_ppm = 0</code>): per-connection goodput "
                  + "; ".join(", ".join(f"{x:.1f}" for x in g) for g in lock_gp)
                  + " Mb/s (one line per seed). One sender's cells arrive in step with L0's departures and take every freed "
-                 "place in the full buffer, so the others' retransmissions never get in. Real clocks drift apart "
-                 "(±20 ppm moves the phase by a cell time every 0.15 s), which ends such lock-outs; the figures above use them.</p>")
+                 "place in the full buffer, so the others' retransmissions never get in. Free clocks (±20 ppm, used in the "
+                 "figures above) do not remove this for line-rate senders: the queue still drains only at the clock "
+                 "difference, and the means above hide one connection taking most of L0 at low background load "
+                 "(Jain's index 0.25–0.44 at ±20 ppm with no background; docs/scenario.md, 'Link clocks'). The paper's "
+                 "means cannot show whether its senders shared fairly.</p>")
     parts.append(f"<p class='meta'>mode: {'full' if full else 'quick'}; seeds {st.seeds}; {elapsed:.1f} s wall.</p>")
     return write_report(out, "Koçyiğit — TCP traffic shaping in ATM networks (atmsim reproduction)", "".join(parts))

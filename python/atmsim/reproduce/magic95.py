@@ -540,10 +540,12 @@ the measurement window. Paper: A 2–4 packet losses per second, B none.</p>
    f"as measured, but one connection locks the other out: after a few early losses the loser waits out long, backed-off "
    f"retransmission timeouts ({a4.timeouts} timeouts in all) while the winner fills the TAXI port alone, with "
    f"few losses since its sender cannot outrun the port. So our combined throughput is higher, our loss rate "
-   f"lower, and {'A stays below B' if a4.mbps < b4.mbps else 'A is not below B'} here. The links run on free clocks "
-   f"(±50 ppm), so this is not the lock-step artefact of equal-rate links (docs/scenario.md): it is Reno's exponential "
-   f"backoff after repeated losses. The paper gives only the combined rate, so we cannot tell how its senders shared the "
-   f"port; different host speeds and unequal path delays are not modelled.")}
+   f"lower, and {'A stays below B' if a4.mbps < b4.mbps else 'A is not below B'} here. Free link clocks (±50 ppm) "
+   f"do not prevent this (docs/scenario.md, 'Link clocks'): a sender that can keep its TAXI line busy into a port of "
+   f"the same rate drains the queue only at the clock difference, so the loser's retransmissions keep meeting a full "
+   f"buffer and back off. The paper calls its SPARCstation senders relatively slow sources; here they have no send-side "
+   f"limit, and the two sites' unequal path delays are not modelled. The paper gives only the combined rate, so we "
+   f"cannot tell how its senders shared the port.")}
 """
 
 
