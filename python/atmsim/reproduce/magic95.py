@@ -5,45 +5,43 @@ Implemented:
 - Table 1 (Experiment 1, §3.1): one ttcp transfer from a DEC 3000 AXP over OC-3c through a
   Fore ASX-100 to another DEC 3000, 600 km away with an 8.8 ms round trip, for TCP windows of
   0.5 kB … 128 kB. The paper finds B = W/T (Eq. 1). Files ``table1_w*.toml``.
-- Table 2 (Experiment 2, §3.2): one OC-3c sender into a TAXI-100 port (256 cells), 128 kB
-  window, without pacing vs OTTO pacing at 70 Mb/s (``table2_*.toml``).
-- Table 3 (Experiment 3, §3.3): two OC-3c senders, each on its own link, into one TAXI-100
-  receiver, without pacing vs 35 Mb/s per source (``table3_*.toml``).
-- Table 4 (Experiment 4, §3.4): A, two TAXI-100 senders without pacing; B, two OC-3c senders
-  with pacing — at 35 Mb/s each, our assumption, the paper gives no rate (``table4_*.toml``);
-  with packet losses per second (retransmitted segments / run length).
+- Tables 2–4 (Experiments 2–4): in :mod:`atmsim.reproduce.magic95_tables` — multi-seed runs
+  under two loss responses (``[[tcp]] ssthresh_on_loss``), both readings of the pacing rate,
+  Table 4 A over a range of sender speeds on the two sites' unequal delays, per-connection
+  goodput and Jain's index.
 - Figure 3 (Experiment 5, §3.5): the Table 2 path without pacing at a 128 kB window vs TCP
   segment size (MTU = MSS + 40), built in Python by ``mismatch()``.
 - Figure 5 (§4.1): allowable load at 1% loss vs switch buffer size for several segment
   sizes, computed from a discrete-time Geo/Geo/1/N queue of segments, and checked by
   simulating the same queue as an ATM port at the load the model allows.
-- Figure 6 (§4.2): one OC-3c sender into the 256-cell TAXI-100 port, without pacing,
-  throughput vs window for several MTUs, with the window at which Eq. 2 predicts the buffer
-  overflows and Eq. 3's largest sustainable rate.
+- Figure 6 (§4.2): one OC-3c sender in Lawrence into the 256-cell TAXI-100 port of the Onyx in
+  Kansas City (``fig6_local.toml``, 0.97 ms round trip), without pacing, throughput vs window
+  for several MTUs and both loss rules; verdicts on the onset (Eq. 2, at the resolution of one
+  segment) and on the collapse level.
 - Figures 4 and 7 (§3.6, §4.3): segment size against host processing limits, in
   :mod:`atmsim.reproduce.magic95_hosts` (``fig4_direct.toml``).
 
-The delays of the Kansas City paths (Exp. 4, §4.2) are not given; we keep the 8.8 ms round
-trip (Eq. 2 does not depend on it).
+The Kansas City paths' delays are not given: they are scaled by distance from Exp. 1's 8.8 ms
+per 600 km (Lawrence - Kansas City ≈ 65 km: 0.95 ms round trip; Sioux Falls - Kansas City
+≈ 600 km: 8.8 ms), stated in the scenario files.
 
-Quick mode shortens the runs: Table 1 to 3 simulated seconds, Tables 2–4 and Figure 3 to
-6 s (1 s warm-up), Figure 6 to 8 s; ``--full`` runs Table 1 as shipped (6 s) and the others
-for 20 s. The quick report takes a few seconds of wall time.
+Quick mode: Table 1 3 s per window; Tables 2–4 4 seeds × 30 s per case; Figure 6 2 seeds ×
+10 s per point; Figure 3 6 s. ``--full``: Table 1 as shipped (6 s), Tables 2–4 10 seeds ×
+120 s, Figure 6 5 seeds × 30 s, the others 20 s. A summary table of verdicts heads the report.
 """
 
 from __future__ import annotations
 
 import html
-import math
 import time
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..output import write_text_atomic
-from ..report import figure_path, new_axes, save_axes, write_report
+from ..report import figure_path, new_axes, save_axes, summary_html, verdicts_in, write_report
 from ..scenario import Scenario
-from . import magic95_hosts
+from . import magic95_hosts, magic95_tables
+from .runner import run_many
 from .magic95_hosts import cells_per_segment
 
 #: Table 1 as published: window label, window [bytes], throughput [Mb/s].
@@ -139,9 +137,11 @@ def eq3_rate_bps(rtt_s: float = RTT_S, **eq2) -> float:
     return eq2_window_bytes(**eq2) * 8 / rtt_s
 
 
-def mismatch(window: int, mtu: int = 9180, duration_s: float = 10.0) -> Scenario:
-    """One unpaced OC-3c sender into the 256-cell TAXI-100 port (``fig3_fig6_mismatch.toml``)."""
-    sc = Scenario.from_toml(scenario_dir() / "fig3_fig6_mismatch.toml")
+def mismatch(window: int, mtu: int = 9180, duration_s: float = 10.0, file: str = "fig3_fig6_mismatch") -> Scenario:
+    """One unpaced OC-3c sender into the 256-cell TAXI-100 port: by default the 600 km, 8.8 ms
+    path of Experiments 2 and 5 (``fig3_fig6_mismatch.toml``); ``file="fig6_local"`` is the
+    Lawrence → Kansas City path of Figure 6 (0.97 ms round trip)."""
+    sc = Scenario.from_toml(scenario_dir() / f"{file}.toml")
     sc.set("host[0].mtu_bytes", mtu)
     sc.set("host[1].mtu_bytes", mtu)
     sc.set("tcp[0].window_bytes", window)
@@ -150,112 +150,50 @@ def mismatch(window: int, mtu: int = 9180, duration_s: float = 10.0) -> Scenario
     return sc
 
 
-FIG6_WINDOWS = [8192, 16384, 24576, 32768, 36864, 40960, 49152, 65536, 98304, 131072]
+FIG6_WINDOWS = [8192, 16384, 20480, 24576, 28672, 32768, 36864, 40960, 49152, 65536, 98304, 131072]
 FIG6_MTUS = [9180, 4352, 1500]
+#: Figure 6's round trip: Lawrence - Kansas City, 2 × (0.475 + 0.01) ms (fig6_local.toml).
+FIG6_RTT_S = 2 * (0.475 + 0.01) * 1e-3
 
 
-def figure6(full: bool = False, seed: int = 1, progress=None) -> dict[int, list[tuple[int, float, int]]]:
-    """{mtu: [(window, goodput Mb/s, retransmitted segments)]}."""
-    out: dict[int, list[tuple[int, float, int]]] = {}
-    for mtu in FIG6_MTUS:
-        rows = []
-        for w in FIG6_WINDOWS:
-            c = mismatch(w, mtu, 20.0 if full else 8.0).run(seed=seed).summary["connections"][0]
-            rows.append((w, c["goodput_bps"] / 1e6, c["rexmt_segs"]))
-            if progress:
-                progress(f"figure 6, MTU {mtu}, window {w}")
-        out[mtu] = rows
+def fig6_plan(full: bool) -> tuple[list[int], float]:
+    """(seeds, simulated seconds) per Figure 6 point: quick 2 × 10 s, full 5 × 30 s."""
+    return (list(range(1, 6)), 30.0) if full else ([1, 2], 10.0)
+
+
+def figure6(full: bool = False, seed: int = 1, progress=None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
+    """Figure 6 on its local path under both loss rules:
+    {rule: {mtu: [(window, mean goodput over seeds [Mb/s], retransmitted segments, all seeds)]}}."""
+    seeds, dur = fig6_plan(full)
+    seeds = [seed + s - 1 for s in seeds]
+    points = [(rule, mtu, w) for rule in magic95_tables.LOSS_RULES for mtu in FIG6_MTUS for w in FIG6_WINDOWS]
+    jobs = []
+    for rule, mtu, w in points:
+        sc = mismatch(w, mtu, dur, file="fig6_local")
+        sc.set("tcp[0].ssthresh_on_loss", rule)
+        sc.set("simulation.warmup_s", 1.0)
+        jobs += [(sc, s) for s in seeds]
+
+    def tick(d: int, total: int) -> None:
+        if progress and d % len(seeds) == 0:
+            rule, mtu, w = points[d // len(seeds) - 1]
+            progress(f"figure 6, {rule}, MTU {mtu}, window {w}")
+
+    summaries = run_many(jobs, progress=tick)
+    out: dict[str, dict[int, list]] = {rule: {mtu: [] for mtu in FIG6_MTUS} for rule in magic95_tables.LOSS_RULES}
+    for k, (rule, mtu, w) in enumerate(points):
+        conns = [x["connections"][0] for x in summaries[k * len(seeds):(k + 1) * len(seeds)]]
+        good = sum(c["goodput_bps"] for c in conns) / len(conns) / 1e6
+        out[rule][mtu].append((w, good, sum(c["rexmt_segs"] for c in conns)))
     return out
 
 
-
-# --- Tables 2-4 (Experiments 2-4, §3.2-3.4): rate mismatch, contention, pacing -------------
+# --- Tables 2-4 (Experiments 2-4, §3.2-3.4): in magic95_tables ----------------------------
 
 def paced_user_bps(rate_bps: float) -> float:
     """TCP payload carried by pacing at ``rate_bps`` of cells with 9180-byte datagrams
     (9140 bytes of TCP data in 192 cells): 70 Mb/s → 62.87 Mb/s."""
     return rate_bps * 9140 / (192 * 53)
-
-
-@dataclass
-class Run:
-    """One scenario run: combined goodput, per-connection goodputs, retransmissions."""
-
-    label: str
-    file: str
-    paper_mbps: float | None
-    mbps: float
-    per_conn_mbps: list[float]
-    rexmt: int
-    timeouts: int
-    duration_s: float
-    #: Retransmitted segments per second of the measurement window (packet losses/s).
-    rexmt_per_s: float = 0.0
-
-    @property
-    def losses_per_s(self) -> float:
-        return self.rexmt_per_s
-
-
-def run_file(name: str, label: str, paper: float | None, full: bool, seed: int, overrides: dict | None = None) -> Run:
-    """Run ``scenarios/magic95/<name>.toml`` (with dotted-path ``overrides``); quick mode: 6 s
-    with 1 s warm-up, full: 20 s."""
-    sc = Scenario.from_toml(scenario_dir() / f"{name}.toml")
-    for path, value in (overrides or {}).items():
-        sc.set(path, value)
-    dur = 20.0 if full else 6.0
-    sc.set("simulation.duration_s", dur)
-    sc.set("simulation.warmup_s", 1.0)
-    sc.set("simulation.sample_interval_ms", 0)
-    conns = sc.run(seed=seed).summary["connections"]
-    per = [c["goodput_bps"] / 1e6 for c in conns]
-    return Run(
-        label=label,
-        file=f"{name}.toml",
-        paper_mbps=paper,
-        mbps=sum(per),
-        per_conn_mbps=per,
-        rexmt=sum(c["rexmt_segs"] for c in conns),
-        rexmt_per_s=sum(c["rexmt_per_s"] for c in conns),
-        timeouts=sum(c["timeouts"] for c in conns),
-        duration_s=dur,
-    )
-
-
-#: (scenario file, label, paper's combined throughput [Mb/s]).
-TABLE2 = [("table2_no_pacing", "no pacing", 0.87), ("table2_pacing_70", "pacing 70 Mb/s", 68.20)]
-TABLE3 = [("table3_no_pacing", "no pacing", 1.66), ("table3_pacing_35", "pacing 35 Mb/s each", 52.36)]
-TABLE4 = [
-    ("table4_a_taxi_no_pacing", "A: two TAXI-100 senders, no pacing", 46.71),
-    ("table4_b_oc3c_pacing_35", "B: two OC-3c senders, pacing 35 Mb/s each (rate assumed)", 61.17),
-]
-
-
-#: Table 2 without pacing under other TCP loss recoveries: how much the result depends on it.
-TABLE2_TCP_VARIANTS = [
-    ("Reno, no delayed ACKs", {"tcp[0].delayed_ack": False}),
-    ("Tahoe (no fast recovery)", {"tcp[0].variant": "tahoe"}),
-    ("NewReno (partial ACKs recovered)", {"tcp[0].variant": "newreno"}),
-    ("Reno without fast retransmit (timeouts only)", {"tcp[0].dupack_threshold": 0}),
-]
-
-
-def table2_tcp_variants(full: bool = False, seed: int = 1, progress=None) -> list[Run]:
-    out = []
-    for label, overrides in TABLE2_TCP_VARIANTS:
-        out.append(run_file("table2_no_pacing", label, None, full, seed, overrides))
-        if progress:
-            progress(f"table 2, {label}")
-    return out
-
-
-def run_table(spec: list[tuple[str, str, float]], full: bool = False, seed: int = 1, progress=None) -> list[Run]:
-    out = []
-    for name, label, paper in spec:
-        out.append(run_file(name, label, paper, full, seed))
-        if progress:
-            progress(f"{name}")
-    return out
 
 
 # --- Figure 3 (Experiment 5, §3.5): throughput vs TCP segment size through the mismatch -----
@@ -381,6 +319,13 @@ def overflow_window(rows: list[tuple[int, float, int]]) -> tuple[int, int] | Non
     return max(w for w in ok if w < min(lossy)), min(lossy)
 
 
+def effective_window(window: int, mtu: int) -> int:
+    """The window BSD's tcp_mss() makes of a ``window``-byte socket buffer: rounded up to whole
+    segments of MSS = MTU − 40 (at least one)."""
+    mss = mtu - 40
+    return max(1, -(-window // mss)) * mss
+
+
 def _plot(rows: list[Row], out: Path) -> Path:
     fig, ax = new_axes()
     w = [r.window for r in rows]
@@ -397,156 +342,78 @@ def _plot(rows: list[Row], out: Path) -> Path:
     return path
 
 
-def _figure6_html(f6: dict, out: Path) -> str:
+FIG6_COLLAPSE_FROM = 65536
+#: "Very small levels" (§4.2): below this share of the loss-free peak.
+FIG6_VERY_SMALL = 0.10
+
+
+def _figure6_html(f6: dict, out: Path, full: bool) -> str:
     paper_w = eq2_window_bytes()
     ours_w = eq2_window_bytes(ci_bps=149.76e6, co_bps=100e6)
     fig, ax = new_axes()
-    for mtu, rows in f6.items():
-        ax.plot([w for w, _, _ in rows], [g for _, g, _ in rows], "o-", label=f"MTU {mtu}")
-    ax.axvline(paper_w, color="C3", ls="--", label=f"Eq. 2, 155→100 Mb/s: {paper_w:,.0f} B")
-    ax.axvline(ours_w, color="0.5", ls=":", label=f"Eq. 2, cell rates 149.76→100: {ours_w:,.0f} B")
-    r_o = eq3_rate_bps() / 1e6
-    ax.plot([paper_w], [r_o], "*", color="C3", ms=12, label=f"Eq. 3: R_o = {r_o:.1f} Mb/s at {RTT_S * 1e3:g} ms")
+    for k, mtu in enumerate(FIG6_MTUS):
+        for rule, ls in zip(magic95_tables.LOSS_RULES, ("-", "--")):
+            rows = f6[rule][mtu]
+            ax.plot([w for w, *_ in rows], [g for _, g, _ in rows], "o" + ls, color=f"C{k}", label=f"MTU {mtu}, {rule}")
+    ax.axvline(paper_w, color="C3", ls=":", label=f"Eq. 2, 155→100 Mb/s: {paper_w:,.0f} B")
     ax.set_xscale("log", base=2)
     path = save_axes(
         fig, ax, figure_path(out, "fig6.png"), xlabel="TCP window [bytes]", ylabel="throughput [Mb/s]",
-        title="Fig. 6: OC-3c → TAXI-100, 256-cell buffer, no pacing", legend="small",
+        title="Fig. 6: Lawrence → Kansas City, OC-3c → TAXI-100, 256 cells, no pacing", legend="small",
     )
-    lines = []
-    for mtu, rows in f6.items():
+    seeds, dur = fig6_plan(full)
+    lines, verdicts = [], []
+    for rule in magic95_tables.LOSS_RULES:
+        rows = f6[rule][9180]
         ov = overflow_window(rows)
-        if ov is None:
-            lines.append(f"<li>MTU {mtu}: no overflow in the windows tried</li>")
-            continue
-        mid = (ov[0] + ov[1]) / 2
-        lines.append(
-            f"<li>MTU {mtu}: loss-free up to {ov[0]:,} B, losses from {ov[1]:,} B (midpoint {mid:,.0f} B: "
-            f"{mid / paper_w - 1:+.0%} vs the paper's 34,630 B, {mid / ours_w - 1:+.0%} vs Eq. 2 at our cell rates)</li>"
-        )
-    rows9k = f6.get(9180, [])
-    ov9k = overflow_window(rows9k)
-    if ov9k:
-        best = next(g for w, g, _ in rows9k if w == ov9k[0])
-        lines.append(
-            f"<li>Eq. 3: the largest sustainable rate, R_o = Eq. 2's bits / T = {r_o:.1f} Mb/s at the paper's 34,630 B "
-            f"and {RTT_S * 1e3:g} ms; atmsim at the largest loss-free window ({ov9k[0]:,} B, MTU 9180): {best:.1f} Mb/s "
-            f"(W/T there: {ov9k[0] * 8 / RTT_S / 1e6:.1f} Mb/s)</li>"
-        )
+        peak = max(g for _, g, _ in rows)
+        tail = [g for w, g, _ in rows if w >= FIG6_COLLAPSE_FROM]
+        level = sum(tail) / len(tail)
+        for mtu in FIG6_MTUS:
+            o = overflow_window(f6[rule][mtu])
+            lines.append(f"<li>{rule}, MTU {mtu}: " + (
+                f"loss-free up to {o[0]:,} B (window {effective_window(o[0], mtu):,} B), losses from {o[1]:,} B "
+                f"(window {effective_window(o[1], mtu):,} B)</li>" if o else "no clean onset in the windows tried</li>"))
+        if ov:
+            lo, hi = effective_window(ov[0], 9180), effective_window(ov[1], 9180)
+            ok = lo <= paper_w <= hi
+            verdicts.append(_verdict(
+                ok, f"MTU 9180, {rule}: loss-free up to a {ov[0]:,}-byte buffer, losses from {ov[1]:,} B; BSD rounds "
+                f"these up to whole 9140-byte segments, so the onset lies between windows of {lo:,} and {hi:,} B "
+                f"({lo // 9140} and {hi // 9140} segments). Eq. 2's 34,630 B (Q·Ci/(Ci−Co) with the paper's 155 and "
+                f"100 Mb/s; {ours_w:,.0f} B at the OC-3c cell rate) lies {'inside' if ok else 'outside'} that interval: "
+                "one segment is the resolution any 9180-byte sender has.",
+                ("agrees" if ok else "differs") + f" (Figure 6 onset, {rule})"))
+        else:
+            verdicts.append(_verdict(False, f"MTU 9180, {rule}: no single onset in the windows tried.",
+                                     f"differs (Figure 6 onset, {rule})"))
+        small = level <= FIG6_VERY_SMALL * peak
+        verdicts.append(_verdict(
+            small, f"MTU 9180, {rule}: peak {peak:.1f} Mb/s; at windows of {FIG6_COLLAPSE_FROM // 1024} kB and more "
+            f"{level:.2f} Mb/s on average ({level / peak:.1%} of the peak). The paper: 'quickly drops to very small "
+            f"levels' (taken here as under {FIG6_VERY_SMALL:.0%} of the peak; Table 2 measured 0.87 Mb/s at 128 kB, 1 %)."
+            + ("" if small or rule != "half_window" else
+               " BSD's loss response keeps far more than the testbed did; the advertised-window rule collapses (next verdict)."),
+            ("agrees" if small else "differs") + f" (Figure 6 collapse level, {rule})"))
     return (
         "<h2>Figure 6 — throughput vs window through the 155 → 100 Mb/s mismatch (§4.2)</h2>"
-        "<p>Paper: with windows under 34 kB the throughput reaches its peak, with larger windows it quickly drops "
-        "to very small levels because the 256-cell port buffer overflows (Eq. 2 predicts 34,630 bytes). "
-        "BSD rounds the socket buffers up to whole segments, so large MTUs move in steps of one segment.</p>"
-        f'<p><img src="{path.name}" alt="figure 6"></p><ul>{"".join(lines)}</ul>'
+        "<p>The paper's Figure 6 is a DEC Alpha in Lawrence sending without pacing to the SGI Onyx in Kansas City "
+        f"(Experiment 4's path, <code>fig6_local.toml</code>, {FIG6_RTT_S * 1e3:.2f} ms round trip: at 34 kB W/T is "
+        f"{paper_w * 8 / FIG6_RTT_S / 1e6:.0f} Mb/s, so the peak is not window-limited). Paper: below 34 kB the "
+        "throughput reaches its peak, above it quickly drops to very small levels because the 256-cell port overflows "
+        f"(Eq. 2: 34,630 bytes). Each point: mean of {len(seeds)} seeds × {dur:g} s; both loss rules (solid: BSD, "
+        "dashed: ssthresh from the advertised window). BSD rounds socket buffers up to whole segments, so large MTUs "
+        "move in steps of one segment.</p>"
+        f'<p><img src="{path.name}" alt="figure 6"></p><ul>{"".join(lines)}</ul>{"".join(verdicts)}'
+        "<p>On this short path both loss rules collapse: the round trip holds about 11 kB at the TAXI rate, so a "
+        "window of four 9140-byte segments keeps a standing queue larger than the port and overflows it again after "
+        "every recovery; the sender spends its time in backed-off timeouts. On the 8.8 ms path of Table 2 the pipe "
+        "holds ~100 kB and only the loss rule decides (Table 2's recovery table).</p>"
     )
-
-
-def _runs_table(runs: list[Run], expect: list[float | None] | None = None) -> str:
-    rows = []
-    for i, r in enumerate(runs):
-        exp = expect[i] if expect else None
-        per = " + ".join(f"{x:.2f}" for x in r.per_conn_mbps) if len(r.per_conn_mbps) > 1 else ""
-        rows.append(
-            f"<tr><td>{html.escape(r.label)}</td><td>{r.paper_mbps:g}</td>"
-            + ((f"<td>{exp:.2f}</td>" if exp is not None else "<td>—</td>") if expect else "")
-            + f"<td>{r.mbps:.2f}</td><td>{per}</td><td>{r.rexmt}</td><td>{r.losses_per_s:.1f}</td><td>{r.timeouts}</td></tr>"
-        )
-    head = (
-        "<tr><th>case</th><th>paper [Mb/s]</th>"
-        + ("<th>model limit [Mb/s]</th>" if expect else "")
-        + "<th>atmsim [Mb/s]</th><th>per connection</th><th>retransmitted segments</th>"
-        "<th>losses/s</th><th>timeouts</th></tr>"
-    )
-    return f"<table>{head}{''.join(rows)}</table>"
 
 
 def _verdict(ok: bool, text: str, word: str | None = None) -> str:
     return f"<p><b>Verdict: {word or ('agrees' if ok else 'differs')}</b> — {html.escape(text)}</p>"
-
-
-def _tcp_variants_html(un2: Run, variants: list[Run]) -> str:
-    cycle = un2.duration_s / max(un2.timeouts, 1)
-    per_cycle = 0.87e6 * cycle / 8 / 9140
-    rows = "".join(
-        f"<tr><td>{html.escape(r.label)}</td><td>{r.mbps:.2f}</td><td>{r.rexmt}</td><td>{r.timeouts}</td></tr>"
-        for r in [dataclasses.replace(un2, label="Reno (as shipped)"), *variants]
-    )
-    return f"""
-<h3>Why unpaced TCP keeps more than the testbed did</h3>
-<p>In the model the unpaced sender times out every {cycle:.2f} s on average ({un2.timeouts} timeouts in {un2.duration_s:g} s).
-At that cycle the paper's 0.87 Mb/s is {per_cycle:.0f} segments of 9140 bytes per timeout: about one slow start
-from one segment up to the first overflow of the 256-cell port (1 + 2 + 4 + 8 = 15 segments; a burst of more than
-four back-to-back 192-cell segments at 149.76 Mb/s overflows a 256-cell queue drained at 100 Mb/s). So the testbed's
-TCP behaved as if every overflow ended in a timeout, while BSD 4.4-Lite Reno in the model recovers some losses by fast
-retransmit between timeouts. The same path under other loss recoveries:</p>
-<table><tr><th>TCP</th><th>throughput [Mb/s]</th><th>retransmitted segments</th><th>timeouts</th></tr>{rows}</table>
-<p>The measured hosts' TCPs (DEC OSF/1, SunOS) are not specified further in the paper, so we keep BSD Reno and report the
-difference rather than tune the TCP to the table.</p>
-"""
-
-
-def _tables_html(t2: list[Run], t3: list[Run], t4: list[Run], variants: list[Run] | None = None) -> str:
-    lim70 = paced_user_bps(70e6) / 1e6
-    lim35 = 2 * paced_user_bps(35e6) / 1e6
-    un2, pa2 = t2
-    t2_ok = abs(pa2.mbps / lim70 - 1) <= 0.10 and un2.mbps < 0.25 * pa2.mbps
-    un3, pa3 = t3
-    t3_ok = pa3.mbps > 3 * un3.mbps
-    a4, b4 = t4
-    return f"""
-<h2>Table 2 — one OC-3c sender through the 155 → 100 Mb/s mismatch (Experiment 2, §3.2)</h2>
-<p>DEC 3000 (OC-3c) → ASX-100 (256-cell TAXI-100 output port) → SPARCstation-10, 128 kB window,
-64 kB writes, without pacing and with OTTO cell-level pacing at 70 Mb/s
-(<code>scenarios/magic95/table2_*.toml</code>). The model's limit with pacing is the pacing rate
-less cell and header overhead: 70 × 9140/(192·53) = {lim70:.2f} Mb/s.</p>
-{_runs_table(t2, [None, lim70])}
-{_verdict(t2_ok, f"paced {pa2.mbps:.2f} Mb/s is {pa2.mbps / lim70 - 1:+.1%} from the {lim70:.2f} Mb/s limit "
-   f"and {pa2.mbps / 68.20 - 1:+.1%} from the paper's 68.20 Mb/s (the paper's value is above what 70 Mb/s of cells carries "
-   f"as TCP data with 9180-byte datagrams, so its 70 Mb/s was presumably counted differently, e.g. as payload); "
-   f"unpaced {un2.mbps:.2f} Mb/s is {un2.mbps / pa2.mbps:.0%} of paced, so pacing wins as in the paper. "
-   f"Our unpaced value is {un2.mbps / 0.87:.0f}× the paper's 0.87 Mb/s (7–11 Mb/s over seeds 1–3): the 9180-byte "
-   f"sender overflows the 256-cell port again and again ({un2.rexmt} retransmissions, {un2.timeouts} timeouts), yet the "
-   f"model's BSD 4.4-Lite TCP gets more through between timeouts than the measured hosts did (see below).",
-   "paced agrees with the model limit; unpaced agrees in direction, differs in size" if t2_ok else None)}
-{_tcp_variants_html(un2, variants) if variants else ""}
-
-<h2>Table 3 — two OC-3c senders contending for one TAXI-100 port (Experiment 3, §3.3)</h2>
-<p>Two DEC 3000s, each on its own OC-3c link, send to one SPARCstation-10 behind the
-ASX-100's 256-cell TAXI-100 port: two connections, 128 kB windows, pacing 35 Mb/s per source
-vs none (<code>scenarios/magic95/table3_*.toml</code>). The paced limit is
-2 × 35 × 9140/(192·53) = {lim35:.2f} Mb/s.</p>
-{_runs_table(t3, [None, lim35])}
-{_verdict(t3_ok, f"paced combined {pa3.mbps:.2f} Mb/s vs unpaced {un3.mbps:.2f} Mb/s "
-   f"({pa3.mbps / max(un3.mbps, 1e-9):.1f}×; paper 52.36 vs 1.66, 31.5×). Pacing wins by a wide margin as in the paper; "
-   f"ours is {pa3.mbps / 52.36 - 1:+.0%} from the paper's paced value (it reaches the pacing limit; the paper's SPARCstation-10 "
-   f"receiver may have been CPU-bound, and Table 4 B reaches 61.17 Mb/s into a faster receiver) and "
-   f"{un3.mbps / 1.66 - 1:+.0%} from its unpaced one (as in Table 2, unpaced TCP does better in the model than measured).",
-   "agrees in direction, differs in size" if t3_ok else None)}
-
-<h2>Table 4 — Fore-only contention vs paced OC-3c senders (Experiment 4, §3.4)</h2>
-<p>Scenario A: two SPARCstation-10s (TAXI-100) → SGI Onyx (TAXI-100), no pacing; Scenario B: two
-DEC 3000s (OC-3c) with pacing → the same Onyx (<code>scenarios/magic95/table4_*.toml</code>). The
-paper does not give B's pacing rate: <b>we assume 35 Mb/s per source as in Experiment 3</b>,
-so B is the same model as Table 3's paced case with a different receiver name; nor does it give
-the Kansas City delays, so we keep 8.8 ms. Losses per second = retransmitted segments per second of
-the measurement window. Paper: A 2–4 packet losses per second, B none.</p>
-{_runs_table(t4)}
-{_verdict(b4.rexmt == 0 and abs(b4.mbps / 61.17 - 1) <= 0.10,
-   f"Scenario B: {b4.mbps:.2f} Mb/s with {b4.losses_per_s:.1f} losses/s, {b4.mbps / 61.17 - 1:+.1%} from the paper's "
-   f"61.17 Mb/s with no losses, at our assumed 35 Mb/s per source (limit {lim35:.2f} Mb/s).")}
-{_verdict(a4.rexmt > 0 and abs(a4.mbps / 46.71 - 1) <= 0.10,
-   f"Scenario A: {a4.mbps:.2f} Mb/s (per connection {' + '.join(f'{x:.2f}' for x in a4.per_conn_mbps)}) with "
-   f"{a4.losses_per_s:.1f} losses/s vs the paper's 46.71 Mb/s and 2–4 losses/s. The model has losses without pacing, "
-   f"as measured, but one connection locks the other out: after a few early losses the loser waits out long, backed-off "
-   f"retransmission timeouts ({a4.timeouts} timeouts in all) while the winner fills the TAXI port alone, with "
-   f"few losses since its sender cannot outrun the port. So our combined throughput is higher, our loss rate "
-   f"lower, and {'A stays below B' if a4.mbps < b4.mbps else 'A is not below B'} here. Free link clocks (±50 ppm) "
-   f"do not prevent this (docs/scenario.md, 'Link clocks'): a sender that can keep its TAXI line busy into a port of "
-   f"the same rate drains the queue only at the clock difference, so the loser's retransmissions keep meeting a full "
-   f"buffer and back off. The paper calls its SPARCstation senders relatively slow sources; here they have no send-side "
-   f"limit, and the two sites' unequal path delays are not modelled. The paper gives only the combined rate, so we "
-   f"cannot tell how its senders shared the port.")}
-"""
 
 
 def _figure3_html(f3: list[tuple[int, float, int, int]], out: Path) -> str:
@@ -658,8 +525,8 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
     """Run the implemented MAGIC experiments and write ``report.html`` into ``out_dir``."""
     out = Path(out_dir)
     t0 = time.perf_counter()
-    total = len(TABLE1) + len(FIG6_MTUS) * len(FIG6_WINDOWS) + len(TABLE2) + len(TABLE3) + len(TABLE4) + len(FIG3_MSS)
-    total += magic95_hosts.n_runs() + len(FIG5_CHECK) + len(TABLE2_TCP_VARIANTS)
+    total = len(TABLE1) + len(magic95_tables.LOSS_RULES) * len(FIG6_MTUS) * len(FIG6_WINDOWS) + len(FIG3_MSS)
+    total += magic95_hosts.n_runs() + len(FIG5_CHECK) + magic95_tables.n_cases(full)
     done = 0
 
     def tick(what: str) -> None:
@@ -670,10 +537,7 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
 
     rows = table1(full=full, seed=seed, progress=tick)
     f6 = figure6(full=full, seed=seed, progress=tick)
-    t2 = run_table(TABLE2, full=full, seed=seed, progress=tick)
-    t2v = table2_tcp_variants(full=full, seed=seed, progress=tick)
-    t3 = run_table(TABLE3, full=full, seed=seed, progress=tick)
-    t4 = run_table(TABLE4, full=full, seed=seed, progress=tick)
+    tables = magic95_tables.run(full=full, progress=tick)
     f3 = figure3(full=full, seed=seed, progress=tick)
     f5 = figure5()
     f5c = figure5_check(full=full, seed=seed, progress=tick)
@@ -694,7 +558,7 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
 <h2>Table 1 — throughput and TCP window size (Experiment 1, §3.1)</h2>
 <p>One ttcp transfer (64 kB writes), DEC 3000 AXP → OC-3c → Fore ASX-100 → OC-3c → DEC 3000,
 8.8 ms round trip. The paper: throughput follows B = W/T (Eq. 1). Our bound column is
-min(W/T, {OC3C_USER_BPS/1e6:.1f} Mb/s OC-3c user limit). Verdict: <b>{agree} of {len(rows)}</b>
+min(W/T, {OC3C_USER_BPS/1e6:.1f} Mb/s OC-3c user limit): <b>{agree} of {len(rows)}</b>
 windows within {TOLERANCE:.0%} of the published throughput.</p>
 <table><tr><th>window</th><th>paper [Mb/s]</th><th>W/T [Mb/s]</th><th>atmsim [Mb/s]</th>
 <th>vs paper</th><th>retransmissions</th><th>verdict</th></tr>{table}</table>
@@ -702,23 +566,17 @@ windows within {TOLERANCE:.0%} of the published throughput.</p>
 <p>Why the small differences: atmsim's BSD TCP rounds socket buffers up to whole segments
 (tcp_mss()), so windows of 16–128 kB carry slightly more than W bytes per round trip, while
 segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
-{_tables_html(t2, t3, t4, t2v)}
+{magic95_tables.report_html(tables, full)}
 {_figure3_html(f3, out)}
 {magic95_hosts.figures_html(f4, f7, out)}
 {_figure5_html(f5, out, f5c)}
-{_figure6_html(f6, out)}
+{_figure6_html(f6, out, full)}
 <p class="meta">mode: {'full' if full else 'quick'}; seed {seed}; {elapsed:.1f} s wall.</p>
 """
+    items = [(f"Table 1, window {r.label}", r.verdict) for r in rows] + verdicts_in(body)
+    body = summary_html(items, elapsed, "full" if full else "quick") + body
     write_text_atomic(out / "table1.csv", csv)
-    write_text_atomic(out / "tables2_4.csv", 
-        "table,case,file,paper_mbps,atmsim_mbps,per_connection_mbps,rexmt_segs,losses_per_s,timeouts\n"
-        + "".join(
-            f"{t},\"{r.label}\",{r.file},{r.paper_mbps},{r.mbps:.4f},{' '.join(f'{x:.4f}' for x in r.per_conn_mbps)},"
-            f"{r.rexmt},{r.losses_per_s:.3f},{r.timeouts}\n"
-            for t, runs in ((2, t2), (3, t3), (4, t4))
-            for r in runs
-        )
-    )
+    write_text_atomic(out / "tables2_4.csv", magic95_tables.csv_rows(tables))
     write_text_atomic(out / "fig3.csv", 
         "mss_bytes,atmsim_mbps,rexmt_segs,timeouts\n" + "".join(f"{m},{g:.4f},{r},{t}\n" for m, g, r, t in f3)
     )
@@ -731,5 +589,9 @@ segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
     write_text_atomic(out / "fig5.csv", 
         "mtu_bytes,buffer_cells,segment_buffers,allowable_load\n"
         + "".join(f"{mtu},{b},{n},{x:.5f}\n" for mtu, rows in f5.items() for b, n, x in rows)
+    )
+    write_text_atomic(out / "fig6.csv",
+        "loss_rule,mtu_bytes,window_bytes,atmsim_mbps,rexmt_segs\n"
+        + "".join(f"{rule},{mtu},{w},{g:.4f},{r}\n" for rule, by in f6.items() for mtu, rs in by.items() for w, g, r in rs)
     )
     return write_report(out, "MAGIC testbed (Ewy et al. 1995) — atmsim reproduction", body)

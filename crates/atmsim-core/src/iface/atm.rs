@@ -26,7 +26,13 @@ pub struct AtmIface {
 
 impl AtmIface {
     pub fn new(cfg: DriverConfig) -> Self {
-        AtmIface { driver: IpoaDriver::new(cfg), vci_of: Vec::new(), actions: Vec::new(), call_of: Vec::new(), busy: false }
+        AtmIface {
+            driver: IpoaDriver::new(cfg),
+            vci_of: Vec::new(),
+            actions: Vec::new(),
+            call_of: Vec::new(),
+            busy: false,
+        }
     }
 
     /// Driver VC `vc` now uses outgoing VCI `vci` (`NO_VCI` to forget it).

@@ -58,7 +58,15 @@ pub enum Pushed {
 
 impl PacketLine {
     pub fn new(rate: Rate, delay: SimDuration, limit: Option<u32>) -> Self {
-        PacketLine { rate, delay, limit, queue: VecDeque::new(), busy: false, pipe: VecDeque::new(), stats: LineStats::default() }
+        PacketLine {
+            rate,
+            delay,
+            limit,
+            queue: VecDeque::new(),
+            busy: false,
+            pipe: VecDeque::new(),
+            stats: LineStats::default(),
+        }
     }
 
     fn tx_time(&self, bytes: u32) -> SimDuration {

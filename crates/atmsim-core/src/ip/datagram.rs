@@ -147,7 +147,13 @@ impl Datagrams {
     pub fn balanced(&self) -> bool {
         let c = &self.counts;
         c.sent
-            == c.delivered + c.refused_at_adapter + c.lost_in_fabric + c.no_route + c.dropped_at_line + c.no_vc + self.live()
+            == c.delivered
+                + c.refused_at_adapter
+                + c.lost_in_fabric
+                + c.no_route
+                + c.dropped_at_line
+                + c.no_vc
+                + self.live()
     }
 }
 

@@ -126,7 +126,11 @@ pub fn signalling(net: &Network) -> Value {
     }
     let reasons = crate::signalling::RejectReason::ALL;
     let by_reason = |a: [u64; 3]| -> Value {
-        reasons.iter().map(|r| (format!("{r:?}").to_lowercase(), json!(a[r.index()]))).collect::<serde_json::Map<_, _>>().into()
+        reasons
+            .iter()
+            .map(|r| (format!("{r:?}").to_lowercase(), json!(a[r.index()])))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
     };
     json!({
         "controllers": sig.ctrls.len(),

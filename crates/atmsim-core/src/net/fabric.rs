@@ -7,13 +7,13 @@
 //! else can happen first ([`Network::take_inline`]). Cells reaching a host are handed to
 //! [`Network::host_receive_cell`] (the adapter, `net/adapter.rs`).
 
-use crate::signalling::SIG_VCI;
 use super::{AtmEv, Ev, Network};
 use crate::atm::cell::Cell;
 use crate::atm::link::Sink;
 use crate::atm::port::DropReason;
 use crate::atm::shaping::ShaperKind;
-use crate::ids::{NodeId, LinkId, PortId};
+use crate::ids::{LinkId, NodeId, PortId};
+use crate::signalling::SIG_VCI;
 
 impl Network {
     /// Dispatch of the ATM layer's events.

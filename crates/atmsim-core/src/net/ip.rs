@@ -12,11 +12,11 @@
 //! driver chooses its VC (declared PVCs, or VCs it opens through signalling).
 
 use super::{AppEv, Ev, IfaceEv, Network};
+use crate::ids::{DatagramId, NodeId};
 use crate::iface::atm::NO_VCI;
 use crate::iface::ipoa::{Action, TimerToken};
 use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
-use crate::ids::{DatagramId, NodeId};
 use crate::ip::datagram::{IpDrop, Payload};
 use crate::ip::socket::{SockKey, Socket};
 

@@ -26,8 +26,8 @@ mod fabric;
 mod ip;
 mod probes;
 mod signalling;
-mod traffic;
 mod sources;
+mod traffic;
 mod transport;
 
 use crate::apps::cell_source::CellSource;
@@ -39,7 +39,7 @@ use crate::atm::link::Link;
 use crate::atm::port::OutPort;
 use crate::atm::shaping::Shapers;
 use crate::atm::switch::Switch;
-use crate::ids::{ConnId, NodeId, LinkId, PortId, SourceId};
+use crate::ids::{ConnId, LinkId, NodeId, PortId, SourceId};
 use crate::iface::ipoa::TimerToken;
 use crate::iface::lan::Lan;
 use crate::iface::pipe::PacketLine;
@@ -48,10 +48,10 @@ use crate::iface::Iface;
 use crate::ip::datagram::Datagrams;
 use crate::ip::{Conn, Host};
 use crate::kernel::{EventQueue, Slots};
-pub use signalling::{SigCounts, SigNet};
 use crate::measure::Recorder;
 use crate::pcap::Tap;
 use crate::time::{SimDuration, SimTime};
+pub use signalling::{SigCounts, SigNet};
 use std::ops::ControlFlow;
 
 /// Event kinds, grouped per layer; each layer has one dispatch function in its own file.
@@ -359,57 +359,16 @@ impl Network {
             false
         }
     }
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use crate::tcp::Segment;
-    use transport::next_grid;
     use crate::ip::datagram::Payload;
     use crate::ip::App;
+    use crate::tcp::Segment;
+    use transport::next_grid;
 
     /// A segment of an earlier generation is counted and dropped: the current endpoint
     /// never sees it. (Under the default rules such segments are rare — the slot recycles

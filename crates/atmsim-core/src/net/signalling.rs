@@ -21,11 +21,13 @@ use super::{Ev, Network, SigEv};
 use crate::atm::aal5::{Reassembled, Reassembler, NO_DATAGRAM};
 use crate::atm::cell::{flags, Cell};
 use crate::atm::link::{Route, Sink};
+use crate::ids::{LinkId, NodeId};
 use crate::iface::atm::NO_VCI;
 use crate::iface::ipoa::{SetupOutcome, VcRef};
-use crate::ids::{LinkId, NodeId};
 use crate::kernel::Slots;
-use crate::signalling::{AcceptAll, Action, CallId, Controller, CtrlId, Descriptor, EndpointId, Frame, PortIx, Timer, SIG_VCI};
+use crate::signalling::{
+    AcceptAll, Action, CallId, Controller, CtrlId, Descriptor, EndpointId, Frame, PortIx, Timer, SIG_VCI,
+};
 use std::collections::HashMap;
 
 /// Counters of signalling messages (each one AAL5 frame on a signalling VC).
@@ -116,7 +118,8 @@ impl Network {
     /// signalling the setup fails at once.
     pub(super) fn sig_request(&mut self, n: NodeId, vc: VcRef, egress: NodeId) {
         let now = self.now;
-        let target = self.sig.as_ref().and_then(|s| Some((s.ctrl_of_node[n.idx()]?, s.endpoint_of_node[egress.idx()]?)));
+        let target =
+            self.sig.as_ref().and_then(|s| Some((s.ctrl_of_node[n.idx()]?, s.endpoint_of_node[egress.idx()]?)));
         let Some((c, dest)) = target else {
             let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
             atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);

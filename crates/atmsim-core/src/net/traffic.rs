@@ -97,7 +97,9 @@ impl Network {
     /// Bind both endpoints of connection `c` on their hosts.
     pub(crate) fn bind_sockets(&mut self, c: ConnId) {
         for (side, ep) in self.conns[c.idx()].ep.iter().enumerate() {
-            let fresh = self.hosts[ep.host.idx()].sockets.bind(SockKey::outgoing(&ep.hdr), Socket::Tcp { conn: c, side: side as u8 });
+            let fresh = self.hosts[ep.host.idx()]
+                .sockets
+                .bind(SockKey::outgoing(&ep.hdr), Socket::Tcp { conn: c, side: side as u8 });
             debug_assert!(fresh, "a socket bound twice");
         }
     }

@@ -12,7 +12,7 @@ pub use super::internet::{IpoaSec, LanSec, RouterSec, SerialSec, SignallingSec, 
 use super::table;
 use crate::atm::port::DropPolicyName;
 use crate::atm::sched::Discipline;
-use crate::tcp::Variant;
+use crate::tcp::{SsthreshOnLoss, Variant};
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario.
@@ -268,6 +268,10 @@ pub struct TcpSec {
     /// "tahoe", "reno" (default) or "newreno".
     #[serde(default)]
     pub variant: Variant,
+    /// "half_window" (default: BSD, min(cwnd, window) / 2) or "half_advertised" (the
+    /// advertised window / 2): how a loss sets ssthresh.
+    #[serde(default)]
+    pub ssthresh_on_loss: SsthreshOnLoss,
     /// Socket buffers of both ends [bytes] (ttcp -b): the TCP window. Default 8192
     /// (4.4BSD tcp_sendspace/tcp_recvspace).
     #[serde(default)]

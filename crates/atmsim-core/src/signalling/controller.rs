@@ -149,7 +149,18 @@ impl Controller {
             })
             .collect();
         let (calls, free_slots, originated, jobs) = (Vec::new(), Vec::new(), BTreeMap::new(), VecDeque::new());
-        Controller { id, local, cfg, ports, routes: Vec::new(), calls, free_slots, originated, jobs, stats: CtrlStats::default() }
+        Controller {
+            id,
+            local,
+            cfg,
+            ports,
+            routes: Vec::new(),
+            calls,
+            free_slots,
+            originated,
+            jobs,
+            stats: CtrlStats::default(),
+        }
     }
 
     /// VCIs below `first` on port `p`'s link are taken by permanent VCs the scenario declares:
@@ -205,7 +216,15 @@ impl Controller {
     }
 
     /// Driver: open a VC for `call` to `dest`. Failures at this controller are reported at once.
-    pub fn request_setup(&mut self, now: SimTime, call: CallId, dest: EndpointId, descriptor: Descriptor, adm: &mut dyn Admission, out: &mut Vec<Action>) {
+    pub fn request_setup(
+        &mut self,
+        now: SimTime,
+        call: CallId,
+        dest: EndpointId,
+        descriptor: Descriptor,
+        adm: &mut dyn Admission,
+        out: &mut Vec<Action>,
+    ) {
         let origin = self.local.expect("request_setup at a controller without a local endpoint");
         self.stats.requested += 1;
         let rec = HopCall { call, descriptor, up: None, down: None };
@@ -315,7 +334,16 @@ impl Controller {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn on_reject(&mut self, now: SimTime, o: PortIx, call: CallId, w: u32, reason: RejectReason, adm: &mut dyn Admission, out: &mut Vec<Action>) {
+    fn on_reject(
+        &mut self,
+        now: SimTime,
+        o: PortIx,
+        call: CallId,
+        w: u32,
+        reason: RejectReason,
+        adm: &mut dyn Admission,
+        out: &mut Vec<Action>,
+    ) {
         let Some((slot, rec)) = self.find_down(o, w, call) else { return };
         self.take(slot);
         self.free_down(o, w, &rec, adm);
@@ -331,7 +359,15 @@ impl Controller {
         }
     }
 
-    fn on_release(&mut self, now: SimTime, i: PortIx, call: CallId, v: u32, adm: &mut dyn Admission, out: &mut Vec<Action>) {
+    fn on_release(
+        &mut self,
+        now: SimTime,
+        i: PortIx,
+        call: CallId,
+        v: u32,
+        adm: &mut dyn Admission,
+        out: &mut Vec<Action>,
+    ) {
         let port = &self.ports[i.idx()];
         let slot = port.inbound.get(v).filter(|&s| self.calls[s as usize].is_some_and(|r| r.call == call));
         let Some(slot) = slot else {
@@ -353,7 +389,12 @@ impl Controller {
     }
 
     /// Route, check VCIs, ask the hook, allocate: the forward-pass resource step.
-    fn reserve(&mut self, dest: EndpointId, mut rec: HopCall, adm: &mut dyn Admission) -> Result<(u32, PortIx, u32), RejectReason> {
+    fn reserve(
+        &mut self,
+        dest: EndpointId,
+        mut rec: HopCall,
+        adm: &mut dyn Admission,
+    ) -> Result<(u32, PortIx, u32), RejectReason> {
         let o = self.routes.get(dest.idx()).copied().flatten().ok_or(RejectReason::NoRoute)?;
         let port = &self.ports[o.idx()];
         if port.vcis.is_full() {

@@ -84,7 +84,15 @@ pub struct GbnSender {
 impl GbnSender {
     pub fn new(cfg: GbnConfig) -> Self {
         assert!(cfg.window >= 1 && cfg.window <= 1 << 15, "window must be in 1..=32768");
-        GbnSender { cfg, base: cfg.initial_seq, queue: VecDeque::new(), in_flight: 0, deadline: None, armed: false, stats: SenderStats::default() }
+        GbnSender {
+            cfg,
+            base: cfg.initial_seq,
+            queue: VecDeque::new(),
+            in_flight: 0,
+            deadline: None,
+            armed: false,
+            stats: SenderStats::default(),
+        }
     }
 
     /// Messages accepted but not yet acknowledged (in flight or waiting for the window).

@@ -2,8 +2,8 @@
 //! loss pattern per direction (indices of frames to drop, counted per direction).
 
 use super::*;
-use crate::signalling::{CallId, Descriptor, EndpointId};
 use crate::signalling::msg::Setup;
+use crate::signalling::{CallId, Descriptor, EndpointId};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug)]
@@ -42,7 +42,13 @@ struct Pipe {
 }
 
 fn msg(n: u32) -> Msg {
-    Msg::Setup(Setup { call: CallId(n), origin: EndpointId(0), dest: EndpointId(1), descriptor: Descriptor(0), vci: 32 + n })
+    Msg::Setup(Setup {
+        call: CallId(n),
+        origin: EndpointId(0),
+        dest: EndpointId(1),
+        descriptor: Descriptor(0),
+        vci: 32 + n,
+    })
 }
 
 impl Pipe {

@@ -74,11 +74,21 @@ pub struct Setup {
 pub enum Msg {
     Setup(Setup),
     /// The destination accepted; travels back hop by hop to the origin.
-    Connect { call: CallId, vci: u32 },
+    Connect {
+        call: CallId,
+        vci: u32,
+    },
     /// A hop refused; travels back from that hop, each hop freeing what it holds.
-    Reject { call: CallId, vci: u32, reason: RejectReason },
+    Reject {
+        call: CallId,
+        vci: u32,
+        reason: RejectReason,
+    },
     /// The origin tore the VC down; one forward pass, each hop freeing what it holds.
-    Release { call: CallId, vci: u32 },
+    Release {
+        call: CallId,
+        vci: u32,
+    },
 }
 
 impl Msg {
@@ -133,7 +143,8 @@ mod tests {
 
     #[test]
     fn every_frame_fits_in_two_cells_and_setup_needs_two() {
-        let s = Setup { call: CallId(1), origin: EndpointId(0), dest: EndpointId(1), descriptor: Descriptor(0), vci: 32 };
+        let s =
+            Setup { call: CallId(1), origin: EndpointId(0), dest: EndpointId(1), descriptor: Descriptor(0), vci: 32 };
         let setup = Frame::Data { seq: 0, msg: Msg::Setup(s) };
         assert_eq!((setup.bytes(), setup.cells()), (52, 2));
         let c = CallId(1);

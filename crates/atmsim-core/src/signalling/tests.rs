@@ -232,7 +232,10 @@ fn an_admission_refusal_releases_every_partial_reservation() {
         w.adm.refuse = vec![port];
         w.request(0, 1, 1);
         w.run();
-        assert_eq!(w.results.last().unwrap().1, Action::SetupFailed { call: CallId(1), reason: RejectReason::Admission });
+        assert_eq!(
+            w.results.last().unwrap().1,
+            Action::SetupFailed { call: CallId(1), reason: RejectReason::Admission }
+        );
         assert_eq!(w.adm.admits.len(), refuse_at, "admitted before the refusing port");
         w.check_all_free(); // includes: the hook saw one release per admit
         w.check_conservation();

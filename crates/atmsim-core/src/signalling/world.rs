@@ -149,7 +149,19 @@ fn route_towards(ctrls: &mut [Controller], wires: &[Wire], dest: usize, ep: Endp
 impl Wire {
     fn new(from: usize, to: usize, to_port: PortIx, rate: Rate, delay: SimDuration) -> Self {
         let z = [0; 2];
-        Wire { from, to, to_port, rate, delay, free_at: SimTime::ZERO, drop: Vec::new(), offered: z, lost: z, arrived: z, in_flight: z }
+        Wire {
+            from,
+            to,
+            to_port,
+            rate,
+            delay,
+            free_at: SimTime::ZERO,
+            drop: Vec::new(),
+            offered: z,
+            lost: z,
+            arrived: z,
+            in_flight: z,
+        }
     }
 }
 

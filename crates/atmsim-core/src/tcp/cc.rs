@@ -13,7 +13,7 @@
 //! The connection ([`super::conn`]) owns the segments and timers; these functions only say
 //! what to do with the window and whether to retransmit.
 
-use super::config::Variant;
+use super::config::{SsthreshOnLoss, Variant};
 use super::seq::{seq_gt, seq_lt};
 
 /// `TCP_MAXWIN`: the largest unscaled window.
@@ -25,6 +25,8 @@ pub const TCP_MAX_WINSHIFT: u8 = 14;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CcState {
     pub variant: Variant,
+    /// The window a loss halves ([`SsthreshOnLoss`]).
+    pub on_loss: SsthreshOnLoss,
     /// `snd_cwnd` [bytes].
     pub cwnd: u32,
     /// `snd_ssthresh` [bytes].
@@ -73,11 +75,21 @@ impl CcState {
     pub fn new(variant: Variant, cwnd: u32, iss: u32) -> Self {
         CcState {
             variant,
+            on_loss: SsthreshOnLoss::HalfWindow,
             cwnd,
             ssthresh: TCP_MAXWIN << TCP_MAX_WINSHIFT,
             dupacks: 0,
             recover: iss,
             in_recovery: false,
+        }
+    }
+
+    /// `ssthresh` after a loss, by [`Self::on_loss`].
+    #[inline]
+    fn loss_ssthresh(&self, snd_wnd: u32, mss: u32) -> u32 {
+        match self.on_loss {
+            SsthreshOnLoss::HalfWindow => halved_window(snd_wnd, self.cwnd, mss),
+            SsthreshOnLoss::HalfAdvertised => halved_window(snd_wnd, snd_wnd, mss),
         }
     }
 
@@ -93,7 +105,7 @@ impl CcState {
                 // fast retransmit. `recover` starts at iss, so the first loss qualifies.
                 return DupAckAction::None;
             }
-            self.ssthresh = halved_window(snd_wnd, self.cwnd, mss);
+            self.ssthresh = self.loss_ssthresh(snd_wnd, mss);
             let cwnd_after = match self.variant {
                 Variant::Tahoe => mss,
                 Variant::Reno | Variant::NewReno => self.ssthresh.saturating_add(mss.saturating_mul(self.dupacks)),
@@ -155,7 +167,7 @@ impl CcState {
 
     /// `TCPT_REXMT` expiry: ssthresh = half the window, cwnd = one segment, forget dup ACKs.
     pub fn on_rto(&mut self, mss: u32, snd_wnd: u32, snd_max: u32) {
-        self.ssthresh = halved_window(snd_wnd, self.cwnd, mss);
+        self.ssthresh = self.loss_ssthresh(snd_wnd, mss);
         self.cwnd = mss;
         self.dupacks = 0;
         if self.variant == Variant::NewReno {
@@ -245,5 +257,30 @@ mod tests {
         let mut c = CcState::new(Variant::Reno, 10 * MSS, 0);
         c.on_rto(MSS, 3 * MSS, 0);
         assert_eq!((c.cwnd, c.ssthresh), (MSS, 2 * MSS));
+    }
+
+    #[test]
+    fn half_advertised_ignores_cwnd_on_timeout_and_fast_retransmit() {
+        // A small cwnd (3 segments) under a 20-segment advertised window: BSD halves the usable
+        // window (min = 3 → 1, floored at 2 segments); the hypothesis halves the advertised one.
+        let mut bsd = CcState::new(Variant::Reno, 3 * MSS, 0);
+        bsd.on_rto(MSS, 20 * MSS, 0);
+        assert_eq!(bsd.ssthresh, 2 * MSS);
+        let mut adv = CcState { on_loss: SsthreshOnLoss::HalfAdvertised, ..CcState::new(Variant::Reno, 3 * MSS, 0) };
+        adv.on_rto(MSS, 20 * MSS, 0);
+        assert_eq!((adv.cwnd, adv.ssthresh), (MSS, 10 * MSS));
+        // Fast retransmit: ssthresh from the advertised window, cwnd = ssthresh + 3 segments.
+        let mut adv = CcState { on_loss: SsthreshOnLoss::HalfAdvertised, ..CcState::new(Variant::Reno, 4 * MSS, 0) };
+        for _ in 0..2 {
+            adv.on_dup_ack(MSS, 21 * MSS, 0, 0, 3);
+        }
+        assert_eq!(adv.on_dup_ack(MSS, 21 * MSS, 0, 0, 3), DupAckAction::FastRetransmit { cwnd_after: 13 * MSS });
+        assert_eq!(adv.ssthresh, 10 * MSS, "whole segments: 21 / 2 = 10");
+        // Where cwnd exceeds the advertised window the two rules agree.
+        let mut a = CcState { on_loss: SsthreshOnLoss::HalfAdvertised, ..CcState::new(Variant::Reno, 30 * MSS, 0) };
+        let mut b = CcState::new(Variant::Reno, 30 * MSS, 0);
+        a.on_rto(MSS, 12 * MSS, 0);
+        b.on_rto(MSS, 12 * MSS, 0);
+        assert_eq!(a, CcState { on_loss: SsthreshOnLoss::HalfAdvertised, ..b });
     }
 }

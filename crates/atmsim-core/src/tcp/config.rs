@@ -1,6 +1,6 @@
 //! TCP parameters: every knob with its unit, default and the source of the default.
 //!
-//! Owns: [`TcpConfig`] and [`Variant`]. Defaults are those of BSD 4.4-Lite
+//! Owns: [`TcpConfig`], [`Variant`] and [`SsthreshOnLoss`]. Defaults are those of BSD 4.4-Lite
 //! (`netinet/tcp_timer.h`, `tcp_var.h`, `tcp_subr.c`) unless stated.
 
 use crate::time::SimDuration;
@@ -19,10 +19,32 @@ pub enum Variant {
     NewReno,
 }
 
+/// The window a loss halves to set `ssthresh` (after a fast retransmit or a timeout).
+///
+/// BSD (4.3-Tahoe onwards, 4.4-Lite `tcp_input`/`tcp_timers`, RFC 2001) halves the usable
+/// window, `min(snd_cwnd, snd_wnd)`: the sender falls back to half of what it had in flight.
+/// The alternative halves the peer's advertised window alone, ignoring `snd_cwnd`, so after
+/// every loss slow start climbs back to half the receiver's buffer however small the path's
+/// capacity is. We know of no documented implementation that behaved so (RFC 2525's catalogue
+/// of known TCP implementation problems does not list it): it is offered as a hypothesis — with
+/// 128 kB windows it reproduces the collapse MAGIC measured through a 256-cell port (Ewy et al.
+/// 1995, Tables 2–3 and Figure 6; see the MAGIC report), where BSD's rule does not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshOnLoss {
+    /// `ssthresh = max(min(cwnd, snd_wnd) / 2, 2·mss)`, whole segments (BSD, RFC 2001).
+    #[default]
+    HalfWindow,
+    /// `ssthresh = max(snd_wnd / 2, 2·mss)`, whole segments: the hypothesis above.
+    HalfAdvertised,
+}
+
 /// Parameters of one TCP endpoint.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TcpConfig {
     pub variant: Variant,
+    /// How a loss sets `ssthresh` (default BSD's half the usable window).
+    pub ssthresh_on_loss: SsthreshOnLoss,
     /// MSS this endpoint offers and may send [bytes]: interface MTU − 40 (tcp_mss()).
     pub mss_bytes: u32,
     /// Send socket buffer [bytes] (SO_SNDBUF; ttcp `-b`). Default 4096 (tcp_sendspace... BSD
@@ -65,6 +87,7 @@ impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             variant: Variant::Reno,
+            ssthresh_on_loss: SsthreshOnLoss::HalfWindow,
             mss_bytes: 9140,
             snd_buf_bytes: 8192,
             rcv_buf_bytes: 8192,

@@ -194,7 +194,10 @@ impl TcpConn {
             t_persist: 0,
             t_2msl: 0,
             rtt: RttEstimator::new(cfg.rto_initial_ticks, cfg.rto_min_ticks, cfg.rto_max_ticks),
-            cc: CcState::new(cfg.variant, maxseg.saturating_mul(cfg.initial_cwnd_segments.max(1)), iss),
+            cc: CcState {
+                on_loss: cfg.ssthresh_on_loss,
+                ..CcState::new(cfg.variant, maxseg.saturating_mul(cfg.initial_cwnd_segments.max(1)), iss)
+            },
             last_rcv: SimTime::ZERO,
             cont_idle: None,
             out_queue: VecDeque::new(),

@@ -31,6 +31,6 @@ pub mod seq;
 #[cfg(test)]
 mod tests;
 
-pub use config::{TcpConfig, Variant};
+pub use config::{SsthreshOnLoss, TcpConfig, Variant};
 pub use conn::{State, TcpConn, TcpStats};
 pub use segment::{Flags, Segment};

@@ -204,8 +204,13 @@ fn without_a_vc_or_signalling_the_driver_drops_and_says_why() {
 }
 
 fn build_error(text: &str) -> String {
-    match api::run_str(text, Format::Toml, "t.toml", RunOptions::default(), &mut |_| std::ops::ControlFlow::Continue(()))
-    {
+    match api::run_str(
+        text,
+        Format::Toml,
+        "t.toml",
+        RunOptions::default(),
+        &mut |_| std::ops::ControlFlow::Continue(()),
+    ) {
         Ok(_) => panic!("expected an error"),
         Err(e) => e.to_string(),
     }
@@ -225,7 +230,9 @@ fn internetwork_mistakes_are_reported_with_their_field() {
     let cut = base.replace("[[serial]]\na = \"r1\"\nb = \"r2\"\nrate_bps = 1.5e6\ndelay_ms = 5.0\n", "");
     let e = build_error(&format!("{cut}\n[[tcp]]\nname = \"t\"\nclient = \"h1\"\nserver = \"h2\"\n"));
     assert!(e.contains("tcp[0].server") && e.contains("no route"), "{e}");
-    let e = build_error(&format!("{cut}\n[[udp]]\nname = \"u\"\nfrom = \"h1\"\nto = \"h2\"\npacket_bytes = 100\ninterval_ms = 1\n"));
+    let e = build_error(&format!(
+        "{cut}\n[[udp]]\nname = \"u\"\nfrom = \"h1\"\nto = \"h2\"\npacket_bytes = 100\ninterval_ms = 1\n"
+    ));
     assert!(e.contains("udp[0].to") && e.contains("no route"), "{e}");
     let e = build_error(&format!("{base}\n[[router]]\nname = \"h1\"\n"));
     assert!(e.contains("router[2].name"), "{e}");

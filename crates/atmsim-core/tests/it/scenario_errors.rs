@@ -82,6 +82,12 @@ fn table_of_bad_inputs() {
             "at most buffer_cells",
         ),
         ("kind = \"bulk\"", "kind = \"gopher\"", "tcp[0].app.kind", "unknown variant"),
+        (
+            "server = \"dec-remote\"",
+            "server = \"dec-remote\"\nssthresh_on_loss = \"half\"",
+            "tcp[0].ssthresh_on_loss",
+            "expected `half_window` or `half_advertised`",
+        ),
     ];
     for (from, to, field, expect) in cases {
         let text = base();

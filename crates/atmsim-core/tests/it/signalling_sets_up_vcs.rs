@@ -201,7 +201,8 @@ interval_ms = 15000
 "#;
     let run = |vc: &str| {
         let ipoa = format!(r#"{{ mux = "router", vc = "{vc}" }}"#);
-        let mut s = run_text(&scenario(&ipoa, "", tcp, 120.0), RunOptions { seed: Some(3), ..Default::default() }).summary;
+        let mut s =
+            run_text(&scenario(&ipoa, "", tcp, 120.0), RunOptions { seed: Some(3), ..Default::default() }).summary;
         for h in s["hosts"].as_array_mut().unwrap() {
             if let Some(o) = h.get_mut("ipoa").and_then(|d| d.as_object_mut()) {
                 o.remove("vc");

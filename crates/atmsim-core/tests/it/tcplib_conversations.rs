@@ -48,11 +48,12 @@ path = ["src-router", "sw", "dst-router"]
 /// hosts, each on its own 1.5 Mb/s serial line to its router; the routers' drivers carry
 /// the conversation on VC `v`.
 fn access_path(tcp: &str, duration_s: f64, warmup_s: f64) -> String {
-    let tcp = tcp.replace("client = \"src-router\"", "client = \"c\"").replace("server = \"dst-router\"", "server = \"s\"");
-    path(&tcp, duration_s, warmup_s).replace("[[host]]\nname = \"src-router\"", "[[router]]\nname = \"src-router\"").replace(
-        "[[host]]\nname = \"dst-router\"",
-        "[[router]]\nname = \"dst-router\"",
-    ) + "[[host]]\nname = \"c\"\n[[host]]\nname = \"s\"\n\
+    let tcp =
+        tcp.replace("client = \"src-router\"", "client = \"c\"").replace("server = \"dst-router\"", "server = \"s\"");
+    path(&tcp, duration_s, warmup_s)
+        .replace("[[host]]\nname = \"src-router\"", "[[router]]\nname = \"src-router\"")
+        .replace("[[host]]\nname = \"dst-router\"", "[[router]]\nname = \"dst-router\"")
+        + "[[host]]\nname = \"c\"\n[[host]]\nname = \"s\"\n\
          [[serial]]\na = \"c\"\nb = \"src-router\"\nrate_bps = 1500000\n\
          [[serial]]\na = \"dst-router\"\nb = \"s\"\nrate_bps = 1500000\n"
 }

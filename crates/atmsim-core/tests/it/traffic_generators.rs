@@ -52,7 +52,8 @@ fn finished_conversations_return_their_connection_to_the_pool() {
     assert!(started > 100, "{gens:?}");
     assert!(slots <= max_open && slots < started / 3, "{slots} slots for {started} conversations");
     for g in gens {
-        let (st, done, open) = (g["started"].as_u64().unwrap(), g["completed"].as_u64().unwrap(), g["open_at_end"].as_u64().unwrap());
+        let (st, done, open) =
+            (g["started"].as_u64().unwrap(), g["completed"].as_u64().unwrap(), g["open_at_end"].as_u64().unwrap());
         assert_eq!(st, done + g["aborted"].as_u64().unwrap() + open, "{g}");
         assert!(done > 0, "{g}");
     }
@@ -66,7 +67,12 @@ fn the_workload_is_the_same_under_every_vc_policy() {
     let arrivals = |vc: &str| -> Vec<(u64, u64)> {
         let s = run_text(&with_vc_policy(&base, vc), RunOptions::default()).summary;
         assert_conserved(&s);
-        s["traffic"].as_array().unwrap().iter().map(|g| (g["started"].as_u64().unwrap(), g["skipped"].as_u64().unwrap())).collect()
+        s["traffic"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (g["started"].as_u64().unwrap(), g["skipped"].as_u64().unwrap()))
+            .collect()
     };
     let svc = arrivals("svc");
     assert_eq!(svc, arrivals("svccache"));
@@ -99,13 +105,18 @@ fn error(text: &str) -> String {
 #[test]
 fn site_and_traffic_mistakes_name_their_field() {
     let base = two_sites();
-    let e = error(&base.replace("workstations = 20\nservers = 2\nattach = \"west\"", "workstations = 0\nservers = 0\nattach = \"west\""));
+    let e = error(&base.replace(
+        "workstations = 20\nservers = 2\nattach = \"west\"",
+        "workstations = 0\nservers = 0\nattach = \"west\"",
+    ));
     assert!(e.contains("site[0].servers") && e.contains("at least one host"), "{e}");
     let e = error(&base.replace("workstations = 20", "workstations = -1"));
     assert!(e.contains("site[0].workstations"), "{e}");
     let e = error(&base.replace("attach = \"west\"\n", ""));
     assert!(e.contains("site[0].attach"), "{e}");
-    let e = error(&base.replace("name = \"telnet\"\napp = { kind = \"telnet\" }", "name = \"telnet\"\napp = { kind = \"bulk\" }"));
+    let e = error(
+        &base.replace("name = \"telnet\"\napp = { kind = \"telnet\" }", "name = \"telnet\"\napp = { kind = \"bulk\" }"),
+    );
     assert!(e.contains("traffic[0].app") && e.contains("tcplib"), "{e}");
     let e = error(&base.replace("app = { kind = \"ftp\" }", "app = { kind = \"ftp\" }\nfrom = [\"mars\"]"));
     assert!(e.contains("traffic[1].from[0]") && e.contains("mars"), "{e}");

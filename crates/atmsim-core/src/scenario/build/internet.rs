@@ -9,20 +9,20 @@
 //! connection's `vc` binds its conversation; under `mux = "router"` every `[[vc]]` from the
 //! node carries its traffic to the VC's far end); and the UDP flows.
 
+use super::check_unique_name;
 use super::links::Fabric;
 use super::nodes::{Names, Node};
 use super::simulation::Run;
 use super::vcs::Vcs;
-use super::check_unique_name;
 use crate::apps::udp::{Spacing, UdpFlow, UdpStats};
 use crate::error::Result;
+use crate::ids::{IfaceId, NodeId};
 use crate::iface::atm::AtmIface;
 use crate::iface::ipoa::{ClassMatch, DriverConfig, MuxKey, MuxPolicy, VcPolicy};
 use crate::iface::lan::Lan;
 use crate::iface::pipe::PacketLine;
 use crate::iface::serial::SerialLine;
 use crate::iface::Iface;
-use crate::ids::{IfaceId, NodeId};
 use crate::ip::header::{Media, PacketHeader, Proto};
 use crate::ip::route::{self, Subnet};
 use crate::ip::Host;
@@ -332,7 +332,8 @@ pub(super) fn udp_flows(doc: &ScenarioDoc, names: &Names, hosts: &[Host], run: &
             },
         };
         let mtu = hosts[from.idx()].mtu_bytes as i64;
-        let ip_bytes = int_in(f("packet_bytes"), u.packet_bytes, 28, mtu, "a datagram size in bytes (28 up to the MTU)")?;
+        let ip_bytes =
+            int_in(f("packet_bytes"), u.packet_bytes, 28, mtu, "a datagram size in bytes (28 up to the MTU)")?;
         let gap = span(f("interval_ms"), u.interval_ms, 1e-3, "ms", limits::MAX_DURATION_S)?;
         if gap < SimDuration::from_micros(1) {
             return invalid(f("interval_ms"), format!("expected at least 0.001 ms, got {}", u.interval_ms));

@@ -42,8 +42,8 @@ mod links;
 mod nodes;
 mod shaping;
 mod signalling;
-mod sites;
 mod simulation;
+mod sites;
 mod sources;
 mod strings;
 mod tcp;
@@ -160,7 +160,10 @@ fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
             let ep = &net.conns[c].ep[side];
             let s = Socket::Tcp { conn: crate::ids::ConnId(c as u32), side: side as u8 };
             if !net.hosts[ep.host.idx()].sockets.bind(SockKey::outgoing(&ep.hdr), s) {
-                return invalid(format!("tcp[{c}]"), "expected distinct ports: more than 64,512 connections between two hosts");
+                return invalid(
+                    format!("tcp[{c}]"),
+                    "expected distinct ports: more than 64,512 connections between two hosts",
+                );
             }
         }
     }

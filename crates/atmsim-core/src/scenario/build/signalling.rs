@@ -76,8 +76,11 @@ pub(super) fn signalling(
         Sink::Host(h) => Node::Host(h),
     };
     // Every controller's output ports, in order: a switch's ports, a node's adapter.
-    let mut outs: Vec<(Node, Vec<crate::ids::PortId>)> =
-        switches.iter().enumerate().map(|(i, sw)| (Node::Switch(crate::ids::SwitchId(i as u32)), sw.ports.clone())).collect();
+    let mut outs: Vec<(Node, Vec<crate::ids::PortId>)> = switches
+        .iter()
+        .enumerate()
+        .map(|(i, sw)| (Node::Switch(crate::ids::SwitchId(i as u32)), sw.ports.clone()))
+        .collect();
     for n in node_of_ctrl.iter().skip(nsw).flatten() {
         outs.push((Node::Host(*n), vec![hosts[n.idx()].port.expect("adapter")]));
     }

@@ -14,19 +14,19 @@
 //! sender, or a tcplib conversation with stream `Purpose::App`, index i).
 
 use super::check_unique_name;
+use super::internet::PvcBinding;
 use super::nodes::Names;
 use super::simulation::Run;
-use super::internet::PvcBinding;
 use super::vcs::{VcInfo, Vcs};
-use crate::iface::Iface;
-use crate::ids::ConnId;
-use crate::ip::header::{Media, PacketHeader, Proto};
-use crate::pcap;
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::error::{Error, Result};
+use crate::ids::ConnId;
 use crate::ids::NodeId;
+use crate::iface::Iface;
+use crate::ip::header::{Media, PacketHeader, Proto};
 use crate::ip::{App, Conn, Endpoint, Host};
+use crate::pcap;
 use crate::rng::{self, Purpose};
 use crate::scenario::limits::{self, int_in, invalid, span};
 use crate::scenario::model::{AppSec, TcpSec};
@@ -209,10 +209,7 @@ fn vc_of<'v>(
             match found.len() {
                 1 => Ok(Some(found[0].1)),
                 0 => Ok(None),
-                _ => invalid(
-                    f("vc"),
-                    format!("several VCs join `{}` and `{}`: name one", end_names[0], end_names[1]),
-                ),
+                _ => invalid(f("vc"), format!("several VCs join `{}` and `{}`: name one", end_names[0], end_names[1])),
             }
         }
     }
@@ -245,6 +242,7 @@ fn sized_config(i: usize, t: &TcpSec, mtu: i64) -> Result<TcpConfig> {
     let default = TcpConfig::default();
     Ok(TcpConfig {
         variant: t.variant,
+        ssthresh_on_loss: t.ssthresh_on_loss,
         mss_bytes: mss as u32,
         nagle: t.nagle,
         delayed_ack: t.delayed_ack,

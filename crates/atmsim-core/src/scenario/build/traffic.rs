@@ -5,10 +5,10 @@
 //! (all sites if empty); servers are the servers, or the workstations, of every site; its
 //! arrivals and host choices come from stream `Purpose::Traffic`, index i.
 
-use super::nodes::Names;
-use super::sites::{server, workstation};
-use super::simulation::Run;
 use super::check_unique_name;
+use super::nodes::Names;
+use super::simulation::Run;
+use super::sites::{server, workstation};
 use crate::apps::conversation::Kind as ConvKind;
 use crate::apps::generator::{Arrivals, GenApp, GenStats, Generator};
 use crate::error::Result;
@@ -32,17 +32,28 @@ pub(super) fn generators(doc: &ScenarioDoc, names: &Names, run: &Run) -> Result<
         let (app, port) = match &t.app {
             AppSec::Telnet {} => (GenApp::Conv(ConvKind::Telnet, 1.0), 23),
             AppSec::Ftp { item_scale } => (GenApp::Conv(ConvKind::Ftp, scale(&f("app.item_scale"), *item_scale)?), 20),
-            AppSec::Smtp { item_scale } => (GenApp::Conv(ConvKind::Smtp, scale(&f("app.item_scale"), *item_scale)?), 25),
-            AppSec::Nntp { item_scale } => (GenApp::Conv(ConvKind::Nntp, scale(&f("app.item_scale"), *item_scale)?), 119),
+            AppSec::Smtp { item_scale } => {
+                (GenApp::Conv(ConvKind::Smtp, scale(&f("app.item_scale"), *item_scale)?), 25)
+            }
+            AppSec::Nntp { item_scale } => {
+                (GenApp::Conv(ConvKind::Nntp, scale(&f("app.item_scale"), *item_scale)?), 119)
+            }
             AppSec::Bulk { .. } => {
                 return invalid(f("app"), "expected a tcplib conversation kind: telnet, ftp, smtp or nntp")
             }
         };
         let mut clients = Vec::new();
-        let from: Vec<&str> = if t.from.is_empty() { doc.sites.iter().map(|s| s.name.as_str()).collect() } else { t.from.iter().map(String::as_str).collect() };
+        let from: Vec<&str> = if t.from.is_empty() {
+            doc.sites.iter().map(|s| s.name.as_str()).collect()
+        } else {
+            t.from.iter().map(String::as_str).collect()
+        };
         for (j, site) in from.iter().enumerate() {
             let Some(s) = doc.sites.iter().find(|s| s.name == *site) else {
-                return invalid(format!("traffic[{i}].from[{j}]"), format!("expected the name of a [[site]], got `{site}`"));
+                return invalid(
+                    format!("traffic[{i}].from[{j}]"),
+                    format!("expected the name of a [[site]], got `{site}`"),
+                );
             };
             for k in 0..s.workstations as usize {
                 clients.push(names.host(f("from"), &workstation(&s.name, k))?);
@@ -66,7 +77,10 @@ pub(super) fn generators(doc: &ScenarioDoc, names: &Names, run: &Run) -> Result<
         }
         let mean_gap = span(f("mean_interarrival_s"), t.mean_interarrival_s, 1.0, "s", limits::MAX_DURATION_S)?;
         if mean_gap < SimDuration::from_micros(1) {
-            return invalid(f("mean_interarrival_s"), format!("expected at least 1e-6 s, got {}", t.mean_interarrival_s));
+            return invalid(
+                f("mean_interarrival_s"),
+                format!("expected at least 1e-6 s, got {}", t.mean_interarrival_s),
+            );
         }
         let start = span(f("start_s"), t.start_s, 1.0, "s", limits::MAX_DURATION_S)?;
         let stop = match t.stop_s {
@@ -78,7 +92,12 @@ pub(super) fn generators(doc: &ScenarioDoc, names: &Names, run: &Run) -> Result<
         }
         let mss = int_in(f("mss_bytes"), t.mss_bytes, 32, 65495, "an MSS in bytes")?;
         let win = int_in(f("window_bytes"), t.window_bytes, 1, 65535 << 14, "a window in bytes")?;
-        let tcp = TcpConfig { mss_bytes: mss as u32, snd_buf_bytes: win as u32, rcv_buf_bytes: win as u32, ..TcpConfig::default() };
+        let tcp = TcpConfig {
+            mss_bytes: mss as u32,
+            snd_buf_bytes: win as u32,
+            rcv_buf_bytes: win as u32,
+            ..TcpConfig::default()
+        };
         out.push(Generator {
             name: t.name.clone(),
             app,

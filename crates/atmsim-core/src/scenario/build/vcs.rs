@@ -12,7 +12,7 @@ use super::nodes::{Names, Node};
 use super::VCI_BASE;
 use crate::atm::link::{Route, Sink};
 use crate::error::Result;
-use crate::ids::{NodeId, LinkId, PortId};
+use crate::ids::{LinkId, NodeId, PortId};
 use crate::scenario::limits::invalid;
 use crate::scenario::model::VcSec;
 use std::collections::HashMap;

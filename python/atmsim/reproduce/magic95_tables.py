@@ -1,0 +1,440 @@
+"""MAGIC testbed, Experiments 2–4 (Ewy et al. 1995, §3.2–3.4, Tables 2–4): a rate mismatch and
+switch contention, with and without OTTO cell-level pacing.
+
+Owns the multi-seed runs of ``scenarios/magic95/table{2,3,4}_*.toml`` and their report
+sections, and the experiments that test the explanations of the differences:
+
+- **The loss response.** Unpaced, the 9180-byte sender overflows the 256-cell TAXI port again
+  and again. How much gets through depends on where slow start stops after each loss, so every
+  unpaced case runs under two ``[[tcp]] ssthresh_on_loss`` rules: BSD's half the usable window
+  (``half_window``), and half the advertised window (``half_advertised``) — a hypothesis, not
+  a documented implementation (docs/scenario.md) — and under four loss recoveries (Reno,
+  Tahoe, NewReno, timeouts only).
+- **The pacing rate's unit.** OTTO pacing "at 70 Mb/s" may count line (53-byte cell) bits or
+  cell payload (48-byte) bits: the paced cases run at both readings.
+- **Table 3's paced shortfall.** Hypotheses tried: the pacing unit; a receiver CPU limited at
+  what Table 2 shows the same receiver took (68.2 Mb/s).
+- **Table 4 A's senders.** "Relatively slow sources" (§5): the SPARCstation senders get a send
+  CPU cost per segment (``tx_cpu_per_segment_us``) over a range of speeds, on the two sites'
+  unequal path delays; per-connection goodput and Jain's index show how the port was shared.
+
+Statistics: each case runs over several seeds (quick 4 × 30 s, full 10 × 120 s, 1 s warm-up);
+means carry 95 % Student-t intervals. A testbed run is one sample of a chaotic process, so a
+loss-driven value "agrees" when the paper's number lies within the range our seeds span.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import stats
+from ..scenario import Scenario
+from .runner import run_many
+
+SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "magic95"
+
+#: The two loss responses compared (``[[tcp]] ssthresh_on_loss``).
+LOSS_RULES = {
+    "half_window": "BSD: ssthresh = min(cwnd, window)/2",
+    "half_advertised": "hypothesis: ssthresh = advertised window/2",
+}
+#: TCP payload per cell-line bit with 9180-byte datagrams: 9140 bytes of TCP data in 192 cells.
+PAYLOAD_PER_LINE = 9140 / (192 * 53)
+#: ... and per cell-payload bit (the pacing rate read as 48-byte payload bits).
+PAYLOAD_PER_CELL_PAYLOAD = 9140 / (192 * 48)
+#: Table 2's paced throughput: what the SPARCstation-10 receiver took from one connection.
+T2_RECEIVER_MBPS = 68.20
+#: Per-sender speed limits tried for Table 4 A [Mb/s of TCP payload]; None = line rate.
+T4A_SPEEDS_QUICK = [40, 50, 60, 70, None]
+T4A_SPEEDS_FULL = [40, 45, 50, 55, 60, 65, 70, 80, None]
+
+
+def plan(full: bool) -> tuple[list[int], float]:
+    """(seeds, simulated seconds) of every case: quick 4 × 30 s, full 10 × 120 s."""
+    return (list(range(1, 11)), 120.0) if full else (list(range(1, 5)), 30.0)
+
+
+def jain(x: list[float]) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²): 1 = equal shares, 1/n = one takes all."""
+    sq = sum(v * v for v in x)
+    return sum(x) ** 2 / (len(x) * sq) if sq > 0 else 1.0
+
+
+@dataclass
+class Case:
+    """One scenario over seeds: per-seed combined and per-connection goodput, losses."""
+
+    label: str
+    file: str
+    paper_mbps: float | None
+    overrides: dict
+    per_seed: list[list[float]] = field(default_factory=list)  # [seed][connection] Mb/s
+    losses_per_s: list[float] = field(default_factory=list)
+    timeouts: list[int] = field(default_factory=list)
+    rexmt: list[int] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    @property
+    def combined(self) -> list[float]:
+        return [sum(x) for x in self.per_seed]
+
+    @property
+    def mbps(self) -> stats.CI:
+        return stats.mean_ci(self.combined)
+
+    @property
+    def jain(self) -> stats.CI:
+        return stats.mean_ci([jain(x) for x in self.per_seed])
+
+    @property
+    def loss_rate(self) -> stats.CI:
+        return stats.mean_ci(self.losses_per_s)
+
+    @property
+    def per_conn_mean(self) -> list[float]:
+        n = len(self.per_seed[0])
+        return [sum(x[i] for x in self.per_seed) / len(self.per_seed) for i in range(n)]
+
+    def paper_in_range(self) -> bool:
+        return self.paper_mbps is not None and min(self.combined) <= self.paper_mbps <= max(self.combined)
+
+
+def _scenario(name: str, overrides: dict, duration_s: float) -> Scenario:
+    sc = Scenario.from_toml(SCENARIO_DIR / f"{name}.toml")
+    for path, value in overrides.items():
+        sc.set(path, value)
+    sc.set("simulation.duration_s", duration_s)
+    sc.set("simulation.warmup_s", 1.0)
+    sc.set("simulation.sample_interval_ms", 0)
+    return sc
+
+
+def for_each_tcp(n: int, key: str, value) -> dict:
+    """The override ``tcp[i].<key> = value`` for the scenario's ``n`` connections."""
+    return {f"tcp[{i}].{key}": value for i in range(n)}
+
+
+def run_cases(cases: list[Case], full: bool, progress=None) -> list[Case]:
+    """Run every case over the plan's seeds (both cores, deterministic order)."""
+    seeds, dur = plan(full)
+    jobs = [(_scenario(c.file, c.overrides, dur), s) for c in cases for s in seeds]
+
+    def tick(d: int, total: int) -> None:
+        if progress and d % len(seeds) == 0:
+            progress(cases[d // len(seeds) - 1].label)
+
+    summaries = run_many(jobs, progress=tick)
+    for k, c in enumerate(cases):
+        c.duration_s = dur
+        for summ in summaries[k * len(seeds):(k + 1) * len(seeds)]:
+            conns = summ["connections"]
+            c.per_seed.append([x["goodput_bps"] / 1e6 for x in conns])
+            c.losses_per_s.append(sum(x["rexmt_per_s"] for x in conns))
+            c.timeouts.append(sum(x["timeouts"] for x in conns))
+            c.rexmt.append(sum(x["rexmt_segs"] for x in conns))
+    return cases
+
+
+# --- the cases ---------------------------------------------------------------------------------
+
+def pace_override(n: int, line_bps: float) -> dict:
+    return {f"vc[{i}].pace_bps": line_bps for i in range(n)}
+
+
+def table2_cases() -> list[Case]:
+    out = [
+        Case(f"no pacing, {rule}", "table2_no_pacing", 0.87, for_each_tcp(1, "ssthresh_on_loss", rule))
+        for rule in LOSS_RULES
+    ]
+    out.append(Case("pacing 70 Mb/s (line bits)", "table2_pacing_70", 68.20, {}))
+    out.append(Case("pacing 70 Mb/s (payload bits)", "table2_pacing_70", 68.20, pace_override(1, 70e6 * 53 / 48)))
+    return out
+
+
+#: Loss recoveries tried on Table 2 without pacing, under each loss rule.
+RECOVERIES = [
+    ("Reno", {}),
+    ("Tahoe", {"tcp[0].variant": "tahoe"}),
+    ("NewReno", {"tcp[0].variant": "newreno"}),
+    ("timeouts only", {"tcp[0].dupack_threshold": 0}),
+]
+
+
+def recovery_cases() -> list[Case]:
+    return [
+        Case(f"{name}, {rule}", "table2_no_pacing", 0.87, {**ov, "tcp[0].ssthresh_on_loss": rule})
+        for name, ov in RECOVERIES
+        for rule in LOSS_RULES
+    ]
+
+
+def table3_cases() -> list[Case]:
+    cpu = 9140 * 8 / (T2_RECEIVER_MBPS * 1e6) * 1e6  # µs per segment at 68.2 Mb/s
+    out = [
+        Case(f"no pacing, {rule}", "table3_no_pacing", 1.66, for_each_tcp(2, "ssthresh_on_loss", rule))
+        for rule in LOSS_RULES
+    ]
+    out += [
+        Case("pacing 35 Mb/s each (line bits)", "table3_pacing_35", 52.36, {}),
+        Case("pacing 35 Mb/s each (payload bits)", "table3_pacing_35", 52.36, pace_override(2, 35e6 * 53 / 48)),
+        Case(f"pacing 35 (line), receiver CPU at Table 2's {T2_RECEIVER_MBPS} Mb/s", "table3_pacing_35", 52.36,
+             {"host[2].rx_cpu_per_segment_us": cpu}),
+    ]
+    return out
+
+
+def speed_override(mbps: float | None) -> dict:
+    """Both Table 4 A senders limited to ``mbps`` of TCP payload by a send CPU cost per
+    9140-byte segment (``None``: no limit, line rate)."""
+    if mbps is None:
+        return {}
+    us = 9140 * 8 / (mbps * 1e6) * 1e6
+    return {"host[0].tx_cpu_per_segment_us": us, "host[1].tx_cpu_per_segment_us": us}
+
+
+def speed_label(mbps: float | None) -> str:
+    return "line rate" if mbps is None else f"{mbps:g} Mb/s"
+
+
+def table4a_cases(full: bool) -> list[Case]:
+    speeds = T4A_SPEEDS_FULL if full else T4A_SPEEDS_QUICK
+    return [
+        Case(f"senders {speed_label(v)}, {rule}", "table4_a_taxi_no_pacing", 46.71,
+             {**speed_override(v), **for_each_tcp(2, "ssthresh_on_loss", rule)})
+        for rule in LOSS_RULES
+        for v in speeds
+    ]
+
+
+def table4b_cases() -> list[Case]:
+    return [
+        Case("pacing 35 Mb/s each (line bits, rate assumed)", "table4_b_oc3c_pacing_35", 61.17, {}),
+        Case("pacing 35 Mb/s each (payload bits, rate assumed)", "table4_b_oc3c_pacing_35", 61.17,
+             pace_override(2, 35e6 * 53 / 48)),
+    ]
+
+
+def n_cases(full: bool) -> int:
+    return len(table2_cases()) + len(recovery_cases()) + len(table3_cases()) + len(table4a_cases(full)) + len(
+        table4b_cases())
+
+
+@dataclass
+class Results:
+    t2: list[Case]
+    recoveries: list[Case]
+    t3: list[Case]
+    t4a: list[Case]
+    t4b: list[Case]
+    #: Verdict words of every item, for the report's summary table.
+    verdicts: list[tuple[str, str]] = field(default_factory=list)
+
+
+def run(full: bool = False, progress=None) -> Results:
+    return Results(
+        t2=run_cases(table2_cases(), full, progress),
+        recoveries=run_cases(recovery_cases(), full, progress),
+        t3=run_cases(table3_cases(), full, progress),
+        t4a=run_cases(table4a_cases(full), full, progress),
+        t4b=run_cases(table4b_cases(), full, progress),
+    )
+
+
+# --- the report --------------------------------------------------------------------------------
+
+def _ci(c: stats.CI, digits: int = 2) -> str:
+    if math.isnan(c.half_width):
+        return f"{c.estimate:.{digits}f}"
+    return f"{c.estimate:.{digits}f} ± {c.half_width:.{digits}f}"
+
+
+def _table(cases: list[Case], limits: dict[str, float] | None = None) -> str:
+    multi = len(cases[0].per_seed[0]) > 1
+    head = ("<tr><th>case</th><th>paper [Mb/s]</th>" + ("<th>limit [Mb/s]</th>" if limits else "")
+            + "<th>atmsim [Mb/s], mean ± 95 %</th><th>seed range</th>"
+            + ("<th>per connection (means)</th><th>Jain's index</th>" if multi else "")
+            + "<th>losses/s</th><th>timeouts/run</th></tr>")
+    rows = []
+    for c in cases:
+        lim = (limits or {}).get(c.label)
+        rows.append(
+            f"<tr><td>{html.escape(c.label)}</td><td>{c.paper_mbps:g}</td>"
+            + (f"<td>{lim:.2f}</td>" if lim is not None else ("<td>—</td>" if limits else ""))
+            + f"<td>{_ci(c.mbps)}</td><td>{min(c.combined):.2f}–{max(c.combined):.2f}</td>"
+            + (f"<td>{' + '.join(f'{x:.1f}' for x in c.per_conn_mean)}</td><td>{_ci(c.jain)}</td>" if multi else "")
+            + f"<td>{_ci(c.loss_rate)}</td><td>{sum(c.timeouts) / len(c.timeouts):.1f}</td></tr>"
+        )
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def _verdict(res: Results, item: str, word: str, text: str) -> str:
+    res.verdicts.append((item, word))
+    return f"<p><b>Verdict ({html.escape(item)}): {html.escape(word)}</b> — {html.escape(text)}</p>"
+
+
+def _by(cases: list[Case], prefix: str) -> Case:
+    return next(c for c in cases if c.label.startswith(prefix))
+
+
+def _loss_verdict(res: Results, item: str, c_bsd: Case, c_adv: Case, paper: float, recoveries: list[Case] | None = None) -> str:
+    out = []
+    for c, rule in ((c_bsd, "half_window"), (c_adv, "half_advertised")):
+        ok = c.paper_in_range()
+        text = (f"{_ci(c.mbps)} Mb/s over {len(c.combined)} seeds (range {min(c.combined):.2f}–{max(c.combined):.2f}) "
+                f"vs the paper's {paper:g} Mb/s ({c.mbps.estimate / paper:.1f}×); the paper's value lies "
+                f"{'within' if ok else 'outside'} the seeds' range.")
+        if rule == "half_window" and not ok:
+            text += (f" Reason, tested by changing only the loss rule: with BSD's rule slow start stops after each loss "
+                     f"at half the window that was in flight, which the port can carry; with ssthresh from the "
+                     f"advertised window it climbs past the port's capacity every time ({_ci(c_adv.mbps)} Mb/s).")
+        if rule == "half_advertised" and recoveries:
+            inside = [x.label.split(",")[0] for x in recoveries if x.label.endswith(rule) and x.paper_in_range()]
+            text += (" With the same rule, the loss recoveries whose seeds' range holds the paper's value: "
+                     + (", ".join(inside) if inside else "none") + " (table below): Reno's fast recovery keeps more "
+                     "than the testbed did, recovery by slow start (Tahoe) or by timeout alone keeps as little.")
+        elif rule == "half_advertised" and not ok:
+            text += " (Reno; Table 2 shows how the loss recovery moves the result.)"
+        out.append(_verdict(res, f"{item}, {rule}", "agrees" if ok else "differs", text))
+    return "".join(out)
+
+
+def _table2_html(res: Results) -> str:
+    t2 = res.t2
+    lim_line = 70 * PAYLOAD_PER_LINE
+    lim_pay = 70 * PAYLOAD_PER_CELL_PAYLOAD
+    limits = {t2[2].label: lim_line, t2[3].label: lim_pay}
+    paced_line, paced_pay = t2[2], t2[3]
+    rec = res.recoveries
+    def cell(c: Case) -> str:
+        mark = " ✓" if c.paper_in_range() else ""
+        return f"<td>{_ci(c.mbps)} ({min(c.combined):.2f}–{max(c.combined):.2f}){mark}</td>"
+
+    rec_rows = "".join(
+        f"<tr><td>{html.escape(name)}</td>"
+        + "".join(cell(_by(rec, f"{name}, {rule}")) for rule in LOSS_RULES)
+        + "".join(f"<td>{sum(_by(rec, f'{name}, {rule}').timeouts) / len(rec[0].timeouts):.1f}</td>" for rule in LOSS_RULES)
+        + "</tr>"
+        for name, _ in RECOVERIES
+    )
+    to_only = _by(rec, "timeouts only, half_window")
+    return f"""
+<h2>Table 2 — one OC-3c sender through the 155 → 100 Mb/s mismatch (Experiment 2, §3.2)</h2>
+<p>DEC 3000 (OC-3c) → ASX-100 (256-cell TAXI-100 output port) → SPARCstation-10 at EDC, 600 km,
+8.8 ms round trip; 128 kB window, 64 kB writes (<code>scenarios/magic95/table2_*.toml</code>).
+Unpaced under both loss rules; paced at 70 Mb/s read as line bits (limit 70 × 9140/(192·53)
+= {lim_line:.2f} Mb/s of TCP data) and as cell-payload bits (70 × 9140/(192·48) = {lim_pay:.2f}).</p>
+{_table(t2, limits)}
+{_loss_verdict(res, "Table 2 unpaced", t2[0], t2[1], 0.87, rec)}
+{_verdict(res, "Table 2 paced", "agrees" if abs(paced_pay.mbps.estimate / 68.20 - 1) <= 0.05 else "differs",
+   f"the paper's 68.20 Mb/s is above what 70 Mb/s of line bits can carry ({lim_line:.2f}; we measure "
+   f"{_ci(paced_line.mbps)}), so the paper's rate cannot be line bits; read as cell-payload bits the limit is "
+   f"{lim_pay:.2f} and we measure {_ci(paced_pay.mbps)} Mb/s, {paced_pay.mbps.estimate / 68.20 - 1:+.1%} from the paper. "
+   "The evidence supports the payload reading.")}
+<h3>Which loss response reproduces the collapse</h3>
+<p>Timeouts alone do not explain the measured 0.87 Mb/s: with fast retransmit off, BSD's rule still
+gives {_ci(to_only.mbps)} Mb/s. What decides is where slow start stops after a loss. Mean
+throughput [Mb/s] ± 95 % (seed range; ✓: holds the paper's 0.87) and timeouts per run, Table 2 without pacing:</p>
+<table><tr><th>loss recovery</th>{''.join(f'<th>{html.escape(v)}</th>' for v in LOSS_RULES.values())}
+{''.join(f'<th>timeouts/run, {k}</th>' for k in LOSS_RULES)}</tr>{rec_rows}</table>
+<p>With ssthresh from the advertised window (64 kB after every loss) slow start always climbs past the
+256-cell port's capacity again, so every recovery ends in another overflow — the testbed's behaviour.
+We know of no documented TCP that set ssthresh so (RFC 2525 does not list it): it stays a hypothesis
+that reproduces Tables 2 and 3 and Figure 6's collapse at once. BSD's rule is the default.</p>
+"""
+
+
+def _table3_html(res: Results) -> str:
+    t3 = res.t3
+    lim_line = 2 * 35 * PAYLOAD_PER_LINE
+    lim_pay = 2 * 35 * PAYLOAD_PER_CELL_PAYLOAD
+    limits = {t3[2].label: lim_line, t3[3].label: lim_pay, t3[4].label: min(lim_line, T2_RECEIVER_MBPS)}
+    paced = t3[2:]
+    explained = any(c.paper_in_range() or abs(c.mbps.estimate / 52.36 - 1) <= 0.05 for c in paced)
+    return f"""
+<h2>Table 3 — two OC-3c senders contending for one TAXI-100 port (Experiment 3, §3.3)</h2>
+<p>Two DEC 3000s, each on its own OC-3c link, send to the SPARCstation-10 behind the 256-cell TAXI-100
+port: 128 kB windows, no pacing (both loss rules) and 35 Mb/s per source (both readings of the rate).</p>
+{_table(t3, limits)}
+{_loss_verdict(res, "Table 3 unpaced", t3[0], t3[1], 1.66)}
+{_verdict(res, "Table 3 paced", "agrees" if explained else "differs — unexplained",
+   f"paper 52.36 Mb/s combined, no losses reported. Paced at 35 Mb/s of line bits we measure {_ci(t3[2].mbps)} Mb/s, "
+   f"at payload bits {_ci(t3[3].mbps)}; neither port nor window limits it (no losses; 70 Mb/s of cells into a 100 Mb/s port). "
+   f"A CPU-bound receiver does not explain it either: Table 2 shows the same SPARCstation-10 taking 68.20 Mb/s from one "
+   f"connection, and a receiver limited to exactly that gives {_ci(t3[4].mbps)} Mb/s here (a per-segment cost does not "
+   "depend on how many connections bring the segments). We found no cause within what the paper states; "
+   "the earlier report's 'CPU-bound receiver' was contradicted by Table 2 and is withdrawn.")}
+"""
+
+
+def _table4_html(res: Results, full: bool) -> str:
+    t4a, t4b = res.t4a, res.t4b
+    lim35 = 2 * 35 * PAYLOAD_PER_LINE
+    speeds = T4A_SPEEDS_FULL if full else T4A_SPEEDS_QUICK
+    rows = []
+    for v in speeds:
+        cells = []
+        for rule in LOSS_RULES:
+            c = _by(t4a, f"senders {speed_label(v)}, {rule}")
+            cells.append(
+                f"<td>{_ci(c.mbps, 1)}</td><td>{' + '.join(f'{x:.1f}' for x in c.per_conn_mean)}</td>"
+                f"<td>{_ci(c.jain)}</td><td>{_ci(c.loss_rate)}</td>")
+        rows.append(f"<tr><td>{speed_label(v)}</td>{''.join(cells)}</tr>")
+    head = "".join(
+        f"<th>{k}: combined [Mb/s]</th><th>kansas + edc</th><th>Jain</th><th>losses/s</th>" for k in LOSS_RULES)
+    match = [v for v in speeds if all(
+        (lambda c: c.paper_in_range() and 2 <= c.loss_rate.estimate <= 4)(_by(t4a, f"senders {speed_label(v)}, {rule}"))
+        for rule in ("half_window",))]
+    line = _by(t4a, "senders line rate, half_window")
+    b_line, b_pay = t4b
+    return f"""
+<h2>Table 4 — Fore-only contention vs paced OC-3c senders (Experiment 4, §3.4)</h2>
+<p>Scenario A: two SPARCstation-10s (TAXI-100), one in Lawrence (≈ 65 km from Kansas City: 0.95 ms round trip,
+scaled from Exp. 1's 8.8 ms per 600 km) and one at EDC (≈ 600 km: 8.8 ms), send to the SGI Onyx (TAXI-100)
+in Kansas City, no pacing. The paper calls them "relatively slow sources" but gives no speed, so the
+senders get a send-side CPU cost per 9140-byte segment (<code>tx_cpu_per_segment_us</code>) that limits
+each to the rate shown (line rate: no limit, as the shipped file). Paper: 46.71 Mb/s combined, 2–4
+packet losses per second.</p>
+<table><tr><th>sender limit</th>{head}</tr>{''.join(rows)}</table>
+{_verdict(res, "Table 4 A", "agrees for sender limits " + ", ".join(speed_label(v) for v in match) if match else "differs",
+   "Below half the TAXI user rate (≈ 45 Mb/s each) the two senders never fill the port: no losses, combined = twice the "
+   "sender limit, which cannot show the paper's losses. Senders able to keep their lines busy (line rate) lock each other "
+   f"out: {_ci(line.mbps, 1)} Mb/s combined with Jain's index {_ci(line.jain)} — one connection starves, whatever the "
+   "loss rule. In between, where each sender is slower than the port but the two together are faster, the model "
+   "shows both published observations (combined throughput near 46.71 Mb/s and 2–4 losses/s) for the limits named "
+   "(half_window rule; the table gives the other). The paper does not fix the senders' speed: the losses it observed "
+   "bound it from below (two senders must be able to exceed the port), its 'relatively slow' from above; the "
+   "band where the model agrees lies inside these bounds. We do not ship a fitted speed.")}
+<p>Scenario B: two DEC 3000s (OC-3c) in Lawrence, paced, to the same Onyx. The paper does not give B's pacing
+rate: <b>we assume 35 Mb/s per source as in Experiment 3</b>, at both readings of the unit. Paper: 61.17 Mb/s,
+no losses.</p>
+{_table(t4b, {b_line.label: lim35, b_pay.label: 2 * 35 * PAYLOAD_PER_CELL_PAYLOAD})}
+{_verdict(res, "Table 4 B", "agrees" if abs(b_line.mbps.estimate / 61.17 - 1) <= 0.05 and sum(b_line.rexmt) == 0 else "differs",
+   f"{_ci(b_line.mbps)} Mb/s with {_ci(b_line.loss_rate)} losses/s at 35 Mb/s of line bits each "
+   f"({b_line.mbps.estimate / 61.17 - 1:+.1%} from the paper), {_ci(b_pay.mbps)} at payload bits. The rate is our "
+   "assumption, so this checks that pacing removes the losses and reaches the pacing limit, not the paper's number. "
+   "Note that Table 2 supports the payload reading and Table 4 B (at 35 Mb/s) the line reading: the unit and B's rate "
+   "cannot both be fixed from the paper.")}
+"""
+
+
+def report_html(res: Results, full: bool) -> str:
+    seeds, dur = plan(full)
+    return (
+        f"<p>Tables 2–4: every case over {len(seeds)} seeds × {dur:g} s (1 s warm-up); ± = 95 % Student-t "
+        "half-width over seeds; 'seed range' = smallest to largest seed. Losses/s = retransmitted segments per second.</p>"
+        + _table2_html(res) + _table3_html(res) + _table4_html(res, full)
+    )
+
+
+def csv_rows(res: Results) -> str:
+    out = ["table,case,file,paper_mbps,seed,combined_mbps,per_connection_mbps,jain,losses_per_s,timeouts\n"]
+    for table, cases in (("2", res.t2), ("2-recovery", res.recoveries), ("3", res.t3), ("4A", res.t4a), ("4B", res.t4b)):
+        for c in cases:
+            for k, per in enumerate(c.per_seed):
+                out.append(
+                    f"{table},\"{c.label}\",{c.file}.toml,{c.paper_mbps},{k + 1},{sum(per):.4f},"
+                    f"{' '.join(f'{x:.4f}' for x in per)},{jain(per):.4f},{c.losses_per_s[k]:.4f},{c.timeouts[k]}\n")
+    return "".join(out)
