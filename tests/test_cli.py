@@ -168,3 +168,18 @@ def test_failed_run_is_one_line_and_leaves_out_untouched(fake_core, tmp_path):
     assert result.stderr.splitlines()[-1] == f"error: {scenario}: link[2].rate_bps: expected a positive rate"
     assert [p.name for p in out.iterdir()] == ["summary.json"]
     assert (out / "summary.json").read_text() == "earlier"
+
+
+def test_the_command_line_starts_without_the_heavy_libraries():
+    # `atmsim run` reaches the simulation without pandas, pyarrow, DuckDB, matplotlib or dask
+    # (they load when results are written or plotted); the public names still resolve.
+    code = (
+        "import sys, atmsim.cli, atmsim\n"
+        "heavy = [m for m in ('pandas', 'pyarrow', 'duckdb', 'matplotlib', 'dask', 'numpy') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "assert callable(atmsim.results) and atmsim.results.__module__ == 'atmsim.query'\n"
+        "assert atmsim.Results.__module__ == 'atmsim.run_results' and hasattr(atmsim.builder, 'Network')\n"
+        "assert {'Results', 'sweep', 'builder'} <= set(dir(atmsim))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr

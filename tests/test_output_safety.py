@@ -19,7 +19,7 @@ import atmsim
 from atmsim import Results
 from atmsim.output import check_writable
 from atmsim.plots import write_run_report
-from atmsim.results import SERIES_FILE, SUMMARY_FILE
+from atmsim.run_results import SERIES_FILE, SUMMARY_FILE
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "scenarios" / "examples" / "greedy_rr.toml"

@@ -13,15 +13,47 @@
 The simulator is the Rust crate ``atmsim-core``; ``atmsim._core`` is its thin binding.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from . import _core
 from .errors import AtmsimError, ScenarioError, SimulationError
-from .results import Results
 from .scenario import Scenario, load_scenario
-from . import builder  # atmsim.builder: Network, mah_backbone, dumbbell (docs/builder.md)
-from .query import results
-from .sweeps import SweepSummary, sweep
 
 __version__: str = _core.__version__
+
+#: Public names loaded on first use (PEP 562), so `import atmsim` — and the `atmsim` command —
+#: does not pay for pandas, pyarrow and DuckDB before it needs them: name -> (module, attribute).
+_LAZY = {
+    "Results": (".run_results", "Results"),
+    "results": (".query", "results"),
+    "sweep": (".sweeps", "sweep"),
+    "SweepSummary": (".sweeps", "SweepSummary"),
+    "builder": (".builder", None),  # Network, mah_backbone, dumbbell (docs/builder.md)
+}
+
+if TYPE_CHECKING:
+    from . import builder
+    from .query import results
+    from .run_results import Results
+    from .sweeps import SweepSummary, sweep
+
+
+def __getattr__(name: str):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'atmsim' has no attribute {name!r}") from None
+    mod = importlib.import_module(module, __name__)
+    value = mod if attr is None else getattr(mod, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "AtmsimError",
@@ -38,6 +70,6 @@ __all__ = [
 ]
 
 
-def run(scenario, seed: int | None = None, progress=False, batching: bool | None = None) -> Results:
+def run(scenario, seed: int | None = None, progress=False, batching: bool | None = None) -> "Results":
     """Run a scenario given as a path, a dict or a :class:`Scenario`."""
     return load_scenario(scenario).run(seed=seed, progress=progress, batching=batching)

@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import typer.core
@@ -31,14 +31,17 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__
+from .defaults import DEFAULT_LOCK_TIMEOUT_S
 from .errors import ScenarioError, SimulationError
 from .output import check_writable
-from .plots import write_run_report
-from .progress import progress_bar, runs_bar
 from .reproduce import STUDIES
-from .results import Results, internetwork_nodes
 from .scenario import SEED_MAX, Scenario, check_seed, printable
-from .store import DEFAULT_LOCK_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from .run_results import Results
+
+# pandas, pyarrow, matplotlib, duckdb and the progress bars are imported where they are used,
+# so `atmsim run` reaches the simulation quickly (docs/performance.md, "Start-up").
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -205,10 +208,14 @@ def run(
         if quiet or not console.is_terminal:
             results = scen.run(seed=seed, batching=batching)
         else:
+            from .progress import progress_bar
+
             with progress_bar(scenario.stem, console=console) as report:
                 results = scen.run(seed=seed, batching=batching, progress=report)
         results.save(out_dir)
         if plot:
+            from .plots import write_run_report
+
             write_run_report(results, out_dir)
     if not quiet:
         print_summary(results, _stdout())
@@ -244,6 +251,8 @@ def reproduce(
         if quiet or not console.is_terminal:
             report = module.run(out_dir, full=full, seed=seed)
         else:
+            from .progress import runs_bar
+
             with runs_bar(study, console=console) as tick:
                 report = module.run(out_dir, full=full, seed=seed, progress=tick)
     _stderr().print(f"wrote {printable(str(report))}", highlight=False, markup=False, soft_wrap=True)
@@ -518,7 +527,9 @@ _NODE_LABELS = {
 
 def nodes_table(summary: Mapping[str, Any]) -> Table | None:
     """Routers, and hosts whose IP or IP-over-ATM driver had work beyond declared PVCs:
-    forwarding and the driver's VC counters (:func:`atmsim.results.internetwork_nodes`)."""
+    forwarding and the driver's VC counters (:func:`atmsim.run_results.internetwork_nodes`)."""
+    from .run_results import internetwork_nodes
+
     rows = internetwork_nodes(summary)
     if not rows:
         return None

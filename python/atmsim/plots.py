@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from .report import figure_path, save_figure, write_report
-from .results import Results, internetwork_nodes
+from .run_results import Results, internetwork_nodes
 
 
 def _line_plot(frames: list[tuple[pd.DataFrame, str]], ylabel: str, title: str, path: Path, scale: float = 1.0) -> Path:

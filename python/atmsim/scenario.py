@@ -353,7 +353,7 @@ class Scenario:
         ``progress``: False (silent), True (a progress bar on stderr), or a callable taking
         the fraction of simulated time done.
         """
-        from .results import Results
+        from .run_results import Results
 
         seed = check_seed(seed, self.origin)
         if batching is not None and not isinstance(batching, bool):

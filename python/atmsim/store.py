@@ -35,6 +35,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .defaults import DEFAULT_LOCK_TIMEOUT_S
 from .errors import AtmsimError
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
 
 DEFAULT_STORE = "results.duckdb"
 SCHEMA_VERSION = "1"
-DEFAULT_LOCK_TIMEOUT_S = 600.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
