@@ -1,6 +1,7 @@
-//! Cell-level traffic sources on a VC: greedy (always backlogged) and Poisson messages.
+//! Cell-level traffic sources on a VC: greedy (always backlogged), Poisson messages, and
+//! on/off bursts.
 //!
-//! Owns: [`CellSource`] and [`Pattern`].
+//! Owns: [`CellSource`], [`Pattern`] and [`BurstLaw`].
 //!
 //! - **Greedy**: the source keeps two AAL5 frames of `frame_bytes` queued and adds one each
 //!   time a frame's last cell is sent, so the adapter's scheduler always finds cells on this
@@ -11,6 +12,15 @@
 //!   so the message rate is `load_bps / (424 · E[n])`. The geometric parameter is chosen so
 //!   that the *truncated* mean equals `mean_cells` (solved by bisection; for mean 25 and
 //!   max 200 it is p ≈ 0.03975).
+//! - **On/off** (the classic cell-level source of multiplexer studies): an *on* period is one
+//!   burst of cells — a fixed number, or a geometric number truncated to {1, …, max} — handed
+//!   to the adapter as one AAL5 frame, so alone on its link it leaves back to back at the link
+//!   rate; the *off* period starts when the burst's last cell has left the adapter and lasts a
+//!   geometric number of cell slots of that link, k ∈ {0, 1, …} with mean
+//!   `E[B]·(1 − ρ)/ρ`, where ρ = `load_bps` / link rate. Alone on its link the source offers
+//!   exactly ρ in the long run: E[B] / (E[B] + E[off]) = ρ. It starts in an off period (a
+//!   random phase). Sharing the adapter port with other VCs stretches its on periods, and
+//!   the long-run load falls below ρ by as much.
 
 use crate::dist;
 use crate::ids::{NodeId, PortId};
@@ -31,6 +41,23 @@ pub enum Pattern {
         max_cells: u64,
         rng: Stream,
     },
+    OnOff {
+        burst: BurstLaw,
+        /// Mean off period [cell slots of the sending link].
+        mean_off_slots: f64,
+        /// One cell slot of the sending link.
+        slot: SimDuration,
+        rng: Stream,
+    },
+}
+
+/// The number of cells in an on/off source's burst.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BurstLaw {
+    /// Exactly this many cells.
+    Fixed(u32),
+    /// Geometric with parameter `p`, truncated to {1, …, max}.
+    Geometric { p: f64, max: u64 },
 }
 
 #[derive(Clone, Debug)]
@@ -58,13 +85,30 @@ impl CellSource {
     /// the drawn number of cells). `None` for a greedy source.
     pub fn next_message(&mut self) -> Option<(SimDuration, u32)> {
         match &mut self.pattern {
-            Pattern::Greedy { .. } => None,
+            Pattern::Greedy { .. } | Pattern::OnOff { .. } => None,
             Pattern::Poisson { mean_gap, p, max_cells, rng } => {
                 let gap = SimDuration::from_secs_f64(dist::exponential(rng, mean_gap.as_secs_f64()));
                 let n = dist::truncated_geometric(rng, *p, *max_cells);
                 Some((gap, ip_bytes_for_cells(n as u32)))
             }
         }
+    }
+}
+
+impl Pattern {
+    /// An on/off source's next off period and the burst after it: (off time, IP bytes of the
+    /// burst's frame). `None` for the other patterns.
+    pub fn next_burst(&mut self) -> Option<(SimDuration, u32)> {
+        let Pattern::OnOff { burst, mean_off_slots, slot, rng } = self else {
+            return None;
+        };
+        // Geometric on {0, 1, …} with mean m: a geometric on {1, …} of mean m + 1, less one.
+        let off = dist::geometric(rng, *mean_off_slots + 1.0) - 1;
+        let cells = match *burst {
+            BurstLaw::Fixed(n) => n,
+            BurstLaw::Geometric { p, max } => dist::truncated_geometric(rng, p, max) as u32,
+        };
+        Some((slot.mul(off), ip_bytes_for_cells(cells)))
     }
 }
 

@@ -152,8 +152,9 @@ pub struct VcState {
     discard: Discard,
     /// Cells of this VC in the buffer.
     pub queued: u32,
-    /// Greedy source on this VC: refill one frame of this many IP bytes per frame sent.
-    pub greedy_frame_bytes: Option<u32>,
+    /// A cell source on this VC waits for each of its frames to leave (greedy: to refill;
+    /// on/off: to start its off period).
+    pub notify_source: bool,
 }
 
 /// An output port and its transmitter.

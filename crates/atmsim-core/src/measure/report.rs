@@ -73,7 +73,11 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .map(|s| {
             json!({
                 "name": s.name,
-                "kind": match s.pattern { Pattern::Greedy { .. } => "greedy", Pattern::Poisson { .. } => "poisson" },
+                "kind": match s.pattern {
+                    Pattern::Greedy { .. } => "greedy",
+                    Pattern::Poisson { .. } => "poisson",
+                    Pattern::OnOff { .. } => "onoff",
+                },
                 "goodput_bps": (s.bytes_rcvd - s.bytes_rcvd_warm) as f64 * 8.0 / window,
                 "offered_cell_bps": s.cells_sent as f64 * CELL_BITS as f64 / end.max(f64::MIN_POSITIVE),
                 "cells_sent": s.cells_sent,

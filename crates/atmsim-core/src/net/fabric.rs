@@ -41,8 +41,8 @@ impl Network {
             if next.is_none() {
                 port.sleep(now);
             }
-            if let Some(src) = self.greedy_after_tx(p, cell) {
-                self.greedy_refill(src);
+            if let Some(src) = self.source_after_tx(p, cell) {
+                self.source_frame_left(src);
             }
             if let Some(done) = next {
                 if self.take_inline(done) {

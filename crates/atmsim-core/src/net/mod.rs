@@ -253,17 +253,18 @@ impl Network {
             self.q.schedule(t, Ev::App(AppEv::Spawn(g as u32)));
         }
         for s in 0..self.sources.len() {
-            // Two frames queued from the start; one more per frame sent.
             let id = SourceId(s as u32);
-            match self.sources[s].next_message() {
-                // Poisson: the first message after its random gap.
+            let first = self.sources[s].next_message().or_else(|| self.sources[s].pattern.next_burst());
+            match first {
+                // Poisson: the first message after its random gap; on/off: the first burst
+                // after an off period.
                 Some((gap, bytes)) => {
                     self.q.schedule(SimTime::ZERO + gap, Ev::App(AppEv::Message(id, bytes)));
                 }
                 None => {
                     // Greedy: two frames queued from the start; one more per frame sent.
-                    self.greedy_refill(id);
-                    self.greedy_refill(id);
+                    self.source_frame_left(id);
+                    self.source_frame_left(id);
                 }
             }
         }

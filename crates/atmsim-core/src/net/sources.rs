@@ -1,6 +1,7 @@
 //! Cell-level sources (`apps::cell_source`) in the running network.
 //!
-//! Owns: refilling greedy sources as their frames leave the adapter, and Poisson messages
+//! Owns: what a source does when one of its frames has left the adapter (a greedy source
+//! refills, an on/off source starts its off period), and messages and bursts
 //! ([`AppEv::Message`]) handed to the adapter as whole AAL5 frames.
 
 use super::{AppEv, Ev, Network};
@@ -11,23 +12,37 @@ use crate::ip::datagram::Payload;
 use crate::ip::header::PacketHeader;
 
 impl Network {
-    /// If the cell just sent ends a greedy source's frame, that source wants a refill.
+    /// If the cell just sent ends a frame of a source that waits for its frames to leave
+    /// (greedy, on/off), that source.
     #[inline]
-    pub(super) fn greedy_after_tx(&self, p: PortId, cell: Cell) -> Option<SourceId> {
+    pub(super) fn source_after_tx(&self, p: PortId, cell: Cell) -> Option<SourceId> {
         if !cell.is_eof() {
             return None;
         }
         let vs = self.ports[p.idx()].vcs.get(cell.vci as usize)?;
-        vs.greedy_frame_bytes?;
+        if !vs.notify_source {
+            return None;
+        }
         match self.datagrams.get(self.frames.get(cell.frame).dgram).payload {
             Payload::Raw { source } => Some(SourceId(source)),
             _ => None,
         }
     }
 
-    pub(super) fn greedy_refill(&mut self, s: SourceId) {
-        if let Pattern::Greedy { frame_bytes } = self.sources[s.idx()].pattern {
-            self.source_send(s, frame_bytes);
+    /// A frame of source `s` has left the adapter: a greedy source queues the next frame, an
+    /// on/off source schedules its next burst after an off period.
+    pub(super) fn source_frame_left(&mut self, s: SourceId) {
+        match &mut self.sources[s.idx()].pattern {
+            Pattern::Greedy { frame_bytes } => {
+                let b = *frame_bytes;
+                self.source_send(s, b);
+            }
+            pattern @ Pattern::OnOff { .. } => {
+                if let Some((off, bytes)) = pattern.next_burst() {
+                    self.q.schedule(self.now + off, Ev::App(AppEv::Message(s, bytes)));
+                }
+            }
+            Pattern::Poisson { .. } => {}
         }
     }
 
@@ -44,7 +59,8 @@ impl Network {
         }
     }
 
-    /// A Poisson message arrives: send it and schedule the next one.
+    /// A Poisson message (or an on/off burst) arrives: send it; a Poisson source schedules its
+    /// next message (an on/off source waits for the burst to leave).
     pub(super) fn source_message(&mut self, s: SourceId, ip_bytes: u32) {
         self.source_send(s, ip_bytes);
         if let Some((gap, bytes)) = self.sources[s.idx()].next_message() {

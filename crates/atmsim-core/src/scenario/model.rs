@@ -356,7 +356,8 @@ pub struct CellSourceSec {
     pub vc: String,
     /// The end of the VC it sends from (a host on the VC's path ends).
     pub from: String,
-    /// "greedy": always backlogged; "poisson": Poisson messages (Koçyiğit §III).
+    /// "greedy": always backlogged; "poisson": Poisson messages (Koçyiğit §III); "onoff":
+    /// bursts at the link rate separated by geometric off periods.
     pub kind: CellSourceKind,
     /// Greedy: IP datagram size of its AAL5 frames [bytes]. Default 9180.
     #[serde(default)]
@@ -365,11 +366,24 @@ pub struct CellSourceSec {
     #[serde(default)]
     pub load_bps: Option<f64>,
     /// Poisson: mean message length [cells] (truncated geometric). Default 25.
+    /// On/off: mean burst length [cells] (required).
     #[serde(default)]
     pub mean_cells: Option<f64>,
-    /// Poisson: longest message [cells]. Default 200.
+    /// Poisson: longest message [cells]. Default 200. On/off, geometric bursts: longest
+    /// burst [cells]. Default 1365 (the longest AAL5 frame).
     #[serde(default)]
     pub max_cells: Option<i64>,
+    /// On/off: "geometric" (default) or "fixed" burst lengths.
+    #[serde(default)]
+    pub burst: Option<BurstSec>,
+}
+
+/// `cell_source.burst`: how an on/off source's burst lengths are drawn.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BurstSec {
+    Fixed,
+    Geometric,
 }
 
 /// `[[capture]]`: a pcap capture of the IP datagrams a host sends and receives
@@ -392,6 +406,8 @@ pub struct CaptureSec {
 pub enum CellSourceKind {
     Greedy,
     Poisson,
+    #[serde(rename = "onoff")]
+    OnOff,
 }
 
 fn tag() -> crate::atm::shaping::PoliceAction {

@@ -8,6 +8,7 @@ mod inputs_stay_in_range;
 mod internetwork;
 mod link_clocks;
 mod magic_table1;
+mod on_off_sources;
 mod pcap_captures;
 mod scenario_errors;
 mod shaping_and_pacing;
