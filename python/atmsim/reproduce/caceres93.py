@@ -21,11 +21,41 @@ Figures regenerated: 2 (bottleneck utilisation vs number of conversations, per t
 three policies), 5 (average FTP throughput normalised to the link speed), 6–7 (throughput of
 five FTP conversations over time, per-conversation vs per-destination), 8–9 (an FTP source's
 congestion window over time). Means are over seeds with 95% Student-t intervals.
+
+**Buffers (§2.4).** "enough buffer memory to hold one network round-trip window of data for
+each conversation flowing through them. The round-trip window is the network's inherent
+storage capacity, or the product of its bandwidth and round-trip propagation delay." We
+implement exactly that: per conversation ``ceil(link_bps · 45 ms / 424)`` cells, i.e. at
+1.5 Mb/s 1.5e6 · 0.045 = 67 500 bits = 159.2 cells of 53 bytes → **160 cells**; at 3 Mb/s
+(§6) 319 cells. A router's (or the switch's) memory is one pool per output port holding
+``n · 160`` cells for ``n`` conversations (6 with one TELNET and five FTP: 960 cells).
+Before issue 11 the rule was the 8 kB *receiver window* in cells (16 segments of 512 bytes,
+12 cells each with the 40-byte TCP/IP header and the 8-byte AAL5 trailer = 192 cells, 1152 for
+six conversations) — 20 % above the round-trip window at 1.5 Mb/s, and below it at 3 Mb/s.
+
+Why even the exact rule leaves the network loss-free: a FIFO (or round-robin) port can hold
+at most the sum of the windows minus what the path itself holds. Five FTP windows are
+5 · 192 = 960 cells; the path holds about 160 cells of data and ACKs (the round-trip window)
+plus the access lines and delayed ACKs (measured: the queue peaks at 700–760 cells, 180 s,
+seeds 1–3), so the queue stays 200 cells below 960. Overflow needs ``192 n − 159 > 160 (n + 1)``,
+i.e. ten FTP conversations or more. The report measures this (drops, timeouts) and shows
+the sensitivity to smaller buffers (a fraction of the round-trip window per conversation),
+which is the experiment behind the verdicts of Figures 6–9.
+
+**TCP.** CELLSIM's TCP had slow start, congestion avoidance, exponential backoff and fast
+retransmit but no fast recovery (§2.1: "abrupt window shutdown upon detection of a dropped
+packet", 4.3BSD-Tahoe): every connection here is ``variant = "tahoe"``.
+
+**FTP connections.** tcplib's FTP model opens a data connection per item (file); the
+sources here set ``connection_per_item = true`` (see docs/scenario.md), so each item pays a
+handshake and starts in slow start. The report's §6 section measures what this changes
+against one connection per conversation.
 """
 
 from __future__ import annotations
 
 import html
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,11 +73,19 @@ MSS_BYTES = 512
 FIG2_COUNTS = {"ftp": [1, 2, 3, 4, 5], "nntp": [1, 2, 4, 8], "smtp": [1, 2, 4, 8], "telnet": [1, 4, 16]}
 
 
-def buffer_cells(n_conversations: int, window_bytes: int = WINDOW_BYTES, mss: int = MSS_BYTES) -> int:
-    """One round-trip window per conversation (§2.4), in cells of `mss`-byte segments."""
-    per_segment = -(-(mss + 40 + 8) // 48)
-    segments = -(-window_bytes // mss)
-    return max(1, n_conversations) * segments * per_segment
+CELL_BITS = 53 * 8
+
+
+def round_trip_window_cells(link_bps: float = LINK_BPS, rtt_s: float = RTT_S) -> int:
+    """The round-trip window (§2.4: bandwidth × round-trip propagation delay) in 53-byte cells,
+    rounded up: 160 at 1.5 Mb/s, 319 at 3 Mb/s."""
+    return math.ceil(round(link_bps * rtt_s / CELL_BITS, 9))
+
+
+def buffer_cells(n_conversations: int, link_bps: float = LINK_BPS, fraction: float = 1.0) -> int:
+    """One round-trip window per conversation (§2.4), times `fraction` (1 = the paper's rule;
+    smaller values are the sensitivity experiment)."""
+    return max(1, round(max(1, n_conversations) * round_trip_window_cells(link_bps) * fraction))
 
 
 def scenario(
@@ -59,13 +97,20 @@ def scenario(
     warmup_s: float = 1000 * RTT_S,
     sample_interval_ms: float = 0.0,
     item_scale: float = 1.0,
+    variant: str = "tahoe",
+    connection_per_item: bool = True,
+    buffer_fraction: float = 1.0,
+    window_bytes: int = WINDOW_BYTES,
 ) -> dict:
-    """The §2.4 network with one source per entry of `sources` (app kinds: ftp, nntp, smtp, telnet).
+    """The §2.4 network with one source per entry of `sources` (app kinds: ftp, nntp, smtp,
+    telnet, and bulk: a greedy sender that never ends, for the §7 scheduling-only control).
 
-    `item_scale` multiplies bulk item sizes (§7)."""
+    `item_scale` multiplies bulk item sizes (§7); `variant` is the TCP (CELLSIM: Tahoe);
+    `connection_per_item` gives FTP a connection per item (tcplib); `buffer_fraction` scales
+    the §2.4 buffer rule (1 = the paper)."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}: expected one of {', '.join(POLICIES)}")
-    buf = buffer_cells(len(sources))
+    buf = buffer_cells(len(sources), link_bps, buffer_fraction)
     # Each policy is a multiplexing policy of the routers' IP-over-ATM drivers over PVCs the
     # scenario declares: a VC per conversation, per application type, or one per router pair.
     mux = {"per-conversation": "conv", "per-type": "type", "per-destination": "router"}[policy]
@@ -106,12 +151,22 @@ def scenario(
                 "client": src,
                 "server": dst,
                 "vc": vc,
-                "window_bytes": WINDOW_BYTES,
+                "window_bytes": window_bytes,
                 "mss_bytes": MSS_BYTES,
-                "app": {"kind": kind} if kind == "telnet" or item_scale == 1.0 else {"kind": kind, "item_scale": item_scale},
+                "variant": variant,
+                "app": _app(kind, item_scale, connection_per_item),
             }
         )
     return doc
+
+
+def _app(kind: str, item_scale: float, connection_per_item: bool) -> dict:
+    app: dict = {"kind": kind}
+    if kind in ("ftp", "nntp", "smtp") and item_scale != 1.0:
+        app["item_scale"] = item_scale
+    if kind == "ftp" and connection_per_item:
+        app["connection_per_item"] = True
+    return app
 
 
 @dataclass
@@ -169,22 +224,26 @@ class Study:
             out[kind] = pts
         return out
 
-    def figures3to5(self, max_ftp: int = 5, link_bps: float = LINK_BPS) -> dict[str, dict[str, list[Point]]]:
-        res: dict[str, dict[str, list[Point]]] = {"delay": {}, "std": {}, "ftp": {}}
-        for policy in POLICIES:
+    def figures3to5(self, max_ftp: int = 5, link_bps: float = LINK_BPS, policies=POLICIES, **kw) -> dict[str, dict[str, list[Point]]]:
+        """TELNET echo delay (mean, std) [RTT], mean FTP throughput [link], and bottleneck
+        utilisation against the number of FTP conversations (one TELNET always present)."""
+        res: dict[str, dict[str, list[Point]]] = {"delay": {}, "std": {}, "ftp": {}, "util": {}}
+        for policy in policies:
             for key in res:
                 res[key][policy] = []
             for n in range(0, max_ftp + 1):
-                delay, std, thr = [], [], []
+                delay, std, thr, util = [], [], [], []
                 for s in self.seeds:
-                    r = _run(self.doc(["telnet"] + ["ftp"] * n, policy, link_bps=link_bps), s).summary
+                    r = _run(self.doc(["telnet"] + ["ftp"] * n, policy, link_bps=link_bps, **kw), s).summary
                     tel = r["connections"][0]
+                    util.append(_wan_utilisation(r))
                     if tel.get("echo_delay_samples", 0) > 1:
                         delay.append(tel["echo_delay_mean_s"] / RTT_S)
                         std.append(tel["echo_delay_std_s"] / RTT_S)
                     if n:
                         thr.append(sum(c["goodput_bps"] for c in r["connections"][1:]) / n / link_bps)
-                self._tick(f"fig3-5 {policy} {n} ftp")
+                self._tick(f"fig3-5 {policy} {n} ftp {link_bps / 1e6:g} Mb/s")
+                res["util"][policy].append(Point(n, *_ci(util)))
                 if len(delay) > 1:
                     res["delay"][policy].append(Point(n, *_ci(delay)))
                     res["std"][policy].append(Point(n, *_ci(std)))
@@ -192,27 +251,53 @@ class Study:
                     res["ftp"][policy].append(Point(n, *_ci(thr)))
         return res
 
-    def fairness(self, item_scale: float = 1.0, n_ftp: int = 5) -> dict[str, dict]:
+    def fairness(self, item_scale: float = 1.0, n_ftp: int = 5, kind: str = "ftp", **kw) -> dict[str, dict]:
         """Five FTP conversations (and one TELNET) under each policy: Jain's index of the FTP
         goodputs, short-term (per 10-RTT interval, averaged) and over the whole measurement
-        window, as means over seeds; the first seed's traces for Figures 6–9."""
+        window, as means over seeds; bottleneck drops, FTP timeouts and fast retransmits per
+        run; the fraction of 10-RTT samples in which an FTP source's window min(cwnd, 8 kB) is
+        at its 8 kB maximum; the first seed's traces for Figures 6–9. `kind = "bulk"`
+        replaces the tcplib sources by greedy senders that never end (§7 control)."""
         out: dict[str, dict] = {}
         for policy in POLICIES:
-            short, whole, traces = [], [], None
+            short, whole, drops, tos, frs, at_max, traces = [], [], [], [], [], [], None
             for s in self.seeds:
-                doc = self.doc(["telnet"] + ["ftp"] * n_ftp, policy, sample_interval_ms=1000 * 10 * RTT_S, item_scale=item_scale)
+                doc = self.doc(["telnet"] + [kind] * n_ftp, policy, sample_interval_ms=1000 * 10 * RTT_S, item_scale=item_scale, **kw)
                 r = _run(doc, s)
                 gp = r.trace("goodput_bps")
-                ftp = gp[[c for c in gp.columns if c.startswith("conn:ftp")]]
+                ftp = gp[[c for c in gp.columns if c.startswith(f"conn:{kind}")]]
                 ftp = ftp[ftp.index > self.warmup_s]
-                short.append(float(sum(stats.jain(row) for row in ftp.values if row.sum() > 0) / max(1, sum(1 for row in ftp.values if row.sum() > 0))))
-                whole.append(stats.jain([c["goodput_bps"] for c in r.summary["connections"][1:]]))
+                busy = [row for row in ftp.values if row.sum() > 0]
+                short.append(float(sum(stats.jain(row) for row in busy) / max(1, len(busy))))
+                conns = r.summary["connections"][1:]
+                whole.append(stats.jain([c["goodput_bps"] for c in conns]))
+                drops.append(sum(p["drops"] for p in r.summary["ports"]))
+                tos.append(sum(c["timeouts"] for c in conns))
+                frs.append(sum(c["fast_retransmits"] for c in conns))
+                cw = r.trace("cwnd_bytes")
+                cw = cw[[c for c in cw.columns if c.startswith(f"conn:{kind}")]]
+                cw = cw[cw.index > self.warmup_s]
+                at_max.append(float((cw >= WINDOW_BYTES).to_numpy().mean()))
                 if traces is None:
                     # The sender's usable window: min(cwnd, the 8 kB receiver window).
-                    traces = {"throughput": ftp / LINK_BPS, "cwnd": r.trace("cwnd_bytes")[["conn:ftp1"]].clip(upper=WINDOW_BYTES)}
-            self._tick(f"fairness {policy} x{item_scale:g}")
-            out[policy] = {"short": stats.mean_ci(short), "whole": stats.mean_ci(whole), **traces}
+                    traces = {"throughput": ftp / LINK_BPS, "cwnd": r.trace("cwnd_bytes")[[f"conn:{kind}1"]].clip(upper=WINDOW_BYTES)}
+            self._tick(f"fairness {policy} x{item_scale:g} {kind} {kw}")
+            out[policy] = {
+                "short": stats.mean_ci(short), "whole": stats.mean_ci(whole), "drops": drops, "timeouts": tos,
+                "fast_retransmits": frs, "at_max": stats.mean_ci(at_max), **traces,
+            }
         return out
+
+
+#: Utilisation thresholds for "the network saturates" (§3, §6 do not define it): 0.9 is the
+#: one the Figure 2 verdict has used since before issue 11; the others show the sensitivity.
+SAT_THRESHOLDS = (0.9, 0.95, 0.98)
+
+
+def saturation_point(util: list[Point], threshold: float) -> float | None:
+    """The smallest number of FTP conversations whose mean bottleneck utilisation reaches
+    `threshold` (None if none does)."""
+    return next((p.x for p in util if p.x > 0 and p.mean >= threshold), None)
 
 
 def _plot_points(series: dict[str, list[Point]], xlabel: str, ylabel: str, title: str, path: Path) -> Path:
@@ -237,12 +322,42 @@ def _plot_frame(frame, ylabel: str, title: str, path: Path) -> Path:
     return save_figure(fig, path, dpi=110)
 
 
-def _verdict(ok: bool, text: str) -> str:
-    return f"<p><b>{'agrees' if ok else 'differs'}</b>: {html.escape(text)}</p>"
+#: Verdict classes of the summary table.
+AGREES, DIFFERS, NOT_COMPARABLE = "agrees", "differs", "not comparable"
+
+
+class Verdicts:
+    """The report's verdicts, one per item, for the summary table at the top."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str, str]] = []
+
+    def add(self, item: str, ok: bool | None, text: str) -> str:
+        """`ok`: True agrees, False differs (the text gives the reason), None not comparable."""
+        word = AGREES if ok else DIFFERS if ok is False else NOT_COMPARABLE
+        self.items.append((item, word, text))
+        return f"<p><b>{word}</b>: {html.escape(text)}</p>"
+
+    def counts(self) -> dict[str, int]:
+        return {w: sum(1 for _, v, _ in self.items if v == w) for w in (AGREES, DIFFERS, NOT_COMPARABLE)}
+
+    def table(self, elapsed_s: float, mode: str) -> str:
+        c = self.counts()
+        rows = "".join(f"<tr><td>{html.escape(i)}</td><td>{w}</td></tr>" for i, w, _ in self.items)
+        return (
+            "<h2>Summary</h2><table><tr><th>items</th><th>agrees</th><th>differs (with reason)</th><th>not comparable</th>"
+            f"<th>runtime</th></tr><tr><td>{len(self.items)}</td><td>{c[AGREES]}</td><td>{c[DIFFERS]}</td>"
+            f"<td>{c[NOT_COMPARABLE]}</td><td>{elapsed_s:.0f} s ({mode})</td></tr></table>"
+            f"<table><tr><th>item</th><th>verdict</th></tr>{rows}</table>"
+        )
 
 
 def _ci_text(ci) -> str:
     return f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]"
+
+
+def _sat_text(x) -> str:
+    return "none up to the largest load" if x is None else f"{x:g}"
 
 
 def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -> Path:
@@ -250,29 +365,38 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
     out = Path(out_dir)
     t0 = time.perf_counter()
     st = Study(full, seed, progress)
-    st.total = sum(len(v) for v in FIG2_COUNTS.values()) + 3 * 6 + 3 + 3 * 11 + 3
+    fractions = (0.5, 0.25)
+    st.total = sum(len(v) for v in FIG2_COUNTS.values()) + 3 * 6 + 3 + 3 * len(fractions) + 3 * 11 + 2 * 11 + 3 + 3 + 3
     f2 = st.figure2()
     f35 = st.figures3to5()
     fair = st.fairness()
+    small = {f: st.fairness(buffer_fraction=f) for f in fractions}
     s6 = st.figures3to5(max_ftp=10, link_bps=2 * LINK_BPS)
+    s6_one = st.figures3to5(max_ftp=10, link_bps=2 * LINK_BPS, policies=("per-conversation",), connection_per_item=False)
+    s6_w16 = st.figures3to5(max_ftp=10, link_bps=2 * LINK_BPS, policies=("per-conversation",), window_bytes=2 * WINDOW_BYTES)
     s7 = st.fairness(item_scale=4.0)
+    s7_bulk = st.fairness(kind="bulk")
     elapsed = time.perf_counter() - t0
+    v = Verdicts()
     parts = [
         "<p>The §2.4 network: sources behind one edge router, sinks behind another, one switch; 1.5 Mb/s "
-        "links, 22.5 ms router→switch delay (45 ms RTT), 8 kB windows, 512-byte segments, buffers of one "
-        "round-trip window per conversation, 1.5 Mb/s access links, tcplib FTP/NNTP/SMTP/TELNET sources "
-        f"starting a new conversation as soon as the previous ends. Runs of {st.duration_s / RTT_S:.0f} RTTs, the "
-        f"first quarter discarded; {len(st.seeds)} seeds per point; 95% Student-t intervals.</p>"
+        "links, 22.5 ms router→switch delay (45 ms RTT), 8 kB windows, 512-byte segments, 1.5 Mb/s access links, "
+        f"buffers of one round-trip window ({round_trip_window_cells()} cells at 1.5 Mb/s) per conversation in each "
+        "output port's pool, TCP Tahoe (CELLSIM: slow start, no fast recovery), tcplib FTP/NNTP/SMTP/TELNET sources "
+        "starting a new conversation as soon as the previous ends, FTP with a TCP connection per item (tcplib). "
+        f"Runs of {st.duration_s / RTT_S:.0f} RTTs ({st.duration_s:g} s), the first quarter discarded; "
+        f"{len(st.seeds)} seeds per point (seeds {st.seeds[0]}–{st.seeds[-1]}); 95% Student-t intervals.</p>"
     ]
     fig = _plot_points(
         dict(f2), "concurrent conversations", "bottleneck utilisation",
         "Fig. 2: load of each traffic type (per-conversation channels)", figure_path(out, "fig2.png"),
     )
-    ftp_sat = next((p.x for p in f2["ftp"] if p.mean > 0.9), None)
+    ftp_sat = saturation_point(f2["ftp"], 0.9)
     parts.append(f'<h2>Figure 2 — network load by traffic type</h2><p><img src="{fig.name}"></p>')
-    parts.append(_verdict(ftp_sat is not None and 3 <= ftp_sat <= 4,
+    parts.append(v.add("Fig. 2", ftp_sat is not None and 3 <= ftp_sat <= 4,
         f"paper: FTP saturates the link with 3–4 conversations, TELNET leaves it mostly idle, SMTP and NNTP in between; "
-        f"atmsim: utilisation first above 0.9 at {ftp_sat} FTP conversations; 16 TELNET: {f2['telnet'][-1].mean:.3f}; "
+        f"atmsim: FTP utilisation first ≥ 0.9 at {_sat_text(ftp_sat)} conversations "
+        f"({', '.join(f'{p.x:g}: {p.mean:.2f}' for p in f2['ftp'])}); 16 TELNET: {f2['telnet'][-1].mean:.3f}; "
         f"8 NNTP: {f2['nntp'][-1].mean:.2f}; 8 SMTP: {f2['smtp'][-1].mean:.2f}."))
     fig3 = _plot_points(f35["delay"], "concurrent FTP conversations", "TELNET echo delay [RTT]", "Fig. 3: interactive delay", figure_path(out, "fig3.png"))
     fig4 = _plot_points(f35["std"], "concurrent FTP conversations", "std. dev. of echo delay [RTT]", "Fig. 4: variability of interactive delay", figure_path(out, "fig4.png"))
@@ -280,7 +404,7 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
     last = {p: f35["delay"][p][-1].mean for p in POLICIES}
     lstd = {p: f35["std"][p][-1].mean for p in POLICIES}
     parts.append(f'<h2>Figures 3–4 — interactive delay</h2><p><img src="{fig3.name}"><img src="{fig4.name}"></p>')
-    parts.append(_verdict(
+    parts.append(v.add("Figs. 3–4",
         last["per-destination"] > 1.5 * max(last["per-conversation"], last["per-type"]) and max(last["per-conversation"], last["per-type"]) < 1.5,
         "paper: delay and its variability stay near 1 RTT and 0 under per-conversation and per-type channels and grow steeply "
         "under per-destination channels; atmsim at 5 FTP: " + ", ".join(f"{p} {last[p]:.2f} RTT (std {lstd[p]:.2f})" for p in POLICIES),
@@ -288,37 +412,136 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
     parts.append(f'<h2>Figure 5 — bulk transfer throughput</h2><p><img src="{fig5.name}"></p>')
     thr5 = {p: f35["ftp"][p][-1].mean for p in POLICIES}
     spread = max(thr5.values()) - min(thr5.values())
-    parts.append(_verdict(spread < 0.1 * max(thr5.values()), "paper: average FTP throughput degrades equally under all three policies; atmsim at 5 FTP (fraction of the link): " + ", ".join(f"{p} {v:.3f}" for p, v in thr5.items())))
+    parts.append(v.add("Fig. 5", spread < 0.1 * max(thr5.values()),
+        "paper: average FTP throughput degrades equally under all three policies; atmsim at 5 FTP (fraction of the link): "
+        + ", ".join(f"{p} {x:.3f}" for p, x in thr5.items())))
+
+    # ---- Figures 6–9: fairness and windows, at the paper's buffers and below them.
+    def loss_row(label: str, res: dict) -> str:
+        return "".join(
+            f"<tr><td>{label}</td><td>{p}</td><td>{sum(res[p]['drops']) / len(st.seeds):.0f}</td>"
+            f"<td>{sum(res[p]['timeouts']) / len(st.seeds):.1f}</td><td>{sum(res[p]['fast_retransmits']) / len(st.seeds):.1f}</td>"
+            f"<td>{_ci_text(res[p]['short'])}</td><td>{_ci_text(res[p]['at_max'])}</td></tr>" for p in POLICIES)
+
+    loss_table = (
+        "<table><tr><th>buffer per conversation</th><th>policy</th><th>cells dropped per run</th><th>FTP timeouts per run</th>"
+        "<th>FTP fast retransmits per run</th><th>Jain per 10-RTT interval</th><th>share of samples with the FTP window at 8 kB</th></tr>"
+        + loss_row(f"1 × RTW = {round_trip_window_cells()} cells (§2.4)", fair)
+        + "".join(loss_row(f"{f:g} × RTW = {round(round_trip_window_cells() * f)} cells", small[f]) for f in fractions)
+        + "</table>"
+    )
     for policy, figno in (("per-conversation", "6"), ("per-destination", "7")):
         fig = _plot_frame(fair[policy]["throughput"], "throughput / link speed", f"Fig. {figno}: five FTP conversations, {policy}", figure_path(out, f"fig{figno}.png"))
         parts.append(f'<h2>Figure {figno} — FTP fairness, {policy} channels</h2><p><img src="{fig.name}"></p>')
-    rows = "".join(f"<tr><td>{p}</td><td>{_ci_text(fair[p]['short'])}</td><td>{_ci_text(fair[p]['whole'])}</td></tr>" for p in POLICIES)
-    parts.append(f"<table><tr><th>policy</th><th>Jain index per 10-RTT interval</th><th>Jain index over the run</th></tr>{rows}</table>")
+    parts.append("<h3>Losses, fairness and windows (one TELNET, five FTP)</h3><p>RTW: the round-trip window, "
+                 "bandwidth × 45 ms. The rows below 1 × RTW are a sensitivity experiment, not the paper's setup.</p>" + loss_table)
     sj = {p: fair[p]["short"].estimate for p in POLICIES}
-    parts.append(_verdict(sj["per-conversation"] > max(sj["per-type"], sj["per-destination"]) + 0.05 and fair["per-conversation"]["whole"].estimate > 0.95,
-        "paper: per-conversation channels give each FTP conversation the same throughput; per-type and per-destination channels make winners and losers that change over time"))
+    drops_paper = sum(sum(fair[p]["drops"]) for p in POLICIES)
+    fairer = sj["per-conversation"] > max(sj["per-type"], sj["per-destination"]) + 0.05
+    wj = {p: fair[p]["whole"].estimate for p in POLICIES}
+    # "The same level of throughput" is judged against the shared policies, not by an absolute
+    # whole-run index: with heavy-tailed tcplib items that index rises with the run's length
+    # (seeds 1–3: 0.93 at 1000 RTTs, 0.96 at 4000), so a fixed threshold would make the quick
+    # and full verdicts differ for no reason of the model.
+    fairer_whole = wj["per-conversation"] > max(wj["per-type"], wj["per-destination"]) + 0.03
+    parts.append(v.add("Figs. 6–7", fairer and fairer_whole,
+        "paper: per-conversation channels give each FTP conversation the same throughput; shared channels make winners and "
+        f"losers that change over time, the losers also losing packets; atmsim: short-term Jain {sj['per-conversation']:.3f} "
+        f"(per-conversation) vs {sj['per-type']:.3f} / {sj['per-destination']:.3f} (per-type / per-destination), over the "
+        f"run {wj['per-conversation']:.3f} vs {wj['per-type']:.3f} / {wj['per-destination']:.3f}; "
+        f"cells dropped at the paper's buffers: {drops_paper} in all policies and seeds, so no loser ever loses a packet. "
+        + ("Per-conversation channels are the fairer on both time scales (margins 0.05 per 10 RTTs, 0.03 over the run), as in the paper, "
+           if fairer and fairer_whole else "The paper's gap is not reproduced at the margins (0.05 per 10 RTTs, 0.03 over the run), ")
+        + "but no policy gives equal shares over 10 RTTs: the §7 control below (greedy senders, Jain "
+        + ", ".join(f"{p} {s7_bulk[p]['short'].estimate:.3f}" for p in POLICIES)
+        + ") shows the scheduler alone is close to fair, so what remains is the workload — each tcplib source is at a "
+        "different point of its items, pauses and per-item slow starts."))
     for policy, figno in (("per-conversation", "8"), ("per-destination", "9")):
         fig = _plot_frame(fair[policy]["cwnd"], "window min(cwnd, 8 kB) [bytes]", f"Fig. {figno}: an FTP source's window, {policy}", figure_path(out, f"fig{figno}.png"))
         parts.append(f'<h2>Figure {figno} — TCP window, {policy} channels</h2><p><img src="{fig.name}"></p>')
-    parts.append("<p>Paper (§5.3): under per-conversation channels windows grow to the maximum and stay; under shared channels they often shrink to the minimum.</p>")
+    am = {p: fair[p]["at_max"].estimate for p in POLICIES}
+    shrink_small = {f: {p: (sum(small[f][p]["timeouts"]) + sum(small[f][p]["fast_retransmits"])) / len(st.seeds) for p in POLICIES} for f in fractions}
+    only_shared = all(shrink_small[f]["per-conversation"] == 0 and shrink_small[f]["per-destination"] > 0 for f in fractions)
+    ev = {p: sum(fair[p]["timeouts"]) + sum(fair[p]["fast_retransmits"]) for p in POLICIES}
+    ok89 = ev["per-conversation"] == 0 and ev["per-destination"] > 0 and am["per-conversation"] > am["per-destination"] + 0.1
+    parts.append(v.add("Figs. 8–9", ok89,
+        "paper (§5.3): under per-conversation channels windows grow to the maximum and stay there; under shared channels "
+        "they often shrink to the minimum (after drops). atmsim at the §2.4 buffers: loss events (timeouts + fast "
+        f"retransmits) per-conversation / per-type / per-destination {ev['per-conversation']} / {ev['per-type']} / "
+        f"{ev['per-destination']} over all seeds, so windows shrink only by a new item's slow start; the window is at 8 kB in "
+        f"{am['per-conversation']:.0%} / {am['per-type']:.0%} / {am['per-destination']:.0%} of the samples "
+        "(per-conversation / per-type / per-destination). Reason, by arithmetic (module docs): five 8 kB windows are "
+        f"960 cells and the path holds about 200, so the queue peaks near 750 cells, below the {buffer_cells(6)} cells the rule "
+        "gives six conversations. Tested by the sensitivity rows: with 0.5 and 0.25 × RTW losses appear, and windows shrink "
+        + ("only under shared channels, as the paper says" if only_shared else
+           "under per-conversation channels as well (loss events per run, per-conversation / per-destination: "
+           + "; ".join(f"{f:g} × RTW {shrink_small[f]['per-conversation']:.1f} / {shrink_small[f]['per-destination']:.1f}" for f in fractions)
+           + "): in a shared buffer pool the round-robin server does not protect a conversation's memory, so the paper's "
+             "contrast is not reproduced at any buffer size we tried")
+        + "."))
+
+    # ---- §6
     fig6a = _plot_points(s6["delay"], "concurrent FTP conversations", "TELNET echo delay [RTT]", "§6: interactive delay with 3 Mb/s links", figure_path(out, "s6_delay.png"))
     fig6b = _plot_points(s6["ftp"], "concurrent FTP conversations", "mean FTP throughput / link speed", "§6: bulk throughput with 3 Mb/s links", figure_path(out, "s6_ftp.png"))
+    util6 = {"3 Mb/s, connection per item (8 kB)": s6["util"]["per-conversation"], "3 Mb/s, one connection per conversation (8 kB)": s6_one["util"]["per-conversation"],
+             "3 Mb/s, connection per item, 16 kB windows": s6_w16["util"]["per-conversation"]}
+    fig6c = _plot_points(util6, "concurrent FTP conversations", "bottleneck utilisation", "§6: saturation at 3 Mb/s (per-conversation)", figure_path(out, "s6_util.png"))
     l6 = {p: s6["delay"][p][-1].mean for p in POLICIES}
-    parts.append(f'<h2>§6 — sensitivity to link speed (3 Mb/s, up to 10 FTP)</h2><p><img src="{fig6a.name}"><img src="{fig6b.name}"></p>')
-    parts.append(_verdict(l6["per-destination"] > 1.5 * max(l6["per-conversation"], l6["per-type"]),
-        "paper: the same phenomena with a correspondingly higher number of conversations; atmsim at 10 FTP: " + ", ".join(f"{p} {v:.2f} RTT" for p, v in l6.items())))
-    rows = "".join(f"<tr><td>{p}</td><td>{_ci_text(fair[p]['short'])}</td><td>{_ci_text(s7[p]['short'])}</td></tr>" for p in POLICIES)
-    parts.append(f"<h2>§7 — sensitivity to bulk transfer size (FTP items ×4)</h2><table><tr><th>policy</th><th>short-term Jain, tcplib sizes</th><th>short-term Jain, items ×4</th></tr>{rows}</table>")
+    parts.append(f'<h2>§6 — sensitivity to link speed (3 Mb/s, up to 10 FTP)</h2><p><img src="{fig6a.name}"><img src="{fig6b.name}"><img src="{fig6c.name}"></p>')
+    parts.append(v.add("§6 phenomena", l6["per-destination"] > 1.5 * max(l6["per-conversation"], l6["per-type"]),
+        "paper: the same phenomena with a correspondingly higher number of conversations; atmsim TELNET delay at 10 FTP: "
+        + ", ".join(f"{p} {x:.2f} RTT" for p, x in l6.items())))
+    sat = {lbl: {t: saturation_point(u, t) for t in SAT_THRESHOLDS} for lbl, u in
+           [("1.5 Mb/s, connection per item", f35["util"]["per-conversation"])] + list(util6.items())}
+    rows = "".join(f"<tr><td>{html.escape(lbl)}</td>" + "".join(f"<td>{_sat_text(x[t])}</td>" for t in SAT_THRESHOLDS) + "</tr>" for lbl, x in sat.items())
+    parts.append("<p>Saturation point: the fewest FTP conversations (with the TELNET one) whose mean bottleneck utilisation "
+                 "reaches the threshold; the paper does not define \"saturates\", so three thresholds are shown. The 3 Mb/s "
+                 "rows other than the first are controls (one connection per conversation; windows scaled to the 3 Mb/s "
+                 "round-trip window as §2.4's rule would scale them).</p><table><tr><th>setup</th>"
+                 + "".join(f"<th>utilisation ≥ {t:g}</th>" for t in SAT_THRESHOLDS) + f"</tr>{rows}</table>")
+    main = sat["3 Mb/s, connection per item (8 kB)"][0.9]
+    one = sat["3 Mb/s, one connection per conversation (8 kB)"][0.9]
+    w16 = sat["3 Mb/s, connection per item, 16 kB windows"][0.9]
+    slow, fast = sat["1.5 Mb/s, connection per item"], sat["3 Mb/s, connection per item (8 kB)"]
+    both = [t for t in SAT_THRESHOLDS if slow[t] is not None and fast[t] is not None and 3 <= slow[t] <= 4 and 7 <= fast[t] <= 8]
+    parts.append(v.add("§6 saturation point", bool(both),
+        "paper: 3–4 FTP conversations saturate 1.5 Mb/s and 7–8 saturate 3 Mb/s; atmsim (1.5 → 3 Mb/s) at utilisation "
+        + ", ".join(f"≥ {t:g}: {_sat_text(slow[t])} → {_sat_text(fast[t])}" for t in SAT_THRESHOLDS)
+        + (f"; both in the paper's ranges at {', '.join(f'{t:g}' for t in both)}." if both else
+           "; no threshold puts both in the paper's ranges (we do not pick one to match). "
+           f"Tested causes at 0.9: a connection per item (tcplib) moves the 3 Mb/s point from {_sat_text(one)} (one connection "
+           f"per conversation) to {_sat_text(main)}, so it explains part of the gap; windows scaled to the 3 Mb/s round-trip "
+           f"window (16 kB) give {_sat_text(w16)}, so they do not. A closed-loop source (the next item starts when the last "
+           "is acknowledged) offers more bits per second on a faster link unless round-trip pauses dominate its time, so the "
+           "count need not double; what made it double in CELLSIM is not known (the rest is unexplained).")))
+
+    # ---- §7
     s7j = {p: s7[p]["short"].estimate for p in POLICIES}
-    parts.append(_verdict(s7j["per-conversation"] > max(s7j["per-type"], s7j["per-destination"]) + 0.05,
+    bj = {p: s7_bulk[p]["short"].estimate for p in POLICIES}
+    rows = "".join(f"<tr><td>{p}</td><td>{_ci_text(s7_bulk[p]['short'])}</td><td>{_ci_text(fair[p]['short'])}</td>"
+                   f"<td>{_ci_text(s7[p]['short'])}</td><td>{sum(s7[p]['drops']) / len(st.seeds):.0f}</td></tr>" for p in POLICIES)
+    parts.append("<h2>§7 — sensitivity to bulk transfer size (FTP items ×4)</h2><p>Short-term Jain index (per 10-RTT interval) "
+                 "of five bulk sources. To separate what the scheduler does from what the workload does, the first column "
+                 "replaces the tcplib FTP sources by greedy senders that never end (no new conversations, no items, so no slow "
+                 "start after the first): its unfairness is the scheduler's alone. The distance from that column to the "
+                 "tcplib columns is what new items and their slow starts and pauses add.</p><table><tr><th>policy</th>"
+                 "<th>greedy senders (scheduling only)</th><th>tcplib sizes</th><th>items ×4</th><th>cells dropped per run, ×4</th></tr>"
+                 f"{rows}</table>")
+    sched_fair = all(bj[p] > 0.95 for p in POLICIES)
+    parts.append(v.add("§7 per-conversation stays fair", s7j["per-conversation"] > max(s7j["per-type"], s7j["per-destination"]) + 0.05,
         "paper: per-conversation channels stay fair with larger bulk transfers; atmsim: per-conversation "
         f"{s7j['per-conversation']:.3f} against per-type {s7j['per-type']:.3f} and per-destination {s7j['per-destination']:.3f}."))
     worse = all(s7j[p] < sj[p] for p in ("per-type", "per-destination"))
-    parts.append(_verdict(worse,
-        "paper: with larger transfers unfairness under shared channels worsened; atmsim's short-term Jain index of the shared "
-        f"channels goes from {sj['per-type']:.3f}/{sj['per-destination']:.3f} to {s7j['per-type']:.3f}/{s7j['per-destination']:.3f} "
-        "(per-type/per-destination). We scale tcplib's FTP item sizes by 4 instead of removing the paper's 74-byte anomaly "
-        "(the published tables do not let us locate it); longer items also remove many of the pauses that make short-term "
-        "shares uneven, which may explain the difference."))
+    parts.append(v.add("§7 shared channels worsen", worse,
+        "paper: with larger transfers unfairness under shared channels worsened (\"because the larger bulk transfer size "
+        "increased queueing delays\"); atmsim's short-term Jain of the shared channels goes from "
+        f"{sj['per-type']:.3f}/{sj['per-destination']:.3f} to {s7j['per-type']:.3f}/{s7j['per-destination']:.3f} "
+        f"(per-type/per-destination). With greedy senders the index is {bj['per-type']:.3f}/{bj['per-destination']:.3f}"
+        + (", i.e. FIFO scheduling alone is fair here (equal 8 kB windows, no loss): the short-term unfairness comes from the "
+           "workload — items starting and ending at different times, each in slow start — so longer items, which remove "
+           "pauses and slow starts, make shares more even, not less" if sched_fair else "")
+        + ". We scale tcplib's FTP item sizes by 4 instead of removing the paper's 74-byte anomaly (the published tables do "
+          "not let us locate it)."))
+    summary = v.table(elapsed, "full" if full else "quick")
     parts.append(f"<p class='meta'>mode: {'full' if full else 'quick'}; seeds {st.seeds}; {elapsed:.1f} s wall.</p>")
-    return write_report(out, "Cáceres 1993 — multiplexing TCP over wide-area ATM (atmsim reproduction)", "".join(parts))
+    return write_report(out, "Cáceres 1993 — multiplexing TCP over wide-area ATM (atmsim reproduction)", summary + "".join(parts))

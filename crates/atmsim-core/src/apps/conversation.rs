@@ -16,8 +16,18 @@
 //!   request, server reply, each `ftp_ctlsize` bytes: the "pauses in transmission due to
 //!   control handshakes" of §2.1), the item (`ftp_itemsize` bytes, client → server), and a
 //!   server control segment (`ftp_ctlsize`) acknowledging it. tcplib runs FTP control and
-//!   data on separate connections; atmsim carries both on the slot's single connection, so
-//!   control segments queue behind data of the same conversation (a simplification).
+//!   data on separate connections. By default atmsim carries the whole conversation on one
+//!   connection (so control segments queue behind data of the same conversation, and the
+//!   congestion window carries over from one item to the next). With
+//!   [`ConvApp::connection_per_item`] each item travels on a TCP connection of its own, as
+//!   tcplib's FTP data connections do (Danzig & Jamin 1991; Cáceres §2.1 "pauses in
+//!   transmission due to control handshakes"): the client opens a fresh connection, the
+//!   item's four messages are exchanged on it, the client closes it, and when both ends are
+//!   CLOSED or TIME_WAIT the next item's connection opens at once. Every item thus pays a
+//!   SYN handshake and starts in slow start with a fresh RTO estimator. The item's control
+//!   exchange rides on its own connection rather than on a separate, long-lived control
+//!   connection (a documented simplification: the control messages are 28 bytes on average,
+//!   so which connection carries them changes their delay by at most one segment's wait).
 //! - `nntp`: `nntp_nitems` articles of `nntp_itemsize` bytes, each preceded by an
 //!   IHAVE/335 exchange and acknowledged (235) like an FTP item. tcplib has no NNTP control
 //!   table: control sizes are drawn from `ftp_ctlsize` (a documented fit).
@@ -95,11 +105,16 @@ pub struct ConvApp {
     pub kind: Kind,
     /// Factor applied to item (file, article, message) sizes; 1 = tcplib as measured.
     pub item_scale: f64,
+    /// FTP: one TCP connection per item (tcplib's data connections) instead of one per
+    /// conversation. Set before the first conversation starts.
+    pub connection_per_item: bool,
     rng: Stream,
     lowat: u64,
     // ---- current conversation
     msgs: Vec<Msg>,
     idx: usize,
+    /// End (exclusive) of the messages the current connection carries.
+    conn_end: usize,
     /// Bytes of `msgs[idx]` not yet written (valid once `write_started`).
     write_left: u64,
     write_started: bool,
@@ -124,6 +139,9 @@ pub struct ConvApp {
     pub conversations_started: u64,
     pub conversations_completed: u64,
     pub conversations_aborted: u64,
+    /// TCP connections opened (one per conversation, or one per item with
+    /// `connection_per_item`).
+    pub connections_opened: u64,
     /// Bytes read by the server / client applications.
     pub bytes_c2s: u64,
     pub bytes_s2c: u64,
@@ -144,10 +162,12 @@ impl ConvApp {
         ConvApp {
             kind,
             item_scale,
+            connection_per_item: false,
             rng,
             lowat,
             msgs: Vec::new(),
             idx: 0,
+            conn_end: 0,
             write_left: 0,
             write_started: false,
             read_left: 0,
@@ -164,6 +184,7 @@ impl ConvApp {
             conversations_started: 0,
             conversations_completed: 0,
             conversations_aborted: 0,
+            connections_opened: 0,
             bytes_c2s: 0,
             bytes_s2c: 0,
             c2s_bytes_in_complete_msgs: 0,
@@ -217,10 +238,7 @@ impl ConvApp {
     pub fn start(&mut self, now: SimTime) {
         self.conversations_started += 1;
         self.idx = 0;
-        self.write_left = 0;
-        self.write_started = false;
-        self.client_closed = false;
-        self.server_closed = false;
+        self.reset_connection();
         self.telnet_started = false;
         self.close_requested = false;
         self.echo_pending = 0;
@@ -235,7 +253,43 @@ impl ConvApp {
         } else {
             self.msgs = self.script();
             self.read_left = self.msgs[0].bytes;
+            self.conn_end = self.connection_end();
         }
+    }
+
+    /// Per-connection state, fresh for a new connection.
+    fn reset_connection(&mut self) {
+        self.connections_opened += 1;
+        self.write_left = 0;
+        self.write_started = false;
+        self.client_closed = false;
+        self.server_closed = false;
+    }
+
+    /// Messages per item in an FTP script (control request, reply, item, reply).
+    const FTP_ITEM_MSGS: usize = 4;
+
+    /// Where the messages carried by a connection starting at `idx` end.
+    fn connection_end(&self) -> usize {
+        if self.connection_per_item && self.kind == Kind::Ftp {
+            (self.idx + Self::FTP_ITEM_MSGS).min(self.msgs.len())
+        } else {
+            self.msgs.len()
+        }
+    }
+
+    /// The current connection ended normally and the conversation has messages left for a
+    /// next one (only with `connection_per_item`).
+    pub fn has_next_connection(&self) -> bool {
+        self.client_closed && self.idx < self.msgs.len()
+    }
+
+    /// Continue the current conversation on a fresh connection (the network has opened new
+    /// endpoints): the next item's messages.
+    pub fn next_connection(&mut self) {
+        debug_assert!(self.has_next_connection());
+        self.reset_connection();
+        self.conn_end = self.connection_end();
     }
 
     /// The client application closed and (bulk kinds) the script ran to its end.
@@ -331,7 +385,7 @@ impl ConvApp {
             self.consume(false, n, &mut a);
             self.pump_script(false, tcp, &mut a);
         }
-        let done_writing = if self.kind == Kind::Telnet { self.echo_pending == 0 } else { self.idx >= self.msgs.len() };
+        let done_writing = if self.kind == Kind::Telnet { self.echo_pending == 0 } else { self.idx >= self.conn_end };
         if !self.server_closed && tcp.state() == State::CloseWait && tcp.readable() == 0 && done_writing {
             tcp.close();
             self.server_closed = true;
@@ -386,8 +440,8 @@ impl ConvApp {
                 if let Some(next) = self.msgs.get(self.idx) {
                     self.read_left = next.bytes;
                     // The next writer is the reader of this message, unless the script says
-                    // otherwise.
-                    if next.from_client != by_client {
+                    // otherwise (or the next message goes on the next connection).
+                    if next.from_client != by_client && self.idx < self.conn_end {
                         a.kick_other = true;
                     }
                 }
@@ -395,12 +449,15 @@ impl ConvApp {
         }
     }
 
-    /// Write the current message if this side sends it; the client closes after the script.
+    /// Write the current message if this side sends it; the client closes after the
+    /// connection's last message (the script's last, or the item's last with
+    /// `connection_per_item`).
     fn pump_script(&mut self, is_client: bool, tcp: &mut TcpConn, a: &mut Actions) {
         if !Self::open(tcp) {
             return;
         }
-        match self.msgs.get(self.idx).copied() {
+        let current = if self.idx < self.conn_end { self.msgs.get(self.idx).copied() } else { None };
+        match current {
             Some(m) if m.from_client == is_client => {
                 if !self.write_started {
                     self.write_started = true;
@@ -474,6 +531,59 @@ mod tests {
                 assert_eq!(s.state(), State::Closed);
             }
         }
+    }
+
+    /// FTP with a connection per item: one fresh connection per item of the script (the
+    /// script's item count: its messages come four per item), every item's bytes delivered
+    /// once, and both ends closed at the end of every connection.
+    #[test]
+    fn ftp_with_a_connection_per_item_opens_one_connection_per_item() {
+        for slot in 0..8 {
+            let mut app = ConvApp::new(Kind::Ftp, 1.0, stream(11, Purpose::App, slot), 2048);
+            app.connection_per_item = true;
+            let cfg = TcpConfig { mss_bytes: 512, ..TcpConfig::default() };
+            let now = SimTime::ZERO;
+            app.start(now);
+            let items = app.msgs.len() / 4;
+            assert_eq!(app.msgs.len() % 4, 0);
+            let expect_c2s: u64 = app.msgs.iter().filter(|m| m.from_client).map(|m| m.bytes).sum();
+            let expect_s2c: u64 = app.msgs.iter().filter(|m| !m.from_client).map(|m| m.bytes).sum();
+            let mut opened = 0;
+            loop {
+                let (mut c, mut s) = (TcpConn::new(cfg, 1000 + opened), TcpConn::new(cfg, 9000 + opened));
+                opened += 1;
+                s.open_passive();
+                c.open_active(now);
+                shuttle(&mut app, &mut c, &mut s, now);
+                assert!(app.client_closed() && app.server_closed, "slot {slot}, connection {opened}");
+                assert!(matches!(c.state(), State::TimeWait | State::Closed), "{:?}", c.state());
+                assert_eq!(s.state(), State::Closed);
+                if !app.has_next_connection() {
+                    break;
+                }
+                app.next_connection();
+            }
+            assert_eq!(opened as usize, items, "slot {slot}");
+            assert_eq!(app.connections_opened, items as u64);
+            assert_eq!(app.unexpected_bytes, 0);
+            assert_eq!((app.bytes_c2s, app.bytes_s2c), (expect_c2s, expect_s2c));
+            assert_eq!(app.c2s_bytes_in_complete_msgs, expect_c2s);
+        }
+    }
+
+    /// Without the option the whole conversation is one connection.
+    #[test]
+    fn ftp_by_default_carries_the_conversation_on_one_connection() {
+        let mut app = ConvApp::new(Kind::Ftp, 1.0, stream(11, Purpose::App, 3), 2048);
+        let cfg = TcpConfig { mss_bytes: 512, ..TcpConfig::default() };
+        let (mut c, mut s) = (TcpConn::new(cfg, 1000), TcpConn::new(cfg, 9000));
+        app.start(SimTime::ZERO);
+        assert!(app.msgs.len() > 4, "this slot's first conversation has several items");
+        s.open_passive();
+        c.open_active(SimTime::ZERO);
+        shuttle(&mut app, &mut c, &mut s, SimTime::ZERO);
+        assert!(app.client_closed() && !app.has_next_connection());
+        assert_eq!(app.connections_opened, 1);
     }
 
     #[test]

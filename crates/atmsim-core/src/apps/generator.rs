@@ -28,8 +28,9 @@ pub enum Arrivals {
 /// What each conversation runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum GenApp {
-    /// A tcplib conversation of this kind, item sizes scaled.
-    Conv(ConvKind, f64),
+    /// A tcplib conversation of this kind, item sizes scaled, and (FTP) a connection per
+    /// item.
+    Conv(ConvKind, f64, bool),
     /// A bulk transfer of this many bytes.
     Bulk { write: u64, total: u64 },
 }

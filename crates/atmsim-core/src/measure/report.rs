@@ -252,6 +252,7 @@ fn add_app_fields(v: &mut Value, c: &crate::ip::Conn, warm: f64) {
     o.insert("conversations_started".into(), json!(a.conversations_started));
     o.insert("conversations_completed".into(), json!(a.conversations_completed));
     o.insert("conversations_aborted".into(), json!(a.conversations_aborted));
+    o.insert("connections_opened".into(), json!(a.connections_opened));
     o.insert("app_bytes_c2s_total".into(), json!(a.bytes_c2s));
     o.insert("app_bytes_s2c_total".into(), json!(a.bytes_s2c));
     o.insert("c2s_bytes_in_complete_msgs".into(), json!(a.c2s_bytes_in_complete_msgs));

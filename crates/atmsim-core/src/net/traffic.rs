@@ -51,7 +51,11 @@ impl Network {
         let ep = [Endpoint::new(gen.tcp, client, hdr, stream(0)), Endpoint::new(gen.tcp, server, back, stream(1))];
         let lowat = gen.tcp.snd_lowat_bytes as u64;
         let app = match gen.app {
-            GenApp::Conv(kind, scale) => App::Conv(Box::new(ConvApp::new(kind, scale, stream(2), lowat))),
+            GenApp::Conv(kind, scale, per_item) => {
+                let mut a = ConvApp::new(kind, scale, stream(2), lowat);
+                a.connection_per_item = per_item;
+                App::Conv(Box::new(a))
+            }
             GenApp::Bulk { .. } => unreachable!("generators run tcplib conversations"),
         };
         let c = self.take_slot(g, ep, app);

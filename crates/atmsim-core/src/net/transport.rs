@@ -190,6 +190,8 @@ impl Network {
     /// endpoints vanish (a TIME_WAIT endpoint is not kept: the new pair is told apart by its
     /// generation, as a new port pair would be); their segments still in the network are
     /// dropped on delivery (`stale_segments`) and their pending ticks and timers do nothing.
+    /// An FTP conversation with a connection per item reopens the same way between its
+    /// items (the conversation is neither finished nor, if pooled, released).
     pub(super) fn maybe_recycle(&mut self, c: ConnId) {
         let conn = &mut self.conns[c.idx()];
         let App::Conv(app) = &mut conn.app else { return };
@@ -202,11 +204,18 @@ impl Network {
         if !(normal || aborted) {
             return;
         }
-        app.finish(aborted);
-        if conn.pooled.is_some() {
-            return self.release(c, aborted);
-        }
         let now = self.now;
+        if normal && app.has_next_connection() {
+            // FTP with a connection per item: the conversation goes on with its next item on
+            // a fresh connection (pooled or not, the slot stays with this conversation).
+            app.next_connection();
+        } else {
+            app.finish(aborted);
+            if conn.pooled.is_some() {
+                return self.release(c, aborted);
+            }
+            app.start(now);
+        }
         conn.gen = conn.gen.wrapping_add(1);
         for ep in &mut conn.ep {
             let iss: u32 = ep.rng.gen();
@@ -214,7 +223,6 @@ impl Network {
             ep.fast_pending = false;
             ep.slow_pending = false;
         }
-        app.start(now);
         conn.ep[1].tcp.open_passive();
         conn.ep[0].tcp.open_active(now);
         self.service(c, 0);

@@ -324,6 +324,10 @@ pub enum AppSec {
         /// Multiplies every FTP item size (Cáceres §7: larger bulk transfers). Default 1.
         #[serde(default = "one_f64")]
         item_scale: f64,
+        /// One TCP connection per item, as tcplib's FTP data connections (default false:
+        /// the whole conversation on one connection).
+        #[serde(default)]
+        connection_per_item: bool,
     },
     /// tcplib NNTP conversations.
     Nntp {

@@ -172,6 +172,49 @@ fn one_ftp_source_runs_conversations_back_to_back() {
     assert!(util > 0.05 && util < 1.0, "{util}");
 }
 
+/// tcplib's FTP model: a TCP connection per item. One source on the Cáceres path for 300 s:
+/// more connections than conversations (tcplib's mean is 7.1 items per conversation, at
+/// least one each), every connection a fresh handshake (so the conversation takes longer
+/// than on one connection), scripts intact, the ledger conserved, and the run deterministic
+/// and batching-invariant; under heavy loss conversations still end intact.
+#[test]
+fn ftp_with_a_connection_per_item_opens_more_connections_than_conversations() {
+    let per_item = FTP1.replace("{ kind = \"ftp\" }", "{ kind = \"ftp\", connection_per_item = true }");
+    let text = access_path(&per_item, 300.0, 45.0);
+    let (a, _) = assert_batching_invariant(&text);
+    assert_eq!(deterministic_part(&a.summary), deterministic_part(&run_text(&text, RunOptions::default()).summary));
+    assert_conserved(&a.summary);
+    let f = conn(&a.summary, "f");
+    assert_scripts_intact(f);
+    let conversations = f["conversations_started"].as_u64().unwrap();
+    let connections = f["connections_opened"].as_u64().unwrap();
+    assert!(conversations > 3, "{f}");
+    assert!(
+        connections as f64 > 2.0 * conversations as f64,
+        "{connections} connections for {conversations} conversations"
+    );
+    // The same draws on one connection per conversation: the first conversations carry the
+    // same items, one handshake and one slow start each instead of one per item.
+    let one = run_text(&access_path(FTP1, 300.0, 45.0), RunOptions::default()).summary;
+    let g = conn(&one, "f");
+    assert_eq!(g["connections_opened"], g["conversations_started"]);
+    assert!(
+        g["conversations_completed"].as_u64().unwrap() > f["conversations_completed"].as_u64().unwrap(),
+        "{g} vs {f}"
+    );
+    // Under loss (a 40-cell buffer, two such sources) items and conversations end intact.
+    let lossy = access_path(&(per_item.clone() + &per_item.replace("name = \"f\"", "name = \"g\"")), 300.0, 0.0)
+        .replace("name = \"src-router\"\n", "name = \"src-router\"\nbuffer_cells = 40\n");
+    let s = run_text(&lossy, RunOptions::default()).summary;
+    assert_conserved(&s);
+    for c in s["connections"].as_array().unwrap() {
+        assert_scripts_intact(c);
+        assert!(c["connections_opened"].as_u64().unwrap() > c["conversations_started"].as_u64().unwrap(), "{c}");
+    }
+    let drops: u64 = s["ports"].as_array().unwrap().iter().map(|p| p["drops"].as_u64().unwrap()).sum();
+    assert!(drops > 0, "the case should be lossy");
+}
+
 #[test]
 fn conversations_recycle_intact_under_heavy_loss() {
     // Four SMTP and two FTP slots on one VC through a 40-cell router adapter buffer: losses, timeouts

@@ -125,3 +125,30 @@ fn site_and_traffic_mistakes_name_their_field() {
     let e = error(&base.replace("name = \"urbana\"", "name = \"berkeley\""));
     assert!(e.contains("site[1].name"), "{e}");
 }
+
+/// Generated FTP conversations with a connection per item (tcplib): the pooled slot stays
+/// with its conversation between items, so the arrivals, the pool accounting and the ledger
+/// are as without the option, and every conversation still ends; each item's handshake and
+/// slow start make FTP conversations last longer on the same workload.
+#[test]
+fn generated_ftp_with_a_connection_per_item_keeps_its_slot_between_items() {
+    let one = two_sites();
+    let per_item = one.replace(r#"app = { kind = "ftp" }"#, r#"app = { kind = "ftp", connection_per_item = true }"#);
+    assert_ne!(one, per_item);
+    let a = run_text(&one, RunOptions::default()).summary;
+    let b = run_text(&per_item, RunOptions::default()).summary;
+    assert_conserved(&b);
+    assert_eq!(deterministic_part(&b), deterministic_part(&run_text(&per_item, RunOptions::default()).summary));
+    let ftp =
+        |s: &serde_json::Value| s["traffic"].as_array().unwrap().iter().find(|g| g["name"] == "ftp").unwrap().clone();
+    let (fa, fb) = (ftp(&a), ftp(&b));
+    assert_eq!(fa["started"], fb["started"], "the same arrivals");
+    for g in b["traffic"].as_array().unwrap() {
+        let (st, done, open) =
+            (g["started"].as_u64().unwrap(), g["completed"].as_u64().unwrap(), g["open_at_end"].as_u64().unwrap());
+        assert_eq!(st, done + g["aborted"].as_u64().unwrap() + open, "{g}");
+        assert!(done > 0, "{g}");
+    }
+    let mean = |g: &serde_json::Value| g["duration_mean_s"].as_f64().unwrap();
+    assert!(mean(&fb) > mean(&fa), "per item {} s vs one connection {} s", mean(&fb), mean(&fa));
+}

@@ -133,12 +133,11 @@ pub(super) fn connections(
             ep: [client_ep, server_ep],
             app: match app {
                 AppSpec::Bulk { write, total } => App::Bulk(BulkSender::new(write, total, lowat)),
-                AppSpec::Conv(kind, item_scale) => App::Conv(Box::new(ConvApp::new(
-                    kind,
-                    item_scale,
-                    rng::stream(run.seed, Purpose::App, i as u64),
-                    lowat,
-                ))),
+                AppSpec::Conv(kind, item_scale, per_item) => {
+                    let mut a = ConvApp::new(kind, item_scale, rng::stream(run.seed, Purpose::App, i as u64), lowat);
+                    a.connection_per_item = per_item;
+                    App::Conv(Box::new(a))
+                }
             },
             gen: 0,
             stale_segments: 0,
@@ -261,18 +260,19 @@ fn sized_config(i: usize, t: &TcpSec, mtu: i64) -> Result<TcpConfig> {
 fn server_port(app: &AppSpec) -> u16 {
     match app {
         AppSpec::Bulk { .. } => crate::pcap::SERVER_PORT,
-        AppSpec::Conv(ConvKind::Telnet, _) => 23,
-        AppSpec::Conv(ConvKind::Ftp, _) => 20,
-        AppSpec::Conv(ConvKind::Smtp, _) => 25,
-        AppSpec::Conv(ConvKind::Nntp, _) => 119,
+        AppSpec::Conv(ConvKind::Telnet, ..) => 23,
+        AppSpec::Conv(ConvKind::Ftp, ..) => 20,
+        AppSpec::Conv(ConvKind::Smtp, ..) => 25,
+        AppSpec::Conv(ConvKind::Nntp, ..) => 119,
     }
 }
 
 enum AppSpec {
     /// A bulk sender writing `write` bytes at a time, `total` in all (`None`: forever).
     Bulk { write: u64, total: Option<u64> },
-    /// A tcplib conversation of this kind, item sizes scaled by the factor.
-    Conv(ConvKind, f64),
+    /// A tcplib conversation of this kind, item sizes scaled by the factor, and (FTP) a
+    /// connection per item.
+    Conv(ConvKind, f64, bool),
 }
 
 /// Check `tcp[i].app`.
@@ -284,10 +284,16 @@ fn app_spec(i: usize, app: &AppSec) -> Result<AppSpec> {
             let tot = total_bytes.map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count")).transpose()?;
             AppSpec::Bulk { write: w as u64, total: tot.map(|b| b as u64) }
         }
-        AppSec::Ftp { item_scale } => AppSpec::Conv(ConvKind::Ftp, item_scale_in(f("app.item_scale"), *item_scale)?),
-        AppSec::Nntp { item_scale } => AppSpec::Conv(ConvKind::Nntp, item_scale_in(f("app.item_scale"), *item_scale)?),
-        AppSec::Smtp { item_scale } => AppSpec::Conv(ConvKind::Smtp, item_scale_in(f("app.item_scale"), *item_scale)?),
-        AppSec::Telnet {} => AppSpec::Conv(ConvKind::Telnet, 1.0),
+        AppSec::Ftp { item_scale, connection_per_item } => {
+            AppSpec::Conv(ConvKind::Ftp, item_scale_in(f("app.item_scale"), *item_scale)?, *connection_per_item)
+        }
+        AppSec::Nntp { item_scale } => {
+            AppSpec::Conv(ConvKind::Nntp, item_scale_in(f("app.item_scale"), *item_scale)?, false)
+        }
+        AppSec::Smtp { item_scale } => {
+            AppSpec::Conv(ConvKind::Smtp, item_scale_in(f("app.item_scale"), *item_scale)?, false)
+        }
+        AppSec::Telnet {} => AppSpec::Conv(ConvKind::Telnet, 1.0, false),
     })
 }
 

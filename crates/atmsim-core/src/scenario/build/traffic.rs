@@ -30,13 +30,15 @@ pub(super) fn generators(doc: &ScenarioDoc, names: &Names, run: &Run) -> Result<
             return invalid(f("name"), "expected [[site]]s: a generator draws its hosts from the sites");
         }
         let (app, port) = match &t.app {
-            AppSec::Telnet {} => (GenApp::Conv(ConvKind::Telnet, 1.0), 23),
-            AppSec::Ftp { item_scale } => (GenApp::Conv(ConvKind::Ftp, scale(&f("app.item_scale"), *item_scale)?), 20),
+            AppSec::Telnet {} => (GenApp::Conv(ConvKind::Telnet, 1.0, false), 23),
+            AppSec::Ftp { item_scale, connection_per_item } => {
+                (GenApp::Conv(ConvKind::Ftp, scale(&f("app.item_scale"), *item_scale)?, *connection_per_item), 20)
+            }
             AppSec::Smtp { item_scale } => {
-                (GenApp::Conv(ConvKind::Smtp, scale(&f("app.item_scale"), *item_scale)?), 25)
+                (GenApp::Conv(ConvKind::Smtp, scale(&f("app.item_scale"), *item_scale)?, false), 25)
             }
             AppSec::Nntp { item_scale } => {
-                (GenApp::Conv(ConvKind::Nntp, scale(&f("app.item_scale"), *item_scale)?), 119)
+                (GenApp::Conv(ConvKind::Nntp, scale(&f("app.item_scale"), *item_scale)?, false), 119)
             }
             AppSec::Bulk { .. } => {
                 return invalid(f("app"), "expected a tcplib conversation kind: telnet, ftp, smtp or nntp")
