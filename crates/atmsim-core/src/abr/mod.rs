@@ -72,10 +72,14 @@
 //!   reproduction (A14: a measured-load scheme reacts to the sources' idle periods).
 
 pub mod destination;
+pub mod erica;
+pub mod maxmin;
 pub mod params;
 pub mod source;
 
 pub use destination::AbrDestination;
+pub use erica::{EricaConfig, EricaPort};
+pub use maxmin::{max_min_shares, MaxMinPort};
 pub use params::AbrParams;
 pub use source::{AbrSource, Emitted, SlotKind, SourceStats};
 
