@@ -81,7 +81,7 @@ pub use destination::AbrDestination;
 pub use erica::{EricaConfig, EricaPort};
 pub use maxmin::{max_min_shares, MaxMinPort};
 pub use params::AbrParams;
-pub use source::{AbrSource, Emitted, SlotKind, SourceStats};
+pub use source::{AbrSource, Emitted, Slot, SlotKind, SourceStats};
 
 /// Which way an RM cell travels on its VC (the DIR bit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
