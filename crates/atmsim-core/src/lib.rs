@@ -47,6 +47,7 @@
 //!
 //! Pure Rust, no I/O beyond what callers hand it.
 
+pub mod abr;
 pub mod api;
 pub mod apps;
 pub mod atm;
