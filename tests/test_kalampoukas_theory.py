@@ -3,22 +3,13 @@ numbers, the digest's worked numbers (shared/specs/kalampoukas97.md §2.11) and 
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-# Load the module from this checkout's source: a pure-Python file, so the test needs no build of
-# the extension and checks this tree's copy rather than an installed one.
-_PATH = Path(__file__).resolve().parent.parent / "python/atmsim/reproduce/kalampoukas_theory.py"
-_SPEC = importlib.util.spec_from_file_location("kalampoukas_theory", _PATH)
-kt = importlib.util.module_from_spec(_SPEC)
-sys.modules["kalampoukas_theory"] = kt
-_SPEC.loader.exec_module(kt)
+from atmsim.reproduce import kalampoukas_theory as kt
 
 TwoWay, Regime = kt.TwoWay, kt.Regime
 
