@@ -18,6 +18,9 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from typing import Any
+
+from ..results import Results
 from ..scenario import Scenario
 
 
@@ -37,8 +40,11 @@ def run_many(
     runs: Sequence[tuple[Scenario, int]],
     progress: Callable[[int, int], None] | None = None,
     threads: int | None = None,
-) -> list[dict]:
-    """Run every ``(scenario, seed)`` and return their summaries, in the order given.
+    keep: Callable[[Results], Any] | None = None,
+) -> list:
+    """Run every ``(scenario, seed)`` and return their summaries, in the order given
+    (``keep(results)`` instead of the summary if given: e.g. a figure computed from the
+    series, so that the series of many runs are never held at once).
 
     ``progress(done, total)`` is called from the calling thread as runs finish. If the
     calling thread is interrupted (KeyboardInterrupt) or a run raises, the runs not started
@@ -47,10 +53,11 @@ def run_many(
     """
     total = len(runs)
     threads = threads or default_threads()
+    pick = keep or (lambda r: r.summary)
     if threads == 1:
         out = []
         for i, (sc, seed) in enumerate(runs):
-            out.append(sc.run(seed=seed).summary)
+            out.append(pick(sc.run(seed=seed)))
             if progress:
                 progress(i + 1, total)
         return out
@@ -65,7 +72,7 @@ def run_many(
         futures = [pool.submit(sc.run, seed, check_stop) for sc, seed in runs]
         out = []
         for i, fut in enumerate(futures):
-            out.append(fut.result().summary)
+            out.append(pick(fut.result()))
             if progress:
                 progress(i + 1, total)
         return out

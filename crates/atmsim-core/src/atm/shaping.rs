@@ -26,8 +26,10 @@
 //! of that host) are cut into cells that wait in the shaper's FIFO; each cell moves into
 //! the adapter's normal per-VC queue and scheduler at its earliest conforming time. All
 //! cells due at the same instant are released together by one event; O(1) per cell. The
-//! shaper queue is unbounded (shaping delays, never drops) and is not subject to the
-//! adapter's `buffer_cells` admission.
+//! shaper queue is not subject to the adapter's `buffer_cells` admission; it has its own
+//! bound (`shape.buffer_cells`, by default the socket buffers of the TCP senders behind
+//! it: `scenario::build::shaping`). A frame that does not fit whole is refused, as a full
+//! adapter refuses one; below the bound the shaper delays and never drops.
 //!
 //! - *VC shaping* (`[[vc]] shape`): one shaper per VC, in the VC's forward direction only
 //!   (cells sent by `path[0]`); the reverse direction (e.g. TCP ACKs) is not shaped.
@@ -179,6 +181,11 @@ pub struct ShaperStats {
     pub nonconforming: u64,
     /// Cells refused because the shaper held `limit` cells (switch re-shapers only).
     pub dropped: u64,
+    /// Frames a host shaper refused whole because they did not fit in `limit` (as a full
+    /// adapter refuses one: never injected, counted in `refused_at_host`).
+    pub frames_refused: u64,
+    /// The cells of those frames.
+    pub cells_refused: u64,
 }
 
 /// Where a shaper sits and what it does there.
@@ -214,8 +221,8 @@ pub struct Shaper {
     /// The adapter port its cells go to.
     pub port: PortId,
     pub gcra: Gcra,
-    /// Most cells it may hold (a re-shaper's buffer; unlimited for host shapers, which
-    /// delay and never drop).
+    /// Most cells it may hold (`u32::MAX`: unlimited). A re-shaper drops a cell that finds
+    /// it full; a host shaper refuses a frame that does not fit whole ([`Shaper::admit_frame`]).
     pub limit: u32,
     /// Independent check of the output (Leaky Bucket form).
     check: LeakyBucket,
@@ -248,6 +255,17 @@ impl Shaper {
         self.queue.push_back((now, cell));
         self.stats.max_queue_cells = self.stats.max_queue_cells.max(self.queue.len() as u32);
         self.arm(now)
+    }
+
+    /// Whether a frame of `ncells` cells fits in the room left under `limit`; if not, it is
+    /// counted as refused (the caller refuses it whole, as a full adapter does).
+    pub fn admit_frame(&mut self, ncells: u32) -> bool {
+        if self.limit == u32::MAX || self.queue.len() as u64 + ncells as u64 <= self.limit as u64 {
+            return true;
+        }
+        self.stats.frames_refused += 1;
+        self.stats.cells_refused += ncells as u64;
+        false
     }
 
     /// Queue the `ncells` cells of frame `frame` on VC `vci`. Returns the time a release

@@ -138,6 +138,9 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "mean_delay_s": s.mean_delay_s(),
                 "nonconforming_releases": s.stats.nonconforming,
                 "dropped": s.stats.dropped,
+                "buffer_cells": (s.limit != u32::MAX).then_some(s.limit),
+                "frames_refused": s.stats.frames_refused,
+                "cells_refused": s.stats.cells_refused,
             })
         })
         .collect();

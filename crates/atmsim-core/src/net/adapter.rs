@@ -2,7 +2,7 @@
 //!
 //! Owns: creating datagrams (`new_datagram`) and accounting those whose frames were lost;
 //! segmenting a datagram onto a VC of the adapter (`send_datagram`, through a shaper if the VC
-//! or host has one; a full adapter refuses it whole); reassembling incoming cells into frames
+//! or host has one; a full adapter, or a full shaper, refuses it whole); reassembling incoming cells into frames
 //! and handing each datagram up to the node's IP layer, through the CPU to TCP, or to a cell source's
 //! sink (`host_receive_cell`); the host CPU's queue ([`CpuEv`]); packet captures.
 
@@ -30,8 +30,15 @@ impl Network {
         let f = self.frames.alloc(d, h, ip_bytes, now);
         let ncells = self.frames.get(f).ncells;
         if let Some(s) = self.shapers.find(port, vci) {
-            // Shaped: the cells wait in the shaper, not subject to adapter admission.
-            if let Some(at) = self.shapers.list[s as usize].push_frame(now, vci, f, ncells) {
+            // Shaped: the cells wait in the shaper, within its own bound, not the adapter's.
+            let sh = &mut self.shapers.list[s as usize];
+            if !sh.admit_frame(ncells) {
+                self.frames.cancel(f);
+                self.cells.refused_at_host += ncells as u64;
+                self.datagrams.refuse(d);
+                return false;
+            }
+            if let Some(at) = sh.push_frame(now, vci, f, ncells) {
                 self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
             }
             self.cells.injected += ncells as u64;

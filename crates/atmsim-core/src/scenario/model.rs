@@ -136,6 +136,12 @@ pub struct ShapeSec {
     /// GCRA limit tau [µs] (≥ 0). Default 0: cells exactly T apart.
     #[serde(default)]
     pub tau_us: f64,
+    /// Most cells the shaper holds [cells]; a frame that does not fit whole is refused.
+    /// Default: the send buffers of the TCP connections it carries (see
+    /// `scenario::build::shaping::socket_buffer_bounds`), plus the adapter's `buffer_cells`
+    /// if anything else sends through it.
+    #[serde(default)]
+    pub buffer_cells: Option<i64>,
 }
 
 /// `[[switch]]`: an output-queued switch; its settings apply to every output port.

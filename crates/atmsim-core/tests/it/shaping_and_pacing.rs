@@ -372,3 +372,94 @@ fn a_full_reshaper_drops_and_the_ledger_counts_it() {
     let s = run_text(&text, RunOptions::default()).summary;
     assert_eq!(shaper(&s, "v0@sw")["max_queue_cells"], 300);
 }
+
+/// A Poisson source of 60 Mb/s of cells on an OC-3c link, its VC shaped to 20 Mb/s with
+/// `shape_extra` added to the shape table.
+fn overloaded_shaper(shape_extra: &str) -> String {
+    greedy_text(&format!("shape = {{ rate_bps = 20e6{shape_extra} }}"), "", 1).replace(
+        "kind = \"greedy\"",
+        "kind = \"poisson\"\nload_bps = 60e6\nmean_cells = 25\nmax_cells = 200",
+    )
+}
+
+/// A host shaper offered three times its rate holds at most `buffer_cells`: frames that do
+/// not fit whole are refused before injection, as a full adapter refuses them, and every
+/// ledger (cells, frames, datagrams) still balances; the shaper still sends at its rate.
+#[test]
+fn a_full_host_shaper_refuses_whole_frames_and_the_ledgers_count_them() {
+    let s = run_text(&overloaded_shaper(", buffer_cells = 600"), RunOptions::default()).summary;
+    assert_conserved(&s);
+    let sh = shaper(&s, "v0");
+    assert_eq!(sh["buffer_cells"], 600);
+    assert!(sh["max_queue_cells"].as_u64().unwrap() <= 600, "{sh}");
+    let refused = sh["cells_refused"].as_u64().unwrap();
+    // Offered 60 Mb/s for 0.5 s, sent 20 Mb/s: about two thirds of the cells are refused.
+    let offered = 60e6 / 424.0 * 0.5;
+    assert!((refused as f64 / offered - 2.0 / 3.0).abs() < 0.05, "{refused} of {offered}");
+    let c = &s["conservation"];
+    assert_eq!(c["cells"]["refused_at_host"].as_u64().unwrap(), refused);
+    assert_eq!(c["datagrams"]["refused_at_adapter"], sh["frames_refused"]);
+    assert_eq!(sh["nonconforming_releases"], 0);
+    let port = s["ports"].as_array().unwrap().iter().find(|p| p["name"] == "sw->b").unwrap();
+    let util = port["utilization"].as_f64().unwrap();
+    assert!((util - 20e6 / 149.76e6).abs() < 0.005, "{util}");
+}
+
+/// Without `buffer_cells`, a shaper carrying only TCP holds at most the sender's socket
+/// buffer: (⌈snd_buf / MSS⌉ + 1) full segments of cells (here 128 kB windows, MSS 9140:
+/// 16 segments of 192 cells). TCP never has more than that unacknowledged, so nothing is
+/// refused. A shaper carrying a cell source takes the adapter's buffer (unlimited here).
+#[test]
+fn the_default_shaper_bound_is_the_tcp_send_buffer() {
+    let s = run_text(&two_switch_tcp("shape = { rate_bps = 40e6 }"), RunOptions::default()).summary;
+    assert_conserved(&s);
+    let sh = shaper(&s, "v");
+    let want = (131072u64.div_ceil(9140) + 1) * 192;
+    assert_eq!(sh["buffer_cells"].as_u64().unwrap(), want);
+    assert_eq!(sh["frames_refused"], 0);
+    assert!(sh["max_queue_cells"].as_u64().unwrap() <= 131072u64.div_ceil(9140) * 192, "{sh}");
+    let s = run_text(&overloaded_shaper(""), RunOptions::default()).summary;
+    assert!(shaper(&s, "v0")["buffer_cells"].is_null());
+    let s = run_text(
+        &overloaded_shaper("").replace("name = \"a\"\n", "name = \"a\"\nbuffer_cells = 700\n"),
+        RunOptions::default(),
+    )
+    .summary;
+    assert_eq!(shaper(&s, "v0")["buffer_cells"], 700);
+    assert_conserved(&s);
+}
+
+/// A shaper bound below TCP's window refuses segments; TCP recovers them (retransmissions)
+/// and the ledgers balance.
+#[test]
+fn a_shaper_smaller_than_the_window_costs_tcp_segments_and_balances() {
+    let s = run_text(&two_switch_tcp("shape = { rate_bps = 40e6, buffer_cells = 1000 }"), RunOptions::default())
+        .summary;
+    assert_conserved(&s);
+    let sh = shaper(&s, "v");
+    assert!(sh["frames_refused"].as_u64().unwrap() > 0, "{sh}");
+    let c = &s["connections"][0];
+    assert!(c["rexmt_segs"].as_u64().unwrap() >= sh["frames_refused"].as_u64().unwrap() / 2, "{c}");
+    assert!(c["goodput_bps"].as_f64().unwrap() > 1e6, "{c}");
+}
+
+#[test]
+fn a_shaper_buffer_must_hold_one_frame() {
+    for (extra, msg) in [
+        ("shape = { rate_bps = 1e6, buffer_cells = 191 }", "at least one frame of host `a`'s MTU (9180 bytes = 192 cells)"),
+        ("shape = { rate_bps = 1e6, buffer_cells = -1 }", "got -1"),
+        ("shape = { rate_bps = 1e6, buffer_cells = 4294967295 }", "between 192 and 4294967294"),
+    ] {
+        let e = atmsim_core::api::validate_str(&greedy_text(extra, "", 1), atmsim_core::api::Format::Toml, "x.toml")
+            .expect_err(extra);
+        assert_eq!(e.field, "vc[0].shape.buffer_cells", "{e}");
+        assert!(e.to_string().contains(msg), "{e}");
+    }
+    let e = atmsim_core::api::validate_str(
+        &greedy_text("", "shape = { rate_bps = 1e6, buffer_cells = 10 }", 1),
+        atmsim_core::api::Format::Toml,
+        "x.toml",
+    )
+    .expect_err("host");
+    assert_eq!(e.field, "host[0].shape.buffer_cells", "{e}");
+}

@@ -100,10 +100,13 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let shapers = shaping::shapers(doc, &hosts, &vcs)?;
     let mut pvcs = Vec::new();
     let conns = tcp::connections(&doc.tcp, &names, &vcs, &hosts, &run, &ifaces.ifaces, &mut pvcs)?;
+    let tcp_vcs = shaping::TcpVcs::of(&pvcs);
     internet::router_pvcs(doc, &vcs, &hosts, &mut pvcs);
     internet::declare_pvcs(doc, &mut hosts, pvcs)?;
     let udp = internet::udp_flows(doc, &names, &hosts, &run)?;
     let sources = sources::cell_sources(&doc.cell_sources, &names, &vcs, &mut fabric.ports, run.seed)?;
+    let mut shapers = shapers;
+    shaping::socket_buffer_bounds(&mut shapers, doc, &conns, &tcp_vcs, &sources, &fabric.ports, &hosts);
     let sig = signalling::signalling(doc.signalling.as_ref(), &mut fabric, &switches, &hosts)?;
     let gens = traffic::generators(doc, &names, &run)?;
     let fixed_conns = conns.len();

@@ -5,7 +5,9 @@
 //! ([`shape_params`]: one rate, given as bit/s, cells/s or mean × beta, and a limit τ).
 //! Built in this order: host-level (VP) shapers, then per-VC shapers and pacers (a VC cannot
 //! be shaped on a host that shapes all its traffic), then policers (UPC) at switch inputs,
-//! then re-shapers at switch inputs.
+//! then re-shapers at switch inputs. Once the connections and cell sources exist, the
+//! host-adapter shapers without `buffer_cells` get their default bound, the send buffers of
+//! the TCP senders behind them ([`socket_buffer_bounds`]).
 
 use super::vcs::{SwitchInput, VcInfo, Vcs};
 use crate::atm::shaping::{Gcra, Policer, Shaper, ShaperKind, Shapers};
@@ -19,7 +21,7 @@ use crate::time::SimDuration;
 pub(super) fn shapers(doc: &ScenarioDoc, hosts: &[Host], vcs: &Vcs) -> Result<Shapers> {
     let mut shapers = Shapers::default();
     let shaped_host = host_shapers(&mut shapers, doc, hosts)?;
-    vc_shapers(&mut shapers, &doc.vcs, vcs, &shaped_host)?;
+    vc_shapers(&mut shapers, &doc.vcs, vcs, hosts, &shaped_host)?;
     policers(&mut shapers, &doc.vcs, vcs)?;
     reshapers(&mut shapers, doc, vcs)?;
     Ok(shapers)
@@ -37,17 +39,20 @@ fn host_shapers(shapers: &mut Shapers, doc: &ScenarioDoc, hosts: &[Host]) -> Res
             return invalid(f, format!("expected host `{}` to have a link to shape", h.name));
         };
         shaped_host[i] = true;
-        shapers.add(Shaper::new(h.name.clone(), ShaperKind::Host, rate, port, gcra), None);
+        let mut s = Shaper::new(h.name.clone(), ShaperKind::Host, rate, port, gcra);
+        s.limit = shaper_buffer(&f, sh, &hosts[i])?;
+        shapers.add(s, None);
     }
     Ok(shaped_host)
 }
 
 /// `vc[i].shape` or `vc[i].pace_bps` (a shaper with τ = 0): the forward direction, at the
 /// adapter of the VC's first host.
-fn vc_shapers(shapers: &mut Shapers, secs: &[VcSec], vcs: &Vcs, shaped_host: &[bool]) -> Result<()> {
+fn vc_shapers(shapers: &mut Shapers, secs: &[VcSec], vcs: &Vcs, hosts: &[Host], shaped_host: &[bool]) -> Result<()> {
     for (i, v) in secs.iter().enumerate() {
         let f = |k: &str| format!("vc[{i}].{k}");
-        let (field, kind, rate, gcra) = match (&v.shape, v.pace_bps) {
+        let d = vcs[v.name.as_str()].dirs[0];
+        let (field, kind, rate, gcra, limit) = match (&v.shape, v.pace_bps) {
             (None, None) => continue,
             (Some(_), Some(_)) => {
                 return invalid(
@@ -57,14 +62,15 @@ fn vc_shapers(shapers: &mut Shapers, secs: &[VcSec], vcs: &Vcs, shaped_host: &[b
             }
             (Some(sh), None) => {
                 let (rate, gcra) = shape_params(&f("shape"), sh)?;
-                (f("shape"), ShaperKind::Vc, rate, gcra)
+                let limit = shaper_buffer(&f("shape"), sh, &hosts[d.from.idx()])?;
+                (f("shape"), ShaperKind::Vc, rate, gcra, limit)
             }
             (None, Some(p)) => {
                 let rate = shape_rate(f("pace_bps"), p)?;
-                (f("pace_bps"), ShaperKind::Pace, rate, Gcra::new(Gcra::increment_for_bps(rate), SimDuration::ZERO))
+                let gcra = Gcra::new(Gcra::increment_for_bps(rate), SimDuration::ZERO);
+                (f("pace_bps"), ShaperKind::Pace, rate, gcra, DEFAULT_BOUND)
             }
         };
-        let d = vcs[v.name.as_str()].dirs[0];
         if shaped_host[d.from.idx()] {
             return invalid(
                 field,
@@ -74,9 +80,110 @@ fn vc_shapers(shapers: &mut Shapers, secs: &[VcSec], vcs: &Vcs, shaped_host: &[b
                 ),
             );
         }
-        shapers.add(Shaper::new(v.name.clone(), kind, rate, d.port, gcra), Some(d.vci));
+        let mut s = Shaper::new(v.name.clone(), kind, rate, d.port, gcra);
+        s.limit = limit;
+        shapers.add(s, Some(d.vci));
     }
     Ok(())
+}
+
+/// The VC bindings of the `[[tcp]]` connections ([`super::tcp::connections`]: two per
+/// connection bound to a VC, client end first): (field `tcp[i].vc`, node, VCI).
+pub(super) struct TcpVcs(Vec<(String, crate::ids::NodeId, u32)>);
+
+impl TcpVcs {
+    pub(super) fn of(pvcs: &[super::internet::PvcBinding]) -> Self {
+        TcpVcs(pvcs.iter().map(|b| (b.field.clone(), b.node, b.vci)).collect())
+    }
+}
+
+/// Marks a host shaper whose `buffer_cells` is left to [`socket_buffer_bounds`].
+const DEFAULT_BOUND: u32 = 0;
+
+/// `field.buffer_cells` of a host-adapter shaper on host `h`: at least one frame of the host's
+/// MTU (a smaller shaper could never pass one), or [`DEFAULT_BOUND`] if not given.
+fn shaper_buffer(field: &str, sh: &ShapeSec, h: &Host) -> Result<u32> {
+    let Some(b) = sh.buffer_cells else { return Ok(DEFAULT_BOUND) };
+    let frame = crate::atm::aal5::cells_for(h.mtu_bytes);
+    let what = format!(
+        "a shaper buffer in cells, at least one frame of host `{}`'s MTU ({} bytes = {frame} cells)",
+        h.name, h.mtu_bytes
+    );
+    Ok(int_in(format!("{field}.buffer_cells"), b, frame as i64, u32::MAX as i64 - 1, &what)? as u32)
+}
+
+/// The default bound of each host-adapter shaper left without `buffer_cells`: the socket
+/// buffers of the TCP endpoints that send through it, plus the adapter's `buffer_cells`
+/// (unlimited if it has none) if anything else may send through it.
+///
+/// Why the send buffer: a TCP sender keeps every byte it has sent until it is acknowledged
+/// (`snd_max − snd_una ≤ SO_SNDBUF`), and every byte waiting in the shaper is such a byte.
+/// So the data of one endpoint in the shaper never exceeds its send buffer:
+/// ⌈snd_buf / MSS⌉ full segments, each `cells_for(MSS + 40)` cells, plus one segment for a
+/// retransmission queued while the original still waits (an RTO shorter than the shaping
+/// delay). Pure ACKs and small segments are bounded in bytes, not in cells; a sender of many
+/// small segments through a slow shaper may need an explicit `buffer_cells`.
+/// `tcp_vcs` are the VC bindings of the `[[tcp]]` connections. A shaper may also carry
+/// cell sources (checked per shaper), UDP flows and generated conversations (counted as
+/// "anything else" whenever the document has any).
+pub(super) fn socket_buffer_bounds(
+    shapers: &mut Shapers,
+    doc: &ScenarioDoc,
+    conns: &[crate::ip::Conn],
+    tcp_vcs: &TcpVcs,
+    sources: &[crate::apps::cell_source::CellSource],
+    ports: &[crate::atm::port::OutPort],
+    hosts: &[Host],
+) {
+    let pending: Vec<u32> =
+        (0..shapers.list.len() as u32).filter(|&i| shapers.list[i as usize].limit == DEFAULT_BOUND).collect();
+    if pending.is_empty() {
+        return;
+    }
+    let mut tcp_cells = vec![0u64; shapers.list.len()];
+    let mut other = vec![doc.udp.len() + doc.traffic.len() > 0; shapers.list.len()];
+    for (i, c) in conns.iter().enumerate() {
+        let field = format!("tcp[{i}].vc");
+        let mut sides = tcp_vcs.0.iter().filter(|b| b.0 == field);
+        for ep in &c.ep {
+            let cfg = ep.tcp.config();
+            let mss = cfg.mss_bytes.max(1) as u64;
+            let cells = (cfg.snd_buf_bytes as u64).div_ceil(mss) + 1;
+            let cells = cells * crate::atm::aal5::cells_for(cfg.mss_bytes + 40) as u64;
+            let Some(port) = hosts[ep.host.idx()].port else { continue };
+            match sides.next() {
+                // Bound to a VC: the shaper of that VC (or the host's).
+                Some(&(_, node, vci)) if node == ep.host => {
+                    if let Some(s) = shapers.find(port, vci) {
+                        tcp_cells[s as usize] += cells;
+                    }
+                }
+                // Routed by IP, or its VC starts at a router: the host's shaper sees it; a VC
+                // shaper on the host may, depending on the driver's choice of VC.
+                _ => {
+                    for (s, sh) in shapers.list.iter().enumerate() {
+                        if sh.port == port {
+                            match sh.kind {
+                                ShaperKind::Host => tcp_cells[s] += cells,
+                                _ => other[s] = true,
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for src in sources {
+        if let Some(s) = shapers.find(src.port, src.vci) {
+            other[s as usize] = true;
+        }
+    }
+    for s in pending {
+        let sh = &mut shapers.list[s as usize];
+        let adapter = ports[sh.port.idx()].limit;
+        let extra = if other[s as usize] || tcp_cells[s as usize] == 0 { adapter } else { 0 };
+        sh.limit = if extra == u32::MAX { u32::MAX } else { (tcp_cells[s as usize] + extra as u64).min(u32::MAX as u64 - 1) as u32 };
+    }
 }
 
 /// `vc[i].police`: a policer of the forward direction at a switch input.
@@ -142,6 +249,7 @@ fn police_shape(p: &PoliceSec) -> ShapeSec {
         mean_bps: p.mean_bps,
         beta: p.beta,
         tau_us: p.tau_us,
+        buffer_cells: None,
     }
 }
 
@@ -153,6 +261,7 @@ fn reshape_shape(r: &ReshapeSec) -> ShapeSec {
         mean_bps: r.mean_bps,
         beta: r.beta,
         tau_us: r.tau_us,
+        buffer_cells: None,
     }
 }
 
