@@ -17,11 +17,12 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
-from typing import Any
-
-from ..results import Results
 from ..scenario import Scenario
+
+if TYPE_CHECKING:
+    from ..run_results import Results
 
 
 class RunsStopped(Exception):
