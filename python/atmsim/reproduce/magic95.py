@@ -194,7 +194,7 @@ def figure6(full: bool = False, seed: int = 1, progress=None) -> dict[str, dict[
 def paced_user_bps(rate_bps: float) -> float:
     """TCP payload carried by pacing at ``rate_bps`` of cells with 9180-byte datagrams
     (9140 bytes of TCP data in 192 cells): 70 Mb/s → 62.87 Mb/s."""
-    return rate_bps * 9140 / (192 * 53)
+    return rate_bps * magic95_tables.PAYLOAD_PER_LINE
 
 
 # --- Figure 3 (Experiment 5, §3.5): throughput vs TCP segment size through the mismatch -----

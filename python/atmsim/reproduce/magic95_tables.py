@@ -240,8 +240,6 @@ class Results:
     t3: list[Case]
     t4a: list[Case]
     t4b: list[Case]
-    #: Verdict words of every item, for the report's summary table.
-    verdicts: list[tuple[str, str]] = field(default_factory=list)
 
 
 def run(full: bool = False, progress=None) -> Results:
@@ -281,8 +279,7 @@ def _table(cases: list[Case], limits: dict[str, float] | None = None) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def _verdict(res: Results, item: str, word: str, text: str) -> str:
-    res.verdicts.append((item, word))
+def _verdict(item: str, word: str, text: str) -> str:
     return f"<p><b>Verdict ({html.escape(item)}): {html.escape(word)}</b> — {html.escape(text)}</p>"
 
 
@@ -290,7 +287,7 @@ def _by(cases: list[Case], prefix: str) -> Case:
     return next(c for c in cases if c.label.startswith(prefix))
 
 
-def _loss_verdict(res: Results, item: str, c_bsd: Case, c_adv: Case, paper: float, recoveries: list[Case] | None = None) -> str:
+def _loss_verdict(item: str, c_bsd: Case, c_adv: Case, paper: float, recoveries: list[Case] | None = None) -> str:
     out = []
     for c, rule in ((c_bsd, "half_window"), (c_adv, "half_advertised")):
         ok = c.paper_in_range()
@@ -308,7 +305,7 @@ def _loss_verdict(res: Results, item: str, c_bsd: Case, c_adv: Case, paper: floa
                      "than the testbed did, recovery by slow start (Tahoe) or by timeout alone keeps as little.")
         elif rule == "half_advertised" and not ok:
             text += " (Reno; Table 2 shows how the loss recovery moves the result.)"
-        out.append(_verdict(res, f"{item}, {rule}", "agrees" if ok else "differs", text))
+        out.append(_verdict(f"{item}, {rule}", "agrees" if ok else "differs", text))
     return "".join(out)
 
 
@@ -338,8 +335,8 @@ def _table2_html(res: Results) -> str:
 Unpaced under both loss rules; paced at 70 Mb/s read as line bits (limit 70 × 9140/(192·53)
 = {lim_line:.2f} Mb/s of TCP data) and as cell-payload bits (70 × 9140/(192·48) = {lim_pay:.2f}).</p>
 {_table(t2, limits)}
-{_loss_verdict(res, "Table 2 unpaced", t2[0], t2[1], 0.87, rec)}
-{_verdict(res, "Table 2 paced", "agrees" if abs(paced_pay.mbps.estimate / 68.20 - 1) <= 0.05 else "differs",
+{_loss_verdict("Table 2 unpaced", t2[0], t2[1], 0.87, rec)}
+{_verdict("Table 2 paced", "agrees" if abs(paced_pay.mbps.estimate / 68.20 - 1) <= 0.05 else "differs",
    f"the paper's 68.20 Mb/s is above what 70 Mb/s of line bits can carry ({lim_line:.2f}; we measure "
    f"{_ci(paced_line.mbps)}), so the paper's rate cannot be line bits; read as cell-payload bits the limit is "
    f"{lim_pay:.2f} and we measure {_ci(paced_pay.mbps)} Mb/s, {paced_pay.mbps.estimate / 68.20 - 1:+.1%} from the paper. "
@@ -369,8 +366,8 @@ def _table3_html(res: Results) -> str:
 <p>Two DEC 3000s, each on its own OC-3c link, send to the SPARCstation-10 behind the 256-cell TAXI-100
 port: 128 kB windows, no pacing (both loss rules) and 35 Mb/s per source (both readings of the rate).</p>
 {_table(t3, limits)}
-{_loss_verdict(res, "Table 3 unpaced", t3[0], t3[1], 1.66)}
-{_verdict(res, "Table 3 paced", "agrees" if explained else "differs — unexplained",
+{_loss_verdict("Table 3 unpaced", t3[0], t3[1], 1.66)}
+{_verdict("Table 3 paced", "agrees" if explained else "differs — unexplained",
    f"paper 52.36 Mb/s combined, no losses reported. Paced at 35 Mb/s of line bits we measure {_ci(t3[2].mbps)} Mb/s, "
    f"at payload bits {_ci(t3[3].mbps)}; neither port nor window limits it (no losses; 70 Mb/s of cells into a 100 Mb/s port). "
    f"A CPU-bound receiver does not explain it either: Table 2 shows the same SPARCstation-10 taking 68.20 Mb/s from one "
@@ -409,7 +406,7 @@ senders get a send-side CPU cost per 9140-byte segment (<code>tx_cpu_per_segment
 each to the rate shown (line rate: no limit, as the shipped file). Paper: 46.71 Mb/s combined, 2–4
 packet losses per second.</p>
 <table><tr><th>sender limit</th>{head}</tr>{''.join(rows)}</table>
-{_verdict(res, "Table 4 A", "agrees for sender limits " + ", ".join(speed_label(v) for v in match) if match else "differs",
+{_verdict("Table 4 A", "agrees for sender limits " + ", ".join(speed_label(v) for v in match) if match else "differs",
    "Below half the TAXI user rate (≈ 45 Mb/s each) the two senders never fill the port: no losses, combined = twice the "
    "sender limit, which cannot show the paper's losses. Senders able to keep their lines busy (line rate) lock each other "
    f"out: {_ci(line.mbps, 1)} Mb/s combined with Jain's index {_ci(line.jain)} — one connection starves, whatever the "
@@ -422,7 +419,7 @@ packet losses per second.</p>
 rate: <b>we assume 35 Mb/s per source as in Experiment 3</b>, at both readings of the unit. Paper: 61.17 Mb/s,
 no losses.</p>
 {_table(t4b, {b_line.label: lim35, b_pay.label: 2 * 35 * PAYLOAD_PER_CELL_PAYLOAD})}
-{_verdict(res, "Table 4 B", "agrees" if abs(b_line.mbps.estimate / 61.17 - 1) <= 0.05 and sum(b_line.rexmt) == 0 else "differs",
+{_verdict("Table 4 B", "agrees" if abs(b_line.mbps.estimate / 61.17 - 1) <= 0.05 and sum(b_line.rexmt) == 0 else "differs",
    f"{_ci(b_line.mbps)} Mb/s with {_ci(b_line.loss_rate)} losses/s at 35 Mb/s of line bits each "
    f"({b_line.mbps.estimate / 61.17 - 1:+.1%} from the paper), {_ci(b_pay.mbps)} at payload bits. The rate is our "
    "assumption, so this checks that pacing removes the losses and reaches the pacing limit, not the paper's number. "
