@@ -71,16 +71,24 @@
 //! - **ERICA** is offered beside the study's switch (issue 12) but not used for its
 //!   reproduction (A14: a measured-load scheme reacts to the sources' idle periods).
 
+pub mod allocator;
 pub mod destination;
+pub mod endsystem;
 pub mod erica;
 pub mod maxmin;
 pub mod params;
+pub mod plane;
+pub mod rm_cells;
 pub mod source;
 
+pub use allocator::{ErAlgorithm, PortAllocator};
 pub use destination::AbrDestination;
+pub use endsystem::{AbrEnd, IpService, Queued};
 pub use erica::{EricaConfig, EricaPort};
 pub use maxmin::{max_min_shares, MaxMinPort};
 pub use params::AbrParams;
+pub use plane::{AbrPlane, SwitchEntry};
+pub use rm_cells::{RmCells, RmCounts};
 pub use source::{AbrSource, Emitted, Slot, SlotKind, SourceStats};
 
 /// Which way an RM cell travels on its VC (the DIR bit).

@@ -3,7 +3,8 @@
 //! Owns: [`Cell`], [`CELL_BYTES`], [`CELL_BITS`]. A cell is 53 bytes on the wire (5 header +
 //! 48 payload) but in the simulator it is 12 bytes of ids: the VCI on the current hop, the
 //! AAL5 frame it belongs to, and the header bits that matter (PTI end-of-frame, CLP) plus
-//! one simulator mark, [`flags::CTRL`], for signalling cells.
+//! one simulator mark, [`flags::CTRL`], for signalling cells, and the RM-cell mark
+//! [`flags::RM`] of ABR VCs.
 
 /// Cell size on the wire [bytes].
 pub const CELL_BYTES: u32 = 53;
@@ -26,6 +27,11 @@ pub mod flags {
     /// across switches (translation rewrites only the VCI). Apart from queueing at ports, a
     /// control cell is an ordinary cell: same frame table, reassembly and cell ledger.
     pub const CTRL: u8 = 0x04;
+    /// Resource-management cell of an ABR VC (TM 4.0 §5.10.3: PTI = 110 on the VC). The
+    /// cell's `frame` field then indexes the RM-cell record ([`crate::abr::RmCells`]), not an
+    /// AAL5 frame: reassembly never sees it, and at a switch it bypasses the per-VC frame
+    /// state (EPD/PPD) and is dropped only by tail. In every ledger it is a cell like any other.
+    pub const RM: u8 = 0x08;
 }
 
 /// One cell in flight or in a queue.
@@ -49,5 +55,11 @@ impl Cell {
     #[inline]
     pub fn is_ctrl(&self) -> bool {
         self.flags & flags::CTRL != 0
+    }
+
+    /// An ABR resource-management cell ([`flags::RM`]).
+    #[inline]
+    pub fn is_rm(&self) -> bool {
+        self.flags & flags::RM != 0
     }
 }

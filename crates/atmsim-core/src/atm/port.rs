@@ -268,12 +268,26 @@ impl OutPort {
         None
     }
 
+    /// Switch admission of an ABR RM cell: a data-class cell outside any AAL5 frame, so the
+    /// per-VC frame state (PPD/EPD) neither sees nor affects it; dropped only by tail.
+    #[cold]
+    #[inline(never)]
+    fn offer_rm(&mut self, now: SimTime, cell: Cell) -> Option<DropReason> {
+        self.stats.cells_in += 1;
+        if self.occupancy >= self.limit {
+            self.stats.drop_tail += 1;
+            return Some(DropReason::Tail);
+        }
+        self.enqueue(now, cell);
+        None
+    }
+
     /// Switch admission of one cell (see the module docs): control cells to the control FIFO,
     /// data cells through the drop policy. Returns the reason if dropped.
     #[inline]
     pub fn offer_cell(&mut self, now: SimTime, cell: Cell) -> Option<DropReason> {
-        if cell.is_ctrl() {
-            return self.offer_ctrl(cell);
+        if cell.flags & (flags::CTRL | flags::RM) != 0 {
+            return if cell.is_ctrl() { self.offer_ctrl(cell) } else { self.offer_rm(now, cell) };
         }
         self.stats.cells_in += 1;
         let occupancy = self.occupancy;

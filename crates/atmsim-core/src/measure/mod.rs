@@ -65,6 +65,11 @@ impl Recorder {
     pub fn host_entity(&self, i: usize) -> u32 {
         self.host_entities[i]
     }
+    /// Declare one more entity (e.g. `"abr:<vc>:<node>"`); returns its index.
+    pub fn add_entity(&mut self, name: String) -> u32 {
+        self.entity_names.push(name);
+        (self.entity_names.len() - 1) as u32
+    }
 
     pub fn push(&mut self, t: f64, entity: u32, metric: &'static str, value: f64) {
         let m = match self.metric_names.iter().position(|&n| n == metric) {

@@ -187,6 +187,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "udp": super::internet::udp(net),
         "signalling": super::internet::signalling(net),
         "traffic": super::internet::traffic(net),
+        "abr": abr(net),
         "connection_pool": { "slots": net.conns.len() - net.fixed_conns, "free": net.free_conns.len() },
         "captures": net.taps.iter().map(|t| json!({
             "name": t.name, "host": t.host, "snaplen_bytes": t.snaplen,
@@ -314,4 +315,63 @@ mod tests {
         assert!((s.p90 - 3.7).abs() < 1e-12);
         assert!(EchoStats::of(&mut []).is_none());
     }
+}
+
+/// The ABR plane: per end system (ACR, RM cells, queues) and per switch allocator.
+fn abr(net: &Network) -> Value {
+    let bits = CELL_BITS as f64;
+    let ends: Vec<Value> = net
+        .abr
+        .ends
+        .iter()
+        .map(|e| {
+            let s = e.source.stats();
+            let p = e.source.params();
+            json!({
+                "name": e.name,
+                "vc": e.vc,
+                "from": net.hosts[e.node.idx()].name,
+                "to": net.hosts[e.peer.idx()].name,
+                "pcr_bps": p.pcr_cells_s * bits,
+                "icr_bps": p.effective_icr() * bits,
+                "acr_bps": e.source.acr() * bits,
+                "acr_last_change_s": e.last_acr.1,
+                "data_cells": s.data_cells,
+                "forward_rm": s.forward_rm,
+                "out_of_rate_rm": s.out_of_rate_rm,
+                "backward_rm_sent": s.backward_rm_sent,
+                "backward_rm_overwritten": s.backward_rm_overwritten,
+                "backward_rm_received": s.backward_rm_received,
+                "turned_around": e.dest.turned_around(),
+                "adtf_resets": s.adtf_resets,
+                "crm_cuts": s.crm_cuts,
+                "datagrams_in": e.stats.datagrams_in,
+                "acks_diverted": e.stats.acks_diverted,
+                "refused": e.stats.refused,
+                "max_ip_queue_data": e.stats.max_ip_queue_data,
+                "max_ip_queue_packets": e.stats.max_ip_queue_packets,
+                "max_backlog_data": e.stats.max_backlog_data,
+                "cells_waiting": e.cells_waiting(),
+            })
+        })
+        .collect();
+    let allocators: Vec<Value> = net
+        .abr
+        .allocators
+        .iter()
+        .zip(&net.abr.allocator_port)
+        .map(|(a, p)| {
+            json!({
+                "port": net.ports[p.idx()].name,
+                "algorithm": a.algorithm().as_str(),
+                "advertised_bps": a.advertised() * bits,
+            })
+        })
+        .collect();
+    let rm = &net.abr.rm.counts;
+    json!({
+        "ends": ends,
+        "allocators": allocators,
+        "rm_cells": { "sent": rm.sent, "delivered": rm.delivered, "dropped": rm.dropped, "in_flight": net.abr.rm.in_flight() },
+    })
 }

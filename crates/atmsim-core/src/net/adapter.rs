@@ -25,6 +25,9 @@ impl Network {
 
     /// Segment IP datagram `d` onto VC `vci` of host `h`'s adapter.
     pub(super) fn send_datagram(&mut self, h: NodeId, port: PortId, vci: u32, d: DatagramId) -> bool {
+        if let Some(e) = self.abr.sender(port, vci) {
+            return self.abr_send(e, d);
+        }
         let now = self.now;
         let ip_bytes = self.datagrams.get(d).ip_bytes;
         let f = self.frames.alloc(d, h, ip_bytes, now);
@@ -110,6 +113,9 @@ impl Network {
     }
 
     pub(super) fn host_receive_cell(&mut self, h: NodeId, cell: Cell) {
+        if cell.is_rm() {
+            return self.abr_at_host(h, cell);
+        }
         self.cells.delivered += 1;
         let host = &mut self.hosts[h.idx()];
         let verdict =

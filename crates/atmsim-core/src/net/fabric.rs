@@ -8,7 +8,7 @@
 //! [`Network::host_receive_cell`] (the adapter, `net/adapter.rs`).
 
 use super::{AtmEv, Ev, Network};
-use crate::atm::cell::Cell;
+use crate::atm::cell::{flags, Cell};
 use crate::atm::link::Sink;
 use crate::atm::port::DropReason;
 use crate::atm::shaping::ShaperKind;
@@ -23,6 +23,7 @@ impl Network {
             AtmEv::PortTx(p) => self.port_tx_done(p),
             AtmEv::Arrive(l) => self.link_arrive(l),
             AtmEv::Shape(s) => self.shaper_release(s),
+            AtmEv::Abr(e) => self.abr_tx(e),
         }
     }
 
@@ -61,11 +62,11 @@ impl Network {
         let was_empty = link.pipe.is_empty();
         link.pipe.push_back((at, cell));
         // Into a switch: one event per cell (chained from the head). Into a host: only
-        // end-of-frame cells have effects beyond the reassembly buffer, so only they get an
-        // event; the cells before them are delivered in order when it fires.
+        // end-of-frame cells (and ABR RM cells) have effects beyond the reassembly buffer, so
+        // only they get an event; the cells before them are delivered in order when it fires.
         let wake = match link.to {
             Sink::Switch { .. } => was_empty,
-            Sink::Host(_) => cell.is_eof(),
+            Sink::Host(_) => cell.flags & (flags::EOF | flags::RM) != 0,
         };
         if wake {
             self.q.schedule(at, Ev::Atm(AtmEv::Arrive(l)));
@@ -111,6 +112,9 @@ impl Network {
                 Sink::Switch { .. } if cell.vci == SIG_VCI => self.sig_cell(l, cell),
                 Sink::Switch { switch, .. } => match link.route(cell.vci) {
                     Some(r) => {
+                        if cell.is_rm() || self.abr.count_cells {
+                            self.abr_at_switch(l, cell);
+                        }
                         let mut cell = cell;
                         if self.shapers.police(l, self.now, &mut cell) {
                             let out = Cell { vci: r.vci, ..cell };
@@ -121,7 +125,7 @@ impl Network {
                                     if sh.held() as u32 >= sh.limit {
                                         sh.stats.dropped += 1;
                                         self.cells.dropped_reshape += 1;
-                                        self.frames.cell_dropped(cell.frame);
+                                        self.cell_lost(cell);
                                     } else if let Some(at) = sh.push_cell(self.now, out) {
                                         self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
                                     }
@@ -129,13 +133,13 @@ impl Network {
                             }
                         } else {
                             self.cells.dropped_police += 1;
-                            self.frames.cell_dropped(cell.frame);
+                            self.cell_lost(cell);
                         }
                     }
                     None => {
                         self.switches[switch.idx()].misrouted += 1;
                         self.cells.dropped_no_route += 1;
-                        self.frames.cell_dropped(cell.frame);
+                        self.cell_lost(cell);
                     }
                 },
             }
@@ -166,8 +170,19 @@ impl Network {
                     DropReason::Ctrl => self.cells.dropped_ctrl += 1,
                     DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
                 }
-                self.frames.cell_dropped(cell.frame);
+                self.cell_lost(cell);
             }
+        }
+    }
+
+    /// A cell was dropped in the network: its AAL5 frame loses a cell, or, for an RM cell,
+    /// its record is freed.
+    #[inline]
+    pub(super) fn cell_lost(&mut self, cell: Cell) {
+        if cell.is_rm() {
+            self.abr.rm.lose(cell.frame);
+        } else {
+            self.frames.cell_dropped(cell.frame);
         }
     }
 

@@ -8,6 +8,7 @@
 //! | file | events | what happens |
 //! |---|---|---|
 //! | `fabric.rs` | [`AtmEv`] `PortTx`, `Arrive`, `Shape` | a port finished a cell; the head cell of a link reaches a switch or a host; a shaper releases conforming cells |
+//! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at switches (allocators) and at end systems (turnaround, ACR) |
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
@@ -21,6 +22,7 @@
 //! ([`crate::kernel::EventQueue::horizon`]); the results are identical with batching off
 //! (tested), only faster.
 
+mod abr;
 mod adapter;
 mod fabric;
 mod ip;
@@ -90,6 +92,8 @@ pub enum AtmEv {
     Arrive(LinkId),
     /// Shaper `s` (index into `Network::shapers.list`) releases the cells that conform now.
     Shape(u32),
+    /// ABR end system `e` (index into `Network::abr.ends`) may send its next cell (`abr.rs`).
+    Abr(u32),
 }
 
 /// Events of a host's CPU.
@@ -238,6 +242,8 @@ pub struct Network {
     pub free_conns: Vec<u32>,
     /// The run's master seed (generated conversations derive their streams from it).
     pub seed: u64,
+    /// ABR end systems, switch allocators and RM cells in flight ([`crate::abr::AbrPlane`]).
+    pub abr: crate::abr::AbrPlane,
 }
 
 impl Network {
@@ -275,6 +281,7 @@ impl Network {
             let t = self.udp[f].start;
             self.q.schedule(t, Ev::App(AppEv::Udp(f as u32)));
         }
+        self.abr_trace_start();
         if self.warmup > SimTime::ZERO {
             self.q.schedule(self.warmup, Ev::Measure(MeasureEv::Warm));
         }

@@ -61,6 +61,9 @@ impl Network {
             c.bytes_read_sampled = c.bytes_read;
             self.rec.push(t, e, "goodput_bps", gp);
             self.rec.push(t, e, "rexmt_segs", tcp.stats().rexmt_segs as f64);
+            // Sequence space released by TCP so far (Kalampoukas §5.2 plots segments as they
+            // leave TCP, not the wire).
+            self.rec.push(t, e, "seq_bytes", tcp.seq_released() as f64);
         }
         for (i, p) in self.ports.iter().enumerate() {
             let e = self.rec.port_entity(i);

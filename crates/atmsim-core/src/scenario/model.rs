@@ -165,6 +165,19 @@ pub struct SwitchSec {
     /// absent = never (CLP=1 cells are treated like any other).
     #[serde(default)]
     pub clp1_threshold_cells: Option<i64>,
+    /// Explicit-rate allocator of every output port for ABR VCs: "maxmin" or "erica";
+    /// absent = none (backward RM cells pass unchanged).
+    #[serde(default)]
+    pub er_algorithm: Option<crate::abr::ErAlgorithm>,
+    /// Per-port override of `er_algorithm`, keyed by the neighbour the port leads to.
+    #[serde(default, deserialize_with = "table::optional")]
+    pub er_algorithm_by_port: Option<std::collections::BTreeMap<String, crate::abr::ErAlgorithm>>,
+    /// ERICA's target utilisation U (0, 1]. Default 0.95.
+    #[serde(default)]
+    pub erica_target_utilization: Option<f64>,
+    /// ERICA's averaging interval [ms]. Default 1.
+    #[serde(default)]
+    pub erica_interval_ms: Option<f64>,
 }
 
 /// `[[link]]`: a full-duplex physical link between two nodes.
@@ -209,6 +222,84 @@ pub struct VcSec {
     /// Re-shape the forward direction at a switch input (atm::shaping); absent = none.
     #[serde(default, deserialize_with = "table::optional")]
     pub reshape: Option<ReshapeSec>,
+    /// ABR rate control in both directions (crate::abr); absent = a VC sent at line rate.
+    #[serde(default, deserialize_with = "table::optional")]
+    pub abr: Option<AbrSec>,
+}
+
+/// Parameter presets of `abr`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AbrPreset {
+    /// TM 4.0 defaults (ICR = PCR, RIF = 1/16).
+    #[default]
+    Tm4,
+    /// Kalampoukas et al. 1997 §5.1: Nrm 32, RIF 1/64, ICR = PCR/50, the rest TM 4.0.
+    Kalampoukas97,
+}
+
+/// How the IP output queue of an ABR VC is served.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IpServiceName {
+    /// The next datagram is segmented when the VC's cells are gone: IP served at ACR.
+    #[default]
+    Acr,
+    /// Datagrams are segmented at once; the backlog waits in the VC's cell queue.
+    Instant,
+}
+
+/// `abr = { ... }` of a `[[vc]]`: TM 4.0 parameters (both directions) and the end systems'
+/// IP queueing. Rates per direction: `pcr_*` for the forward direction (sent by path[0]),
+/// `reverse_pcr_*` for the reverse; default the cell rate of the sender's adapter link.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AbrSec {
+    #[serde(default)]
+    pub preset: AbrPreset,
+    #[serde(default)]
+    pub pcr_bps: Option<f64>,
+    #[serde(default)]
+    pub pcr_cells_per_s: Option<f64>,
+    #[serde(default)]
+    pub reverse_pcr_bps: Option<f64>,
+    #[serde(default)]
+    pub reverse_pcr_cells_per_s: Option<f64>,
+    /// ICR as a fraction of each direction's PCR.
+    #[serde(default)]
+    pub icr_fraction: Option<f64>,
+    #[serde(default)]
+    pub mcr_cells_per_s: Option<f64>,
+    #[serde(default)]
+    pub tcr_cells_per_s: Option<f64>,
+    #[serde(default)]
+    pub rif: Option<f64>,
+    #[serde(default)]
+    pub rdf: Option<f64>,
+    #[serde(default)]
+    pub cdf: Option<f64>,
+    #[serde(default)]
+    pub nrm: Option<i64>,
+    #[serde(default)]
+    pub mrm: Option<i64>,
+    #[serde(default)]
+    pub trm_ms: Option<f64>,
+    #[serde(default)]
+    pub adtf_s: Option<f64>,
+    #[serde(default)]
+    pub tbe_cells: Option<i64>,
+    /// "acr" (default) or "instant".
+    #[serde(default)]
+    pub ip_service: IpServiceName,
+    /// Most datagrams an end's IP queue holds; absent = unlimited.
+    #[serde(default)]
+    pub ip_queue_packets: Option<i64>,
+    /// Pure acks are served ahead of data in the IP queue (Kalampoukas §6).
+    #[serde(default)]
+    pub ack_priority: bool,
+    /// Pure acks are sent on this other ABR VC between the same two nodes (Kalampoukas §6).
+    #[serde(default)]
+    pub ack_vc: Option<String>,
 }
 
 /// `reshape = { at, rate_bps | mean_bps + beta, tau_us }`: a GCRA shaper at the input of switch

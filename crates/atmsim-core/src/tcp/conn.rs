@@ -415,6 +415,12 @@ impl TcpConn {
     pub fn stats(&self) -> &TcpStats {
         &self.stats
     }
+    /// Bytes TCP has released to IP so far, retransmissions not counted twice: snd_max − iss
+    /// (the SYN and FIN count one each, as in sequence space). Kalampoukas §5.2 plots this
+    /// ("as segments leave TCP").
+    pub fn seq_released(&self) -> u32 {
+        self.snd_max.wrapping_sub(self.iss)
+    }
     /// Congestion window [bytes].
     pub fn cwnd(&self) -> u32 {
         self.cc.cwnd

@@ -376,10 +376,8 @@ fn a_full_reshaper_drops_and_the_ledger_counts_it() {
 /// A Poisson source of 60 Mb/s of cells on an OC-3c link, its VC shaped to 20 Mb/s with
 /// `shape_extra` added to the shape table.
 fn overloaded_shaper(shape_extra: &str) -> String {
-    greedy_text(&format!("shape = {{ rate_bps = 20e6{shape_extra} }}"), "", 1).replace(
-        "kind = \"greedy\"",
-        "kind = \"poisson\"\nload_bps = 60e6\nmean_cells = 25\nmax_cells = 200",
-    )
+    greedy_text(&format!("shape = {{ rate_bps = 20e6{shape_extra} }}"), "", 1)
+        .replace("kind = \"greedy\"", "kind = \"poisson\"\nload_bps = 60e6\nmean_cells = 25\nmax_cells = 200")
 }
 
 /// A host shaper offered three times its rate holds at most `buffer_cells`: frames that do
@@ -433,8 +431,8 @@ fn the_default_shaper_bound_is_the_tcp_send_buffer() {
 /// and the ledgers balance.
 #[test]
 fn a_shaper_smaller_than_the_window_costs_tcp_segments_and_balances() {
-    let s = run_text(&two_switch_tcp("shape = { rate_bps = 40e6, buffer_cells = 1000 }"), RunOptions::default())
-        .summary;
+    let s =
+        run_text(&two_switch_tcp("shape = { rate_bps = 40e6, buffer_cells = 1000 }"), RunOptions::default()).summary;
     assert_conserved(&s);
     let sh = shaper(&s, "v");
     assert!(sh["frames_refused"].as_u64().unwrap() > 0, "{sh}");
@@ -446,7 +444,10 @@ fn a_shaper_smaller_than_the_window_costs_tcp_segments_and_balances() {
 #[test]
 fn a_shaper_buffer_must_hold_one_frame() {
     for (extra, msg) in [
-        ("shape = { rate_bps = 1e6, buffer_cells = 191 }", "at least one frame of host `a`'s MTU (9180 bytes = 192 cells)"),
+        (
+            "shape = { rate_bps = 1e6, buffer_cells = 191 }",
+            "at least one frame of host `a`'s MTU (9180 bytes = 192 cells)",
+        ),
         ("shape = { rate_bps = 1e6, buffer_cells = -1 }", "got -1"),
         ("shape = { rate_bps = 1e6, buffer_cells = 4294967295 }", "between 192 and 4294967294"),
     ] {

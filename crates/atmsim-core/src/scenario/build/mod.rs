@@ -28,7 +28,8 @@
 //! 9. `sources.rs` — `[[cell_source]]`;
 //! 10. `captures.rs` — `[[capture]]`;
 //! 11. `signalling.rs` — `[signalling]`: controllers, signalling links, routes;
-//! 12. `traffic.rs` — `[[traffic]]`: conversation generators over the sites' hosts.
+//! 12. `traffic.rs` — `[[traffic]]`: conversation generators over the sites' hosts;
+//! 13. `abr.rs` — `[[vc]] abr` and the switches' ER allocators: the ABR plane.
 //!
 //! Before all of them, `sites.rs` expands each `[[site]]` into the hosts, router, LAN and
 //! link it stands for.
@@ -36,6 +37,7 @@
 //! Ranges come from [`super::limits`]; random streams are drawn with [`crate::rng::stream`]
 //! keyed by the entity's index, so a document builds the same network for the same seed.
 
+mod abr;
 mod captures;
 mod internet;
 mod links;
@@ -111,6 +113,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let gens = traffic::generators(doc, &names, &run)?;
     let fixed_conns = conns.len();
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;
+    let abr = abr::plane(doc, &names, &fabric, &vcs, &hosts)?;
 
     let conn_names: Vec<String> = conns.iter().map(|c| c.name.clone()).collect();
     let port_names: Vec<String> = fabric.ports.iter().map(|p| p.name.clone()).collect();
@@ -149,7 +152,11 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         fixed_conns,
         free_conns: Vec::new(),
         seed: run.seed,
+        abr,
     };
+    for e in &mut net.abr.ends {
+        e.probe = net.rec.add_entity(format!("abr:{}", e.name));
+    }
     bind_sockets(&mut net, doc)?;
     net.prime();
     Ok(net)

@@ -182,7 +182,11 @@ pub(super) fn socket_buffer_bounds(
         let sh = &mut shapers.list[s as usize];
         let adapter = ports[sh.port.idx()].limit;
         let extra = if other[s as usize] || tcp_cells[s as usize] == 0 { adapter } else { 0 };
-        sh.limit = if extra == u32::MAX { u32::MAX } else { (tcp_cells[s as usize] + extra as u64).min(u32::MAX as u64 - 1) as u32 };
+        sh.limit = if extra == u32::MAX {
+            u32::MAX
+        } else {
+            (tcp_cells[s as usize] + extra as u64).min(u32::MAX as u64 - 1) as u32
+        };
     }
 }
 

@@ -26,6 +26,8 @@ pub(super) struct VcDir {
     pub from: NodeId,
     pub port: PortId,
     pub vci: u32,
+    /// The VCI on the last hop: what the receiving end sees.
+    pub in_vci: u32,
 }
 
 /// Where the forward direction of a VC enters one switch on its path.
@@ -47,6 +49,9 @@ pub(super) struct VcInfo {
     pub dirs: [VcDir; 2],
     /// Forward direction, per switch on the path in path order.
     pub inputs: Vec<SwitchInput>,
+    /// Per direction (as `dirs`), per switch in that direction's order: (input link, VCI on
+    /// it, output port).
+    pub hops: [Vec<(LinkId, u32, PortId)>; 2],
 }
 
 impl VcInfo {
@@ -65,14 +70,15 @@ pub(super) fn vcs<'d>(secs: &'d [VcSec], names: &Names, fabric: &mut Fabric) -> 
         let path = path_nodes(i, v, names)?;
         let hops = path_hops(i, v, &path, fabric)?;
         let (forward, entries) = direction(&path, &hops, &mut next_vci, fabric);
+        let fwd_hops = entries.clone();
         let inputs = (v.path[1..].iter().zip(entries))
             .map(|(switch, (link, vci, port))| SwitchInput { switch: switch.clone(), link, vci, port })
             .collect();
         let rpath: Vec<Node> = path.iter().rev().copied().collect();
         let rhops: Vec<LinkId> = (0..rpath.len() - 1).map(|k| fabric.adjacency[&(rpath[k], rpath[k + 1])]).collect();
-        let (reverse, _) = direction(&rpath, &rhops, &mut next_vci, fabric);
+        let (reverse, rev_hops) = direction(&rpath, &rhops, &mut next_vci, fabric);
         let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
-        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [forward, reverse], inputs });
+        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [forward, reverse], inputs, hops: [fwd_hops, rev_hops] });
     }
     fabric.next_vci = next_vci;
     Ok(vcs)
@@ -161,5 +167,6 @@ fn direction(
         entries.push((in_link, vcis[k - 1], out_port));
     }
     let Node::Host(from) = nodes[0] else { unreachable!() };
-    (VcDir { from, port: fabric.links[hops[0].idx()].from, vci: vcis[0] }, entries)
+    let in_vci = *vcis.last().expect("a path has at least one hop");
+    (VcDir { from, port: fabric.links[hops[0].idx()].from, vci: vcis[0], in_vci }, entries)
 }

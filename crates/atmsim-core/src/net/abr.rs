@@ -1,0 +1,210 @@
+//! ABR in the running network: end systems sending at ACR, RM cells through switches, and
+//! the turnaround at destinations (ATM Forum TM 4.0; Kalampoukas, Varma & Ramakrishnan 1997).
+//!
+//! Owns the handling of [`AtmEv::Abr`] (a transmission opportunity of an end system) and the
+//! three places where an ABR VC differs from any other VC:
+//!
+//! - **Sending** (`abr_send`, called by the adapter for a datagram on an ABR VC): the datagram
+//!   joins the end's IP output queue (or, as a pure ack, the queue of its ack VC or its
+//!   priority queue); AAL5 segments it when the IP queue's service rule allows
+//!   ([`crate::abr::IpService`]); the cells then leave one by one at the instants the
+//!   [`crate::abr::AbrSource`] allows, with forward RM cells every Nrm cells and turned-around
+//!   backward RM cells in between (rule 3), into the adapter's port like any other cell.
+//! - **At a switch input** (`abr_at_switch`): a forward RM cell updates the allocator of the
+//!   port its VC leaves by; a backward RM cell gets ER from the allocator of the port the
+//!   reverse direction's data leave by ([`crate::abr::plane`]); with ERICA every ABR cell is
+//!   counted. The cell then goes through the port's FIFO as any data cell (one FIFO ABR queue
+//!   per port, Kalampoukas §5.1).
+//! - **At the receiving node** (`abr_at_host`): a forward RM cell is turned around and waits
+//!   for an in-rate slot of the same node's source (never the IP queue, digest A15); a backward
+//!   RM cell sets the node's ACR (rules 8–9).
+//!
+//! An end has at most one transmission event pending (`next_at`); when ACR rises or something
+//! new is waiting, `abr_schedule` moves it earlier, and an event whose instant is no longer
+//! `next_at` does nothing.
+
+use super::{AtmEv, Ev, Network};
+use crate::abr::source::Emitted;
+use crate::abr::{Direction, Queued};
+use crate::atm::cell::{flags, Cell, CELL_BITS};
+use crate::ids::{DatagramId, LinkId, NodeId};
+use crate::ip::datagram::Payload;
+
+impl Network {
+    /// Datagram `d` for ABR end `e` (found by the adapter from its port and VCI). Returns false
+    /// if the IP queue refused it (the datagram is then refused at the adapter).
+    pub(super) fn abr_send(&mut self, e: u32, d: DatagramId) -> bool {
+        let dg = self.datagrams.get(d);
+        let data = !matches!(dg.payload, Payload::Tcp { seg, .. } if seg.len == 0);
+        let q = Queued { datagram: d, ip_bytes: dg.ip_bytes, data };
+        let e = match self.abr.ends[e as usize].ack_divert {
+            Some(to) if !data => {
+                self.abr.ends[e as usize].stats.acks_diverted += 1;
+                to
+            }
+            _ => e,
+        };
+        if !self.abr.ends[e as usize].offer(q) {
+            self.datagrams.refuse(d);
+            return false;
+        }
+        self.abr_trace_queue(e);
+        self.abr_fill(e);
+        self.abr_schedule(e);
+        true
+    }
+
+    /// Segment what the IP queue of end `e` releases now.
+    fn abr_fill(&mut self, e: u32) {
+        let now = self.now;
+        let mut any = false;
+        while let Some(q) = self.abr.ends[e as usize].next_for_aal5() {
+            let node = self.abr.ends[e as usize].node;
+            let f = self.frames.alloc(q.datagram, node, q.ip_bytes, now);
+            let ncells = self.frames.get(f).ncells;
+            self.abr.ends[e as usize].segmented(q, f, ncells);
+            if let Some(t) = self.hosts[node.idx()].tap {
+                self.capture(t, true, q.datagram);
+            }
+            any = true;
+        }
+        if any {
+            self.abr_trace_queue(e);
+        }
+    }
+
+    /// Make sure end `e` has a transmission event at its next opportunity.
+    fn abr_schedule(&mut self, e: u32) {
+        let now = self.now;
+        let end = &mut self.abr.ends[e as usize];
+        if let Some(slot) = end.source.peek(now, end.data_waiting()) {
+            if end.next_at.is_none_or(|t| slot.at < t) {
+                end.next_at = Some(slot.at);
+                self.q.schedule(slot.at, Ev::Atm(AtmEv::Abr(e)));
+            }
+        }
+    }
+
+    /// A transmission opportunity of end `e`: send the cell rule 3 picks, if it is due.
+    pub(super) fn abr_tx(&mut self, e: u32) {
+        let now = self.now;
+        let end = &mut self.abr.ends[e as usize];
+        if end.next_at != Some(now) {
+            return; // superseded by an earlier opportunity
+        }
+        end.next_at = None;
+        let waiting = end.data_waiting();
+        match end.source.peek(now, waiting) {
+            None => return,
+            Some(slot) if slot.at > now => return self.abr_schedule(e),
+            Some(_) => {}
+        }
+        let (at, emitted) = end.source.transmit(now, waiting).expect("peek found a cell");
+        debug_assert_eq!(at, now);
+        let (vci, port) = (end.vci, end.port);
+        let mut frame_done = false;
+        let cell = match emitted {
+            Emitted::Data => {
+                let (frame, eof) = end.send_data_cell();
+                frame_done = eof;
+                Cell { vci, frame, flags: if eof { flags::EOF } else { 0 } }
+            }
+            Emitted::ForwardRm(rm) | Emitted::BackwardRm(rm) => {
+                Cell { vci, frame: self.abr.rm.alloc(rm), flags: flags::RM }
+            }
+        };
+        self.cells.injected += 1;
+        self.ports[port.idx()].push_cell(now, cell);
+        self.kick(port);
+        if frame_done {
+            self.abr_trace_queue(e);
+            self.abr_fill(e);
+        }
+        self.abr_schedule(e);
+    }
+
+    /// An ABR cell arrives at a switch on (`l`, `vci`): RM cells meet the allocators, and
+    /// ERICA counts every cell. Out of line: only ABR VCs get here.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn abr_at_switch(&mut self, l: LinkId, cell: Cell) {
+        let Some(entry) = self.abr.switch_entry(l, cell.vci) else { return };
+        let now = self.now;
+        if let Some((a, slot)) = entry.fwd {
+            self.abr.allocators[a as usize].on_cell(now, slot);
+        }
+        if !cell.is_rm() {
+            return;
+        }
+        let rm = self.abr.rm.get_mut(cell.frame);
+        match rm.dir {
+            Direction::Forward => {
+                if let Some((a, slot)) = entry.fwd {
+                    let rm = *rm;
+                    self.abr.allocators[a as usize].on_forward_rm(now, slot, &rm);
+                }
+            }
+            Direction::Backward => {
+                if let Some((a, slot)) = entry.bwd {
+                    self.abr.allocators[a as usize].on_backward_rm(now, slot, rm);
+                }
+            }
+        }
+    }
+
+    /// An RM cell reaches node `h`: turnaround (forward) or feedback (backward).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn abr_at_host(&mut self, h: NodeId, cell: Cell) {
+        self.cells.delivered += 1;
+        let rm = self.abr.rm.deliver(cell.frame);
+        let Some(e) = self.abr.receiver(h, cell.vci) else {
+            return; // an RM cell on a VC that is not ABR here: delivered, ignored
+        };
+        let end = &mut self.abr.ends[e as usize];
+        end.stats.rm_received += 1;
+        match rm.dir {
+            Direction::Forward => {
+                let back = end.dest.turn_around(&rm);
+                end.source.queue_backward_rm(back);
+            }
+            Direction::Backward => {
+                end.source.on_backward_rm(&rm);
+                let acr = end.source.acr();
+                if acr != end.last_acr.0 {
+                    end.last_acr = (acr, self.now.as_secs_f64());
+                    if self.sample_every.is_some() {
+                        let p = end.probe;
+                        self.rec.push(self.now.as_secs_f64(), p, "acr_bps", acr * CELL_BITS as f64);
+                    }
+                }
+            }
+        }
+        self.abr_schedule(e);
+    }
+
+    /// Record the queue lengths of end `e` as they change (when probes are on): an exact step
+    /// trace, so that peaks of a few segments are never missed between samples.
+    fn abr_trace_queue(&mut self, e: u32) {
+        if self.sample_every.is_none() {
+            return;
+        }
+        let end = &self.abr.ends[e as usize];
+        let (t, p) = (self.now.as_secs_f64(), end.probe);
+        let (ip, backlog) = (end.ip_queue_data() as f64, end.backlog_data() as f64);
+        self.rec.push(t, p, "ip_queue_data", ip);
+        self.rec.push(t, p, "backlog_data", backlog);
+    }
+
+    /// Initial probe rows of every end (ACR at ICR, empty queues), when probes are on.
+    pub(super) fn abr_trace_start(&mut self) {
+        if self.sample_every.is_none() {
+            return;
+        }
+        for e in 0..self.abr.ends.len() {
+            let end = &self.abr.ends[e];
+            self.rec.push(0.0, end.probe, "acr_bps", end.source.acr() * CELL_BITS as f64);
+            self.abr_trace_queue(e as u32);
+        }
+    }
+}
