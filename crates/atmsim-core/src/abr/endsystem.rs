@@ -104,6 +104,9 @@ pub struct AbrEnd {
     pub ack_priority: bool,
     /// Pure acks go to this other end instead (§6 fix 2), an end at the same node.
     pub ack_divert: Option<u32>,
+    /// The allocator of the node's own adapter port and this VC's slot in it, if the node
+    /// allocates its link among its ABR VCs (`[[host]] er_algorithm`).
+    pub local: Option<(u32, super::VcSlot)>,
     /// Most datagrams the IP queue holds; `u32::MAX` = unlimited.
     pub ip_limit: u32,
     ip: VecDeque<Queued>,
@@ -149,6 +152,7 @@ impl AbrEnd {
             service,
             ack_priority: false,
             ack_divert: None,
+            local: None,
             ip_limit: u32::MAX,
             ip: VecDeque::new(),
             acks: VecDeque::new(),
@@ -201,7 +205,9 @@ impl AbrEnd {
         if q.data {
             self.ip_data += 1;
         }
-        self.note_maxima();
+        if self.service == IpService::Acr {
+            self.note_maxima(); // with instant service nothing stays in the IP queue
+        }
         true
     }
 

@@ -110,9 +110,15 @@ impl Network {
                 Cell { vci, frame, flags: if eof { flags::EOF } else { 0 } }
             }
             Emitted::ForwardRm(rm) | Emitted::BackwardRm(rm) => {
+                if let (Some((a, slot)), Direction::Forward) = (end.local, rm.dir) {
+                    self.abr.allocators[a as usize].on_forward_rm(now, slot, &rm);
+                }
                 Cell { vci, frame: self.abr.rm.alloc(rm), flags: flags::RM }
             }
         };
+        if let Some((a, slot)) = self.abr.ends[e as usize].local {
+            self.abr.allocators[a as usize].on_cell(now, slot);
+        }
         self.cells.injected += 1;
         self.ports[port.idx()].push_cell(now, cell);
         self.kick(port);
@@ -157,7 +163,7 @@ impl Network {
     #[inline(never)]
     pub(super) fn abr_at_host(&mut self, h: NodeId, cell: Cell) {
         self.cells.delivered += 1;
-        let rm = self.abr.rm.deliver(cell.frame);
+        let mut rm = self.abr.rm.deliver(cell.frame);
         let Some(e) = self.abr.receiver(h, cell.vci) else {
             return; // an RM cell on a VC that is not ABR here: delivered, ignored
         };
@@ -169,6 +175,10 @@ impl Network {
                 end.source.queue_backward_rm(back);
             }
             Direction::Backward => {
+                if let Some((a, slot)) = end.local {
+                    self.abr.allocators[a as usize].on_backward_rm(self.now, slot, &mut rm);
+                }
+                let end = &mut self.abr.ends[e as usize];
                 end.source.on_backward_rm(&rm);
                 let acr = end.source.acr();
                 if acr != end.last_acr.0 {

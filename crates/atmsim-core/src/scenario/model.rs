@@ -111,6 +111,10 @@ pub struct HostSec {
     /// VP-style shaping of everything the host sends (atm::shaping); absent = none.
     #[serde(default, deserialize_with = "table::optional")]
     pub shape: Option<ShapeSec>,
+    /// Explicit-rate allocation of the adapter's own link among the host's ABR VCs
+    /// ("maxmin" or "erica"); absent = none (each VC may reach its PCR).
+    #[serde(default)]
+    pub er_algorithm: Option<crate::abr::ErAlgorithm>,
     /// The IP-over-ATM driver's policies ([`IpoaSec`]); absent = its defaults.
     #[serde(default, deserialize_with = "table::optional")]
     pub ipoa: Option<IpoaSec>,

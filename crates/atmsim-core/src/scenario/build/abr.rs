@@ -90,6 +90,7 @@ pub(super) fn plane(doc: &ScenarioDoc, names: &Names, fabric: &Fabric, vcs: &Vcs
         ends_of.insert(&v.name, ids);
     }
     ack_vcs(doc, vcs, &ends_of, &mut plane)?;
+    host_allocators(doc, fabric, hosts, &mut plane)?;
     Ok(plane)
 }
 
@@ -123,6 +124,27 @@ fn ack_vcs(doc: &ScenarioDoc, vcs: &Vcs, ends_of: &HashMap<&str, [u32; 2]>, plan
                 );
             };
             plane.ends[e as usize].ack_divert = Some(o);
+        }
+    }
+    Ok(())
+}
+
+/// `[[host]] er_algorithm`: the adapter port allocates its link among the host's ABR VCs;
+/// each end at the host gets a slot.
+fn host_allocators(doc: &ScenarioDoc, fabric: &Fabric, hosts: &[Host], plane: &mut AbrPlane) -> Result<()> {
+    for (i, h) in doc.hosts.iter().enumerate() {
+        let Some(alg) = h.er_algorithm else { continue };
+        let field = format!("host[{i}].er_algorithm");
+        let Some(port) = hosts[i].port else {
+            return invalid(field, format!("expected host `{}` to have a link (an ATM adapter)", h.name));
+        };
+        let cap = fabric.links[fabric.ports[port.idx()].link.idx()].rate.as_bps() as f64 / CELL_BITS as f64;
+        let a = plane.add_allocator(port, PortAllocator::new(alg, cap, EricaConfig::new(cap), &field)?);
+        for e in 0..plane.ends.len() {
+            if plane.ends[e].port == port {
+                let slot = plane.allocators[a as usize].add_vc();
+                plane.ends[e].local = Some((a, slot));
+            }
         }
     }
     Ok(())

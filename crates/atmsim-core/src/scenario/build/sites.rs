@@ -43,6 +43,7 @@ pub(super) fn expand(doc: &ScenarioDoc) -> Result<Option<ScenarioDoc>> {
             tx_cpu_per_segment_us: 0.0,
             tx_cpu_per_byte_ns: 0.0,
             shape: None,
+            er_algorithm: None,
             ipoa: None,
         };
         let mut members = Vec::with_capacity((ws + srv + 1) as usize);
