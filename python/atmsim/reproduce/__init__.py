@@ -9,6 +9,7 @@ from __future__ import annotations
 
 STUDIES = {
     "caceres93": "atmsim.reproduce.caceres93",
+    "kalampoukas97": "atmsim.reproduce.kalampoukas97",
     "kocyigit": "atmsim.reproduce.kocyigit",
     "magic95": "atmsim.reproduce.magic95",
 }

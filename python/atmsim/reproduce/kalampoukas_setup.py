@@ -112,10 +112,12 @@ def efficiency(summary: dict, conn: str, rate_fraction: float) -> float:
     return c["goodput_bps"] / 1e6 / payload_mbps(rate_fraction)
 
 
-def busy_period_levels(trace: pd.Series, bunch_gap_s: float = 20 * CELL_S) -> list[tuple[float, int]]:
+def busy_period_levels(trace: pd.Series, bunch_gap_s: float = 64 * CELL_S) -> list[tuple[float, int]]:
     """(time, level) at the end of every ack bunch in an IP-queue step trace (module docs): a
-    bunch is a run of rises, each within ``bunch_gap_s`` of the previous change, by at least
-    two segments in all."""
+    bunch is a run of rises, each within ``bunch_gap_s`` of the previous change (a third of a
+    segment time: spaced acks come a segment apart), by at least two segments and at least
+    half the level it ends at — so that two spaced acks that happen to arrive close together
+    in the ±1 ripple after a bunch are not taken for a new one."""
     s = trace.dropna()
     times, values = s.index.to_numpy(), s.to_numpy()
     out: list[tuple[float, int]] = []
@@ -126,7 +128,7 @@ def busy_period_levels(trace: pd.Series, bunch_gap_s: float = 20 * CELL_S) -> li
             j = k
             while j + 1 < len(values) and values[j + 1] > values[j] and times[j + 1] - times[j] <= bunch_gap_s:
                 j += 1
-            if values[j] - start >= 2:
+            if values[j] - start >= max(2, values[j] / 2):
                 out.append((float(times[j]), int(values[j])))
             k = j + 1
         else:
