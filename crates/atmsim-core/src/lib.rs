@@ -7,6 +7,8 @@
 //! 3. [`rng`] — one seeded random stream per entity.
 //! 4. [`atm`] — the cell fabric: cells, AAL5, links, output ports (with a control class for
 //!    signalling cells), schedulers, shaping, switches.
+//!    [`abr`] — ABR rate control (TM 4.0): end systems sending at ACR behind their IP output
+//!    queues, RM cells, explicit-rate allocators per switch port (max-min, ERICA).
 //! 5. [`signalling`] — switch and endpoint controllers: hop-by-hop VC setup and release in
 //!    one round trip over go-back-N signalling links, VCI spaces, the admission hook
 //!    (sans-I/O).

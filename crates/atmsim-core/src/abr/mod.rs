@@ -19,33 +19,28 @@
 //! - [`erica`] — [`EricaPort`], Jain et al.'s ERICA: measured load, target utilisation,
 //!   fair share and VC share.
 //!
+//! Sans-I/O above; the runtime pieces below them.
+//!
 //! [`RmCell`] is the content of an RM cell (the fields of TM 4.0 §5.10.3.1 that the
 //! rules read); [`VcSlot`] names a VC inside one switch port's allocator.
 //!
-//! # What the integration into `net/` must add (nothing of it exists yet)
+//! # In the running network
 //!
-//! - **A cell kind.** RM cells are cells: they take a slot in the source's ACR schedule, in
-//!   the port queues and on the links, and count in conservation and utilisation. The shared
-//!   [`crate::atm::cell::flags`] need an `RM` bit (TM 4.0 marks them with PTI = 110 on the
-//!   VC), and the cell's `frame` field can index a slab of [`RmCell`] records while the cell is
-//!   in flight (a cell is 12 bytes of ids; the RM fields do not fit in it). AAL5 reassembly
-//!   must pass an RM cell by (it is not part of any frame).
-//! - **Per VC at an end system** ([`AbrSource`] for the direction it sends and
-//!   [`AbrDestination`] for the direction it receives): the source sits *below* the AAL5
-//!   segmenter and the study's shared IP output FIFO (Kalampoukas §2.1, digest A3): the IP
-//!   queue hands a datagram to AAL5 when the VC's cell buffer is empty, and the VC's cells
-//!   leave at the instants [`AbrSource::transmit`] returns. A forward RM cell arriving at the
-//!   destination is turned around by [`AbrDestination::turn_around`] and handed to the *same
-//!   node's* source of the reverse direction ([`AbrSource::queue_backward_rm`]), which sends
-//!   it in-rate at the ATM layer; it never enters the IP FIFO (digest A15).
-//! - **Per switch output port**: one FIFO ABR queue shared by all VCs (Kalampoukas §5.1) and
-//!   one allocator, [`MaxMinPort`] or [`EricaPort`], selectable per port. A forward RM cell
-//!   leaving by port *p* updates *p*'s allocator; the backward RM cell of the same VC, which
-//!   leaves the switch by the opposite port, is stamped by *p*'s allocator (the port that
-//!   carries the VC's data decides its rate). ERICA also needs every ABR cell the port
-//!   forwards ([`EricaPort::on_cell`]).
-//! - **Probes**: ACR per VC ([`AbrSource::acr`]), RM cells sent and turned around, the
-//!   allocators' shares.
+//! - [`endsystem`] — [`AbrEnd`], one per end of an ABR VC: the node's IP output queue for the
+//!   VC (data and acks in one FIFO, served at ACR or instantly; the §6 fixes as options), the
+//!   VC's cell buffer, an [`AbrSource`] for the direction it sends and an [`AbrDestination`]
+//!   for the direction it receives;
+//! - [`allocator`] — [`PortAllocator`]: [`MaxMinPort`] or [`EricaPort`] per switch output port
+//!   (or per host adapter, `[[host]] er_algorithm`), selected by [`ErAlgorithm`];
+//! - [`plane`] — [`AbrPlane`]: every end, allocator and the per-input tables that tell a switch
+//!   which allocator meets which RM cell (module docs there);
+//! - [`rm_cells`] — [`RmCells`]: an RM cell in flight is a cell of the fabric with
+//!   [`crate::atm::cell::flags::RM`] set, whose `frame` field indexes its field record here; RM
+//!   cells count in the cell ledger and in their own (`summary.abr.rm_cells`).
+//!
+//! The events (an end's next transmission opportunity; RM cells at switch inputs and at
+//! receiving nodes) are handled in `net/abr.rs`; the scenario's `abr` table and switch fields
+//! are read by `scenario/build/abr.rs` (docs/scenario.md, "`abr = { ... }`").
 //!
 //! # Decisions (A-numbers are rows of the digest `shared/specs/kalampoukas97.md` §4)
 //!
