@@ -84,6 +84,45 @@ pub fn run_doc(doc: &ScenarioDoc, opts: RunOptions) -> Result<(Network, serde_js
     Ok((net, s))
 }
 
+/// Run the TOML scenario `text` (from `origin`) for at most `cap_s` simulated seconds (the
+/// warm-up cut to half of that if longer) with batching as given (`None`: the file's), and
+/// return its [`results_digest`].
+pub fn capped_digest(text: &str, origin: &str, cap_s: f64, batching: Option<bool>) -> Result<String> {
+    let mut doc = scenario::parse(text, Format::Toml, origin)?;
+    if doc.simulation.duration_s > cap_s {
+        doc.simulation.duration_s = cap_s;
+        if doc.simulation.warmup_s >= cap_s {
+            doc.simulation.warmup_s = cap_s / 2.0;
+        }
+        if doc.simulation.sample_interval_ms.is_some_and(|ms| ms * 1e-3 > cap_s) {
+            doc.simulation.sample_interval_ms = Some(cap_s * 1e3 / 10.0);
+        }
+    }
+    let (_, summary) = run_doc(&doc, RunOptions { seed: None, batching })?;
+    Ok(results_digest(&summary))
+}
+
+/// A digest of a run's results: FNV-1a (64 bit) over the summary as compact JSON with its keys
+/// sorted, the `run` section (wall-clock times and rates) and the `batching` setting (results
+/// are the same either way) left out. Equal digests mean
+/// bit-identical results; the determinism tests compare them before and after a change to a
+/// hot path (`tests/it/results_are_unchanged.rs`).
+pub fn results_digest(summary: &serde_json::Value) -> String {
+    let mut s = summary.clone();
+    if let Some(m) = s.as_object_mut() {
+        m.remove("run");
+        m.remove("batching");
+    }
+    // serde_json's map is ordered by key (no `preserve_order` feature): the text is canonical.
+    let text = serde_json::to_string(&s).expect("a summary serializes");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 fn default_name(origin: &str) -> String {
     std::path::Path::new(origin)
         .file_stem()

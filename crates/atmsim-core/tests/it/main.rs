@@ -11,6 +11,7 @@ mod link_clocks;
 mod magic_table1;
 mod on_off_sources;
 mod pcap_captures;
+mod results_are_unchanged;
 mod scenario_errors;
 mod shaping_and_pacing;
 mod signalling_sets_up_vcs;
