@@ -302,21 +302,6 @@ impl EchoStats {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::EchoStats;
-
-    #[test]
-    fn echo_stats_of_a_small_sample() {
-        let s = EchoStats::of(&mut [4.0, 1.0, 3.0, 2.0]).unwrap();
-        assert_eq!(s.mean, 2.5);
-        assert!((s.std - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
-        assert_eq!(s.median, 2.5);
-        assert!((s.p90 - 3.7).abs() < 1e-12);
-        assert!(EchoStats::of(&mut []).is_none());
-    }
-}
-
 /// The ABR plane: per end system (ACR, RM cells, queues) and per switch allocator.
 fn abr(net: &Network) -> Value {
     let bits = CELL_BITS as f64;
@@ -374,4 +359,19 @@ fn abr(net: &Network) -> Value {
         "allocators": allocators,
         "rm_cells": { "sent": rm.sent, "delivered": rm.delivered, "dropped": rm.dropped, "in_flight": net.abr.rm.in_flight() },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EchoStats;
+
+    #[test]
+    fn echo_stats_of_a_small_sample() {
+        let s = EchoStats::of(&mut [4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!(s.mean, 2.5);
+        assert!((s.std - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!(s.median, 2.5);
+        assert!((s.p90 - 3.7).abs() < 1e-12);
+        assert!(EchoStats::of(&mut []).is_none());
+    }
 }
