@@ -155,7 +155,7 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.heap.push(Entry { key, ev });
             if self.len > TO_RADIX {
-                self.into_radix();
+                self.spill_to_radix();
             }
         }
         EventKey(seq)
@@ -171,7 +171,7 @@ impl<E: Copy> EventQueue<E> {
     /// Move every event from the binary heap into the radix heap (`last` is the last key popped,
     /// at most every pending key).
     #[cold]
-    fn into_radix(&mut self) {
+    fn spill_to_radix(&mut self) {
         self.radix_on = true;
         let heap = std::mem::take(&mut self.heap);
         let mut v = heap.into_vec();
@@ -183,7 +183,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Move every event from the radix heap back into the binary heap.
     #[cold]
-    fn into_heap(&mut self) {
+    fn gather_into_heap(&mut self) {
         self.radix_on = false;
         let mut v = std::mem::take(&mut self.heap).into_vec();
         for b in 0..BUCKETS {
@@ -230,7 +230,7 @@ impl<E: Copy> EventQueue<E> {
                 }
                 let e = self.buckets[0].pop().expect("settled");
                 if self.len <= TO_HEAP {
-                    self.into_heap();
+                    self.gather_into_heap();
                 }
                 e
             } else {
