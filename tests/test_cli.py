@@ -10,7 +10,7 @@ from rich.console import Console
 
 import atmsim
 from atmsim import Results
-from atmsim.cli import connections_table, ports_table, print_summary, sources_table
+from atmsim.cli import abr_table, connections_table, ports_table, print_summary, sources_table
 
 
 def atmsim_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -81,6 +81,14 @@ def test_sources_table_shows_goodput_per_cell_source():
     assert "sources" in text and "goodput Mb/s" in text
     assert "│ ga   │ greedy │       44.982 │      149.950 │" in text
     assert sources_table({"sources": []}) is None
+
+
+def test_abr_table_shows_each_end_system():
+    end = {"name": "v:a", "pcr_bps": 149.76e6, "acr_bps": 49.92e6, "acr_last_change_s": 0.1059, "forward_rm": 9303,
+           "backward_rm_sent": 9223, "max_ip_queue_data": 10}
+    text = _render(abr_table({"abr": {"ends": [end]}}))
+    assert "ABR end systems" in text and "│ v:a  │  149.760 │   49.920 │        0.1059 │       9303 │        9223 │" in text
+    assert abr_table({"abr": {"ends": []}}) is None and abr_table({}) is None
 
 
 def test_names_with_markup_are_printed_literally():

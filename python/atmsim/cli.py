@@ -465,6 +465,23 @@ def sources_table(summary: Mapping[str, Any]) -> Table | None:
     return table
 
 
+def abr_table(summary: Mapping[str, Any]) -> Table | None:
+    """Per ABR end system (``summary["abr"]["ends"]``): PCR, final ACR, when it last changed,
+    RM cells sent, and the largest IP queue of data."""
+    rows = (summary.get("abr") or {}).get("ends") or []
+    if not rows:
+        return None
+    table = _table("ABR end systems")
+    for label in ("PCR Mb/s", "ACR Mb/s", "ACR settled s", "forward RM", "backward RM", "max IP queue (data)"):
+        table.add_column(label, justify="right")
+    for row in rows:
+        table.add_row(
+            _name(row), _mbps(row.get("pcr_bps")), _mbps(row.get("acr_bps")), _fmt(row.get("acr_last_change_s")),
+            _fmt(row.get("forward_rm")), _fmt(row.get("backward_rm_sent")), _fmt(row.get("max_ip_queue_data")),
+        )
+    return table
+
+
 def ports_table(summary: Mapping[str, Any]) -> Table | None:
     rows = summary.get("ports") or []
     drops = _keys_like(rows, "drop")
@@ -549,7 +566,7 @@ def print_summary(results: Results, console: Console) -> None:
     header.append(printable(str(s.get("scenario", "?"))), style="bold")
     header.append(f"  seed {s.get('seed', '?')}  duration {_fmt(s.get('duration_s'))} s  warmup {_fmt(s.get('warmup_s'))} s")
     console.print(header, highlight=False)
-    for table in (connections_table(s), udp_table(s), sources_table(s), ports_table(s), lines_table(s), nodes_table(s)):
+    for table in (connections_table(s), udp_table(s), sources_table(s), abr_table(s), ports_table(s), lines_table(s), nodes_table(s)):
         if table is not None:
             console.print(table)
 
