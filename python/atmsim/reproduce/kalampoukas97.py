@@ -457,6 +457,9 @@ def _table(st: Study) -> str:
             "the window means levels alternating with a full window) against the sums seen after the warm-up. At "
             "§5.3's slow node some busy periods open with a partial bunch (part of the acks for its data arrive spaced, "
             "queued one by one between the fast node's segments), which lowers those sums; not investigated further. "
+            "At §5.3's fast node the sums sit at 38–41, above S = 37.5 computed with a slow segment's reassembly "
+            "(1.68 ms) in the slow direction's delay, and at the digest's 40 computed with one fast segment in both "
+            "directions: which reassembly delay Lemma 2 should count there is not settled here. "
             "§5.4, §5.5 and the fixes are in their sections.</p><table><tr><th>case</th><th>connection</th>"
             "<th>predicted F</th><th>atmsim F</th><th>predicted S (cap)</th><th>atmsim sums</th></tr>" + "".join(rows) + "</table>")
 
