@@ -1,6 +1,7 @@
 //! Memory the built network holds, per scenario: live heap bytes after the network is built
 //! and the parsed document dropped, then after the run (issue 13, goal 6: bytes per idle VC
-//! and per TCP connection, from the difference between two scenario sizes).
+//! and per TCP connection, as total / items at a size where the tables are nearly full —
+//! differences between two sizes measure `Vec` doubling, not items; docs/performance.md).
 //!
 //! `cargo run --release -p atmsim-core --example memory -- a.toml b.toml`
 use std::alloc::{GlobalAlloc, Layout, System};
