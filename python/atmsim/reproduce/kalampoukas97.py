@@ -484,11 +484,20 @@ def _fixes(st: Study, items: list) -> str:
     parts.append(_verdict(items, "§6 ack priority removes ack compression", "agrees" if abs(ap - ow) <= 0.03 else "differs",
                           f"on §5.2, {_pct(ap)} against one-way {_pct(ow)}; 'agrees' within 3 points. Priority here is "
                           "non-preemptive at the IP queue: an ack still waits for the segment being segmented."))
+    def shares(name: str) -> tuple[float, float]:
+        e = next(x for x in st.first(name)["summary"]["abr"]["ends"] if x["name"] == "abr:1L")
+        total = e["data_cells"] + e["forward_rm"] + e["backward_rm_sent"]
+        return e["data_cells"] / total, e["backward_rm_sent"] / total
+
+    (d2, b2), (d1, b1) = shares("sec53_ackprio"), shares("sec53_oneway_slow")
     parts.append(_verdict(items, "§6 ack priority with unequal rates (§5.3)", "not comparable",
                           f"beyond the paper: fast {_pct(ap_fast)} against one-way {_pct(ow_fast)}, slow {_pct(ap_slow)} against "
                           f"{_pct(ow_slow)}. The digest expected 86–95 % for the fast direction (an ack at the slow node can wait "
-                          "behind a segment lasting three fast-segment times) and about 100 % for the slow one; the slow "
-                          "direction's 4-point shortfall is not explained (not investigated)."))
+                          "behind a segment lasting three fast-segment times) and about 100 % for the slow one. Measured why the "
+                          f"slow direction falls short: its VC also carries the fast source's turned-around RM cells in rate — "
+                          f"{_pct(b2)} of its cells two-way against {_pct(b1)} one-way — so data get {_pct(d2)} of its slots "
+                          f"against {_pct(d1)}, {100 * (1 - d2 / d1):.1f} of the {100 * (1 - ap_slow / ow_slow):.1f} points "
+                          "lost; the rest is not investigated."))
     parts.append(_verdict(items, "§6 separate VCs remove it", "agrees" if abs(sv - ow * 0.98) <= 0.03 else "differs",
                           f"{_pct(sv)} against one-way {_pct(ow)} less the ack VC's 2 % share ({_pct(0.98 * ow)})."))
     return "".join(parts)
