@@ -159,10 +159,6 @@ def _verdict(items: list, item: str, word: str, text: str) -> str:
     return f"<p><b>Verdict ({html.escape(item)}): {html.escape(word)}</b> — {text}</p>"
 
 
-def _within(x: float, lo: float, hi: float) -> bool:
-    return lo <= x <= hi
-
-
 def _img(path: Path) -> str:
     return f"<p><img src='{html.escape(path.name)}' alt='{html.escape(path.stem)}'></p>"
 
@@ -226,10 +222,10 @@ def _closed_forms(st: Study, points, out: Path, items: list) -> str:
                         f"<td>{ks.prediction(p, 'paper').regime().value}</td></tr>")
             sim.append((p, fi, fj))
         if fig == "fig3_3":
-            path = figs.closed_form_w(figure_path(out, "fig3_3.png"), 8, [(p.w_i, fi, 0, 0) for p, fi, _ in sim])
+            path = figs.closed_form_w(figure_path(out, "fig3_3.png"), 8, [(p.w_i, fi) for p, fi, _ in sim])
         elif fig == "fig3_4":
             l_of = lambda p: p.one_way_ms / (1e3 / th.segment_rate()) + 1  # noqa: E731
-            path = figs.closed_form_l(figure_path(out, "fig3_4.png"), 8, [(l_of(p), fi, 0, 0) for p, fi, _ in sim])
+            path = figs.closed_form_l(figure_path(out, "fig3_4.png"), 8, [(l_of(p), fi) for p, fi, _ in sim])
         else:
             def ours(x):
                 return ks.prediction(ks.TwoNode(14, 14, 5.0, x, 1.0), "paper").efficiency()

@@ -16,29 +16,29 @@ from ..report import new_axes, save_axes
 from . import kalampoukas_theory as th
 
 
-def closed_form_w(path: Path, l_one_way: float, sim: list[tuple[float, float, float, float]]) -> Path:
+def _equal_pair(path: Path, xs, two_way, one_way, sim: list[tuple[float, float]], xlabel: str, title: str) -> Path:
+    """Theorem 1's two-way and the one-way efficiency over ``xs``, with simulated (x, F) points."""
+    fig, ax = new_axes()
+    ax.plot(xs, [two_way(x) for x in xs], label="two-way (Theorem 1)")
+    ax.plot(xs, [one_way(x) for x in xs], "--", label="one-way")
+    if sim:
+        ax.plot([r[0] for r in sim], [r[1] for r in sim], "o", label="atmsim, cell level")
+    return save_axes(fig, ax, path, xlabel=xlabel, ylabel="efficiency", title=title)
+
+
+def closed_form_w(path: Path, l_one_way: float, sim: list[tuple[float, float]]) -> Path:
     """Fig. 3.3: efficiency against W at one-way pipe ``l_one_way`` [segments]; ``sim`` rows
-    (W, simulated, paper-convention prediction, ack-path prediction)."""
-    fig, ax = new_axes()
-    ws = np.linspace(1, 64, 400)
-    ax.plot(ws, [th.equal_pair_efficiency(w, l_one_way) for w in ws], label="two-way (Theorem 1)")
-    ax.plot(ws, [th.one_way_efficiency(w, 2 * l_one_way) for w in ws], "--", label="one-way")
-    if sim:
-        ax.plot([r[0] for r in sim], [r[1] for r in sim], "o", label="atmsim, cell level")
-    return save_axes(fig, ax, path, xlabel="window W [segments]", ylabel="efficiency",
-                     title=f"Fig. 3.3: L = {l_one_way:g} segments each way")
+    (W, simulated efficiency)."""
+    return _equal_pair(path, np.linspace(1, 64, 400), lambda w: th.equal_pair_efficiency(w, l_one_way),
+                       lambda w: th.one_way_efficiency(w, 2 * l_one_way), sim, "window W [segments]",
+                       f"Fig. 3.3: L = {l_one_way:g} segments each way")
 
 
-def closed_form_l(path: Path, w: float, sim: list[tuple[float, float, float, float]]) -> Path:
-    """Fig. 3.4: efficiency against the one-way pipe L at window ``w``; ``sim`` rows (L, ...)."""
-    fig, ax = new_axes()
-    ls = np.linspace(0.25, 16, 400)
-    ax.plot(ls, [th.equal_pair_efficiency(w, x) for x in ls], label="two-way (Theorem 1)")
-    ax.plot(ls, [th.one_way_efficiency(w, 2 * x) for x in ls], "--", label="one-way")
-    if sim:
-        ax.plot([r[0] for r in sim], [r[1] for r in sim], "o", label="atmsim, cell level")
-    return save_axes(fig, ax, path, xlabel="one-way pipe L [segments] (propagation + 1 segment)",
-                     ylabel="efficiency", title=f"Fig. 3.4: W = {w:g} segments")
+def closed_form_l(path: Path, w: float, sim: list[tuple[float, float]]) -> Path:
+    """Fig. 3.4: efficiency against the one-way pipe L at window ``w``; ``sim`` rows (L, F)."""
+    return _equal_pair(path, np.linspace(0.25, 16, 400), lambda x: th.equal_pair_efficiency(w, x),
+                       lambda x: th.one_way_efficiency(w, 2 * x), sim,
+                       "one-way pipe L [segments] (propagation + 1 segment)", f"Fig. 3.4: W = {w:g} segments")
 
 
 def closed_form_rates(path: Path, sim: list[tuple[float, float, float]], sim_curve) -> Path:

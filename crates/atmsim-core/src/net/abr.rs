@@ -48,8 +48,8 @@ impl Network {
             self.datagrams.refuse(d);
             return false;
         }
-        self.abr_trace_queue(e);
         self.abr_fill(e);
+        self.abr_trace_queue(e);
         self.abr_schedule(e);
         true
     }
@@ -57,7 +57,6 @@ impl Network {
     /// Segment what the IP queue of end `e` releases now.
     fn abr_fill(&mut self, e: u32) {
         let now = self.now;
-        let mut any = false;
         while let Some(q) = self.abr.ends[e as usize].next_for_aal5() {
             let node = self.abr.ends[e as usize].node;
             let f = self.frames.alloc(q.datagram, node, q.ip_bytes, now);
@@ -66,10 +65,6 @@ impl Network {
             if let Some(t) = self.hosts[node.idx()].tap {
                 self.capture(t, true, q.datagram);
             }
-            any = true;
-        }
-        if any {
-            self.abr_trace_queue(e);
         }
     }
 
@@ -123,8 +118,8 @@ impl Network {
         self.ports[port.idx()].push_cell(now, cell);
         self.kick(port);
         if frame_done {
-            self.abr_trace_queue(e);
             self.abr_fill(e);
+            self.abr_trace_queue(e);
         }
         self.abr_schedule(e);
     }
