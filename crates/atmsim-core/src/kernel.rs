@@ -24,6 +24,15 @@
 //! The key is one `u128` (`time << 64 | seq`), so the order is total and identical on every
 //! machine — the basis of atmsim's bit-for-bit determinism.
 //!
+//! **Tie order.** The default above ([`TieOrder::Fifo`], DESIGN §2) is one convention among
+//! several a modeller could defend: at one instant, which of two simultaneous cell arrivals
+//! takes the last buffer place is decided by scheduling history, not by physics. To test how
+//! much a result depends on it, a run may order simultaneous events last-scheduled first
+//! ([`TieOrder::Lifo`]) or by a seeded pseudo-random permutation of their sequence numbers
+//! ([`TieOrder::Random`]) — `simulation.tie_order`. Causality holds in every order: an event
+//! scheduled for *now* is only queued once its cause has run. Those keys are not monotone, so
+//! the queue keeps them in the binary heap whatever the population.
+//!
 //! **Cancellation.** [`EventQueue::schedule`] returns an [`EventKey`]; [`EventQueue::cancel`]
 //! marks it dead and the queue drops it when it reaches the front. Cancellation is rare in
 //! atmsim (TCP timers are tick counters, as in BSD), so the common path pays one
@@ -40,9 +49,56 @@ use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 
-/// Handle of a scheduled event, used to cancel it.
+/// Handle of a scheduled event, used to cancel it: the tie-breaking half of its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EventKey(u64);
+
+/// How events scheduled for the same instant are ordered (module docs, "Tie order").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TieOrder {
+    /// In the order they were scheduled (the default; DESIGN §2).
+    Fifo,
+    /// Last scheduled first.
+    Lifo,
+    /// A pseudo-random permutation of the scheduling order, fixed by this salt (drawn from
+    /// the run's seed).
+    Random(u64),
+}
+
+/// The tie-breaking half of an event's key is a bijection of its sequence number `seq` (so
+/// keys stay unique): `seq ^ xor`, then mixed if `mix`. FIFO: `xor` 0; LIFO: `xor` all ones;
+/// random: `xor` the salt, mixed by SplitMix64's output function.
+#[derive(Clone, Copy)]
+struct TieKey {
+    xor: u64,
+    mix: bool,
+}
+
+impl TieKey {
+    fn of(t: TieOrder) -> Self {
+        match t {
+            TieOrder::Fifo => TieKey { xor: 0, mix: false },
+            TieOrder::Lifo => TieKey { xor: u64::MAX, mix: false },
+            TieOrder::Random(salt) => TieKey { xor: salt, mix: true },
+        }
+    }
+
+    #[inline]
+    fn tie(self, seq: u64) -> u64 {
+        let x = seq ^ self.xor;
+        if self.mix {
+            mixed(x)
+        } else {
+            x
+        }
+    }
+}
+
+/// Kept out of line so [`EventQueue::schedule`] stays small enough to be inlined.
+#[inline(never)]
+fn mixed(x: u64) -> u64 {
+    crate::rng::splitmix64(x)
+}
 
 #[derive(Clone, Copy)]
 struct Entry<E> {
@@ -95,6 +151,10 @@ pub struct EventQueue<E: Copy> {
     seq: u64,
     cancelled: HashSet<u64>,
     popped: u64,
+    ties: TieOrder,
+    tie_key: TieKey,
+    /// Keys never go below the last popped (FIFO ties): the radix heap may hold them.
+    monotone: bool,
 }
 
 #[inline]
@@ -110,6 +170,11 @@ impl<E: Copy> Default for EventQueue<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
+        Self::with_ties(TieOrder::Fifo)
+    }
+
+    /// A queue ordering simultaneous events by `ties`.
+    pub fn with_ties(ties: TieOrder) -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
             radix_on: false,
@@ -121,6 +186,9 @@ impl<E: Copy> EventQueue<E> {
             seq: 0,
             cancelled: HashSet::new(),
             popped: 0,
+            ties,
+            tie_key: TieKey::of(ties),
+            monotone: ties == TieOrder::Fifo,
         }
     }
 
@@ -143,29 +211,29 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedule `ev` at `time`. Events at equal times run in scheduling order. `time` must not
     /// be earlier than the last event popped (a simulation never schedules into the past).
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, ev: E) -> EventKey {
         let seq = self.seq;
         self.seq += 1;
-        let key = ((time.0 as u128) << 64) | seq as u128;
-        debug_assert!(key >= self.last, "an event scheduled before the last one popped");
+        let tie = self.tie_key.tie(seq);
+        let key = ((time.0 as u128) << 64) | tie as u128;
+        debug_assert!(time.0 >= (self.last >> 64) as u64, "an event scheduled before the last one popped");
+        debug_assert!(!self.monotone || key >= self.last, "FIFO keys are monotone");
         self.len += 1;
         if self.radix_on {
             self.push_entry(Entry { key, ev });
         } else {
             self.heap.push(Entry { key, ev });
-            if self.len > TO_RADIX {
+            if self.len > TO_RADIX && self.monotone {
                 self.spill_to_radix();
             }
         }
-        EventKey(seq)
+        EventKey(tie)
     }
 
-    /// Cancel a scheduled event. Cancelling an event that already ran is a no-op.
+    /// Cancel a scheduled event that has not run yet.
     pub fn cancel(&mut self, key: EventKey) {
-        if key.0 < self.seq {
-            self.cancelled.insert(key.0);
-        }
+        self.cancelled.insert(key.0);
     }
 
     /// Move every event from the binary heap into the radix heap (`last` is the last key popped,
@@ -276,6 +344,10 @@ impl<E: Copy> EventQueue<E> {
 
     pub fn len(&self) -> usize {
         self.len
+    }
+    /// How simultaneous events are ordered.
+    pub fn ties(&self) -> TieOrder {
+        self.ties
     }
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -443,6 +515,48 @@ mod tests {
             }
             assert!(!q.radix_on);
         }
+    }
+
+    /// Last-in-first-out ties: simultaneous events come out newest first, times still in order,
+    /// and an event scheduled for the current instant runs after its cause (it did not exist
+    /// before) but before the older simultaneous ones.
+    #[test]
+    fn lifo_ties_reverse_the_scheduling_order_within_an_instant() {
+        let mut q = EventQueue::with_ties(TieOrder::Lifo);
+        for (t, e) in [(10u64, 'a'), (5, 'b'), (10, 'c'), (10, 'd'), (5, 'e')] {
+            q.schedule(SimTime(t), e);
+        }
+        assert_eq!(q.pop(), Some((SimTime(5), 'e')));
+        assert_eq!(q.pop(), Some((SimTime(5), 'b')));
+        assert_eq!(q.pop(), Some((SimTime(10), 'd')));
+        q.schedule(SimTime(10), 'f');
+        let rest: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(rest, ['f', 'c', 'a']);
+    }
+
+    /// Random ties: each instant's events come out in a permutation fixed by the salt; the
+    /// same salt gives the same order, another salt another; populations far above the radix
+    /// threshold stay ordered (they are kept in the binary heap).
+    #[test]
+    fn random_ties_are_a_seeded_permutation_within_each_instant() {
+        let order = |salt: u64| -> Vec<(u64, u32)> {
+            let mut q = EventQueue::with_ties(TieOrder::Random(salt));
+            for i in 0..2000u32 {
+                q.schedule(SimTime(u64::from(i % 7)), i);
+            }
+            assert!(!q.radix_on);
+            std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect()
+        };
+        let a = order(1);
+        assert_eq!(a, order(1));
+        assert_ne!(a, order(2));
+        assert!(a.windows(2).all(|w| w[0].0 <= w[1].0), "times in order");
+        let mut ids: Vec<u32> = a.iter().map(|x| x.1).collect();
+        // Not the scheduling order within an instant...
+        assert!(a.windows(2).any(|w| w[0].0 == w[1].0 && w[0].1 > w[1].1));
+        // ...but every event exactly once.
+        ids.sort_unstable();
+        assert_eq!(ids, (0..2000).collect::<Vec<_>>());
     }
 
     proptest::proptest! {

@@ -34,10 +34,13 @@ pub enum Purpose {
     Traffic = 6,
     /// The endpoints of a generated conversation (index: generator << 40 | conversation).
     TrafficConn = 7,
+    /// The permutation of simultaneous events under `simulation.tie_order = "random"`.
+    TieOrder = 8,
 }
 
+/// SplitMix64's output function of `z` (a bijection on `u64`).
 #[inline]
-fn splitmix64(mut z: u64) -> u64 {
+pub fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -46,8 +49,12 @@ fn splitmix64(mut z: u64) -> u64 {
 
 /// The stream of entity `index` used for `purpose`, in a run with master seed `seed`.
 pub fn stream(seed: u64, purpose: Purpose, index: u64) -> Stream {
-    let s = splitmix64(seed ^ splitmix64(purpose as u64 ^ splitmix64(index)));
-    Stream::seed_from_u64(s)
+    Stream::seed_from_u64(derive(seed, purpose, index))
+}
+
+/// The 64-bit value [`stream`] seeds its generator with, for uses that need one number.
+pub fn derive(seed: u64, purpose: Purpose, index: u64) -> u64 {
+    splitmix64(seed ^ splitmix64(purpose as u64 ^ splitmix64(index)))
 }
 
 #[cfg(test)]

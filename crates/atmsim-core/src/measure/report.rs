@@ -7,6 +7,7 @@
 use crate::apps::cell_source::Pattern;
 use crate::atm::cell::CELL_BITS;
 use crate::ip::App;
+use crate::kernel::TieOrder;
 use crate::net::Network;
 use serde_json::{json, Value};
 
@@ -173,7 +174,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
     // Logical events: heap events plus the steps batching took inline (the same count
     // with batching on or off).
     let events = heap_events + net.inline_steps;
-    json!({
+    let mut s = json!({
         "duration_s": end,
         "warmup_s": warm,
         "batching": net.batching,
@@ -238,7 +239,14 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
             "events_per_s": events as f64 / wall_s.max(1e-9),
             "cell_hops_per_s": net.cell_hops as f64 / wall_s.max(1e-9),
         },
-    })
+    });
+    // Only a non-default tie order is recorded, so default runs keep their digests.
+    match net.q.ties() {
+        TieOrder::Fifo => {}
+        TieOrder::Lifo => s["tie_order"] = json!("lifo"),
+        TieOrder::Random(_) => s["tie_order"] = json!("random"),
+    }
+    s
 }
 
 /// Per-connection application fields: the app kind, conversations, bytes each way and, for

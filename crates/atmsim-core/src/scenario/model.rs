@@ -80,6 +80,20 @@ pub struct SimulationSec {
     /// the seed. 0 (default) = every clock exact, so equal-rate links stay in lock step.
     #[serde(default)]
     pub link_clock_ppm: f64,
+    /// Order of events scheduled for the same instant: "fifo" (default: scheduling order),
+    /// "lifo" or "random" (a permutation drawn from the seed) — a sensitivity check.
+    #[serde(default)]
+    pub tie_order: TieOrderSpec,
+}
+
+/// `simulation.tie_order` (kernel module docs, "Tie order").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TieOrderSpec {
+    #[default]
+    Fifo,
+    Lifo,
+    Random,
 }
 
 /// `[[host]]`: an end system: at most one ATM adapter (a `[[link]]`), serial lines, LANs.

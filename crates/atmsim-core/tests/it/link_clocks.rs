@@ -53,7 +53,7 @@ fn a_link_with_a_clock_offset_carries_cells_at_the_offset_rate() {
 
 /// Two greedy sources on their own OC-3c links (clock offsets `ppm1`, `ppm2`) into one
 /// OC-3c port with a 100-cell buffer; other links drawn within ±`spread_ppm`.
-fn two_greedy(spread_ppm: f64, ppm1: f64, ppm2: f64) -> String {
+pub(crate) fn two_greedy(spread_ppm: f64, ppm1: f64, ppm2: f64) -> String {
     format!(
         r#"
 [simulation]

@@ -17,4 +17,5 @@ mod shaping_and_pacing;
 mod signalling_sets_up_vcs;
 mod tcp_recovers_from_cell_loss;
 mod tcplib_conversations;
+mod tie_order;
 mod traffic_generators;

@@ -57,6 +57,12 @@ fn table_of_bad_inputs() {
         ),
         ("warmup_s = 1.0", "warmup_s = 7.0", "simulation.warmup_s", "shorter than duration"),
         (
+            "duration_s = 6.0",
+            "duration_s = 6.0\ntie_order = \"sideways\"",
+            "simulation.tie_order",
+            "expected one of `fifo`, `lifo`, `random`",
+        ),
+        (
             "path = [\"dec-lawrence\", \"asx100\", \"dec-remote\"]",
             "path = [\"dec-lawrence\", \"dec-remote\"]",
             "vc[0].path[1]",

@@ -119,7 +119,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let port_names: Vec<String> = fabric.ports.iter().map(|p| p.name.clone()).collect();
     let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
     let mut net = Network {
-        q: EventQueue::new(),
+        q: EventQueue::with_ties(run.ties),
         now: SimTime::ZERO,
         until: run.until,
         warmup: run.warmup,

@@ -2,11 +2,14 @@
 //!
 //! Owns [`Run`], the run-wide settings every later section may read: the end and the
 //! warm-up of the run, the seed of all random streams (the document's, or the caller's
-//! override), the spread of the link clocks, the probes' sampling interval and batching.
+//! override), the spread of the link clocks, the probes' sampling interval, batching and the
+//! order of simultaneous events.
 
 use crate::error::Result;
+use crate::kernel::TieOrder;
+use crate::rng::{self, Purpose};
 use crate::scenario::limits::{self, invalid, span};
-use crate::scenario::model::SimulationSec;
+use crate::scenario::model::{SimulationSec, TieOrderSpec};
 use crate::time::{SimDuration, SimTime};
 
 /// The checked `[simulation]` section.
@@ -25,6 +28,8 @@ pub(super) struct Run {
     pub sample_every: Option<SimDuration>,
     /// Serve busy ports and links inline up to the next event.
     pub batching: bool,
+    /// Order of simultaneous events.
+    pub ties: TieOrder,
 }
 
 /// Check `[simulation]`; the overrides replace the document's seed and batching.
@@ -68,6 +73,11 @@ pub(super) fn settings(
         clock_spread_ppm,
         sample_every,
         batching: batching_override.unwrap_or(sim.batching),
+        ties: match sim.tie_order {
+            TieOrderSpec::Fifo => TieOrder::Fifo,
+            TieOrderSpec::Lifo => TieOrder::Lifo,
+            TieOrderSpec::Random => TieOrder::Random(rng::derive(seed, Purpose::TieOrder, 0)),
+        },
     })
 }
 
