@@ -280,8 +280,11 @@ impl AbrSource {
     /// Queue a turned-around RM cell (of the reverse direction) for an in-rate slot of this
     /// VC; a cell still waiting is replaced (TM 4.0 §5.10.5 rule 3a). Returns whether one was.
     pub fn queue_backward_rm(&mut self, rm: RmCell) -> bool {
-        let replaced = self.pending_brm.replace(rm).is_some();
-        self.stats.backward_rm_overwritten += u64::from(replaced);
+        let replaced = self.pending_brm.is_some();
+        if replaced {
+            self.stats.backward_rm_overwritten += 1;
+        }
+        self.pending_brm = Some(rm);
         replaced
     }
 }

@@ -397,7 +397,7 @@ impl OutPort {
     fn start_ctrl(&mut self, now: SimTime) -> SimTime {
         let cell = self.ctrl.pop_front().expect("start_ctrl on an empty control FIFO");
         self.in_tx = Some(cell);
-        now + self.ser.next(super::cell::CELL_BITS)
+        now + self.ser.next_unit()
     }
 
     /// Start sending the next cell if idle: the head of the control FIFO if there is one,
@@ -414,7 +414,7 @@ impl OutPort {
         let vs = &mut self.vcs[cell.vci as usize];
         vs.queued -= 1;
         self.in_tx = Some(cell);
-        let d: SimDuration = self.ser.next(super::cell::CELL_BITS);
+        let d: SimDuration = self.ser.next_unit();
         Some(now + d)
     }
 
@@ -457,7 +457,14 @@ mod tests {
     use crate::time::Rate;
 
     fn port(limit: u32, policy: DropPolicy) -> OutPort {
-        OutPort::new("p".into(), LinkId(0), Discipline::Fifo, limit, policy, Serializer::new(Rate::bps(1_000_000)))
+        OutPort::new(
+            "p".into(),
+            LinkId(0),
+            Discipline::Fifo,
+            limit,
+            policy,
+            Serializer::new(Rate::bps(1_000_000), crate::atm::cell::CELL_BITS),
+        )
     }
 
     fn frame_cells(vci: u32, frame: u32, n: u32) -> Vec<Cell> {
@@ -540,7 +547,7 @@ mod tests {
             Discipline::RoundRobin,
             limit,
             DropPolicy::Tail,
-            Serializer::new(Rate::bps(1_000_000)),
+            Serializer::new(Rate::bps(1_000_000), crate::atm::cell::CELL_BITS),
         )
     }
 
@@ -657,7 +664,7 @@ mod tests {
                     d,
                     u32::MAX,
                     DropPolicy::Tail,
-                    Serializer::new(Rate::bps(1_000_000)),
+                    Serializer::new(Rate::bps(1_000_000), crate::atm::cell::CELL_BITS),
                 );
                 for c in frame_cells(33, 0, 4).into_iter().chain(frame_cells(40, 1, 4)) {
                     p.offer_cell(SimTime::ZERO, c);

@@ -148,7 +148,7 @@ fn link_rate(i: usize, l: &LinkSec) -> Result<Rate> {
 /// The output port that feeds simplex link `lid` from node `from`: the host's adapter
 /// (tail drop) or a switch port.
 fn out_port(doc: &ScenarioDoc, from: Node, name: String, lid: LinkId, rate: Rate) -> OutPort {
-    let ser = Serializer::new(rate);
+    let ser = Serializer::new(rate, crate::atm::cell::CELL_BITS);
     match from {
         Node::Host(h) => {
             let hs = &doc.hosts[h.idx()];
