@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -11,6 +13,8 @@ from rich.console import Console
 import atmsim
 from atmsim import Results
 from atmsim.cli import abr_table, connections_table, ports_table, print_summary, sources_table
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def atmsim_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -135,7 +139,7 @@ def fake_core(monkeypatch, sample_core_output):
 
 
 def invoke(*args: str):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from atmsim.cli import app
 
@@ -180,14 +184,57 @@ def test_failed_run_is_one_line_and_leaves_out_untouched(fake_core, tmp_path):
 
 def test_the_command_line_starts_without_the_heavy_libraries():
     # `atmsim run` reaches the simulation without pandas, pyarrow, DuckDB, matplotlib or dask
-    # (they load when results are written or plotted); the public names still resolve.
+    # (they load when results are written or plotted), nor rich (loaded where something is
+    # printed), nor typer and pydantic (the command line is plain click); the public names
+    # still resolve.
     code = (
         "import sys, atmsim.cli, atmsim\n"
-        "heavy = [m for m in ('pandas', 'pyarrow', 'duckdb', 'matplotlib', 'dask', 'numpy') if m in sys.modules]\n"
-        "assert not heavy, heavy\n"
+        "heavy = ('pandas', 'pyarrow', 'duckdb', 'matplotlib', 'dask', 'numpy', 'rich', 'typer', 'pydantic')\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in heavy]\n"
+        "assert not loaded, loaded\n"
         "assert callable(atmsim.results) and atmsim.results.__module__ == 'atmsim.query'\n"
         "assert atmsim.Results.__module__ == 'atmsim.run_results' and hasattr(atmsim.builder, 'Network')\n"
         "assert {'Results', 'sweep', 'builder'} <= set(dir(atmsim))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_run_loads_no_cli_extras_before_the_simulation(tmp_path):
+    """What `atmsim run --quiet` has imported when the simulation starts (the core's run is
+    replaced by one that records sys.modules and stops the process): no pandas, pyarrow, numpy
+    (they load once the core has returned), rich, typer, pydantic, matplotlib, DuckDB or dask;
+    and `atmsim check` never imports rich's tables."""
+    scenario = REPO / "scenarios" / "magic95" / "table1_w128k.toml"
+    code = (
+        "import json, os, sys\n"
+        "import atmsim._core as core\n"
+        "def run(*args, **kwargs):\n"
+        "    print(json.dumps(sorted(sys.modules)), flush=True)\n"
+        "    os._exit(0)\n"
+        "core.run = run\n"
+        "from atmsim.cli import main\n"
+        f"sys.argv = ['atmsim', 'run', {str(scenario)!r}, '--quiet', '--no-plot', '--out', {str(tmp_path / 'out')!r}]\n"
+        "main()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    modules = {m.split(".")[0] for m in json.loads(proc.stdout)}
+    assert "click" in modules  # the control: the command line was parsed
+    heavy = {"pandas", "pyarrow", "numpy", "rich", "typer", "pydantic", "matplotlib", "duckdb", "dask"}
+    assert not modules & heavy, modules & heavy
+
+    code = (
+        "import sys\n"
+        "from atmsim.cli import main\n"
+        f"sys.argv = ['atmsim', 'check', {str(scenario)!r}]\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 0, exc.code\n"
+        "loaded = [m for m in ('rich.table', 'rich.progress', 'typer', 'pydantic', 'pandas', 'pyarrow') if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"ok: {scenario}\n"

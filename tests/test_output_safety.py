@@ -41,7 +41,7 @@ def fake_core(monkeypatch, sample_core_output):
 
 
 def invoke(*args: str):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from atmsim.cli import app
 

@@ -22,26 +22,26 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-import typer.core
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+import click
 
 from . import __version__
 from .defaults import DEFAULT_LOCK_TIMEOUT_S
 from .errors import ScenarioError, SimulationError
-from .output import check_writable
 from .reproduce import STUDIES
 from .scenario import SEED_MAX, Scenario, check_seed, printable
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     from .run_results import Results
 
-# pandas, pyarrow, matplotlib, duckdb and the progress bars are imported where they are used,
-# so `atmsim run` reaches the simulation quickly (docs/performance.md, "Start-up").
+# pandas, pyarrow, matplotlib, duckdb, the progress bars and rich's tables are imported where
+# they are used, and the command line is plain click (typer 0.29 imports pydantic to parse any
+# argument), so `atmsim run` reaches the simulation quickly (docs/performance.md, "Start-up").
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -52,11 +52,15 @@ PIPE_WIDTH = 10_000
 
 
 def _stdout() -> Console:
+    from rich.console import Console
+
     console = Console()
     return console if console.is_terminal else Console(width=PIPE_WIDTH)
 
 
 def _stderr() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True)
 
 
@@ -69,53 +73,52 @@ _reported = False
 turns a Ctrl-C outside any command's handler into ``Exit(130)``, still gets one)."""
 
 
-def _fail(message: str, code: int) -> typer.Exit:
+def _fail(message: str, code: int) -> click.exceptions.Exit:
     global _reported
     _reported = True
     line = " ".join(printable(message).splitlines())
     if len(line) > MAX_ERROR_CHARS:
         line = f"{line[: MAX_ERROR_CHARS - 40]}… ({len(line) - MAX_ERROR_CHARS + 40} more characters)"
     _stderr().print(f"error: {line}", style="red", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(code)
+    return click.exceptions.Exit(code)
 
 
-def _parser_exceptions() -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
-    """(usage errors, aborts) of the command-line parser: typer's own classes in recent
-    versions, click's in older ones."""
-    errors: list[type[Exception]] = [typer.TyperException] if hasattr(typer, "TyperException") else []
-    aborts: list[type[Exception]] = [typer.Abort]
-    try:
-        import click
-    except ImportError:  # pragma: no cover - typer without click
-        pass
-    else:
-        errors.append(click.ClickException)
-        aborts.append(click.exceptions.Abort)
-    return tuple(errors), tuple(aborts)
-
-
-_PARSER_ERRORS, _PARSER_ABORTS = _parser_exceptions()
-
-
-class _OneLineErrors(typer.core.TyperGroup):
+class _OneLineErrors(click.Group):
     """Report command-line usage errors (unknown option, bad value, missing argument) as one
-    ``error:`` line and exit code 2, like every other user error, instead of a framed box."""
+    ``error:`` line and exit code 2, like every other user error; list the commands in the
+    order they are defined; turn a Ctrl-C outside a command's handler into exit code 130."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+    def make_context(self, *args, **kwargs) -> click.Context:  # noqa: ANN002, ANN003
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:  # click would print a blank line first
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # noqa: ANN001
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except _PARSER_ERRORS as exc:
-            if type(exc).__name__ == "NoArgsIsHelpError":  # the help is already printed
-                sys.exit(EXIT_USER_ERROR)
+        except click.exceptions.NoArgsIsHelpError as exc:  # no command given: the help, exit 2
+            click.echo(exc.ctx.get_help(), color=exc.ctx.color)
+            sys.exit(EXIT_USER_ERROR)
+        except click.ClickException as exc:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
             message = exc.format_message().rstrip(".")
             exit_code = getattr(exc, "exit_code", EXIT_USER_ERROR)
             _fail(message[:1].lower() + message[1:] + hint, exit_code)
             sys.exit(exit_code)
-        except (*_PARSER_ABORTS, KeyboardInterrupt):
+        except (click.exceptions.Abort, KeyboardInterrupt):
             _fail("interrupted", EXIT_INTERRUPTED)
             sys.exit(EXIT_INTERRUPTED)
         if code == EXIT_INTERRUPTED and not _reported:  # Ctrl-C before a command's handler ran
@@ -123,37 +126,39 @@ class _OneLineErrors(typer.core.TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
-app = typer.Typer(
+class _Argument(click.Argument):
+    """A positional argument whose help row also says "[required]" or its default, as an
+    option's does."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str]:
+        name, text = super().get_help_record(ctx)
+        extra = "required" if self.required else f"default: {self.default}" if self.default is not None else ""
+        return name, f"{text}  [{extra}]" if extra else text
+
+
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"atmsim {__version__}")
+        ctx.exit(0)
+
+
+@click.group(
     name="atmsim",
-    help="Deterministic cell-level simulator of TCP/IP over ATM.",
     cls=_OneLineErrors,
-    add_completion=False,
     no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
+    context_settings={"show_default": True},  # defaults in --help; not for flags that are off
 )
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"atmsim {__version__}")
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _options(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the atmsim version and exit."),
-    ] = False,
-) -> None:
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the atmsim version and exit.")
+def app() -> None:
     """Deterministic cell-level simulator of TCP/IP over ATM."""
 
 
-def _seed_option(value: int | None) -> int | None:
+def _seed_option(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     try:
         return check_seed(value)
     except ScenarioError as exc:
-        raise typer.BadParameter(exc.message) from None
+        raise click.BadParameter(exc.message) from None
 
 
 @contextlib.contextmanager
@@ -173,39 +178,44 @@ def _reported_errors() -> Iterator[None]:
         raise _fail("interrupted; no results written", EXIT_INTERRUPTED) from None
 
 
-ScenarioArg = Annotated[Path, typer.Argument(metavar="SCENARIO.toml", help="Scenario file.", show_default=False)]
+PATH = click.Path(path_type=Path, readable=False)
+"""A path, not checked by the parser: the commands report missing or unreadable files."""
+
+
+_scenario_arg = click.argument("scenario", cls=_Argument, type=PATH, metavar="SCENARIO.toml", help="Scenario file.")
+
+
+def _quiet_option(text: str):  # noqa: ANN202
+    return click.option("--quiet", "-q", is_flag=True, help=text)
 
 
 SEED_HELP = f"0 to {SEED_MAX}"
 
 
 @app.command()
-def run(
-    scenario: ScenarioArg,
-    seed: Annotated[
-        int | None,
-        typer.Option(metavar="N", callback=_seed_option, help=f"Override simulation.seed ({SEED_HELP}).", show_default="simulation.seed"),
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option(metavar="DIR", help="Output directory.", show_default="out/<scenario stem>")
-    ] = None,
-    no_batching: Annotated[bool, typer.Option("--no-batching", help="Serve every cell as its own event.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no tables.")] = False,
-    plot: Annotated[bool, typer.Option("--plot/--no-plot", help="Also write figures and report.html.")] = True,
-) -> None:
+@_scenario_arg
+@click.option("--seed", type=int, metavar="N", callback=_seed_option, help=f"Override simulation.seed ({SEED_HELP}).",
+              show_default="simulation.seed")
+@click.option("--out", type=PATH, metavar="DIR", help="Output directory.", show_default="out/<scenario stem>")
+@click.option("--no-batching", is_flag=True, help="Serve every cell as its own event.")
+@_quiet_option("No progress bar and no tables.")
+@click.option("--plot/--no-plot", default=True, help="Also write figures and report.html.")
+def run(scenario: Path, seed: int | None, out: Path | None, no_batching: bool, quiet: bool, plot: bool) -> None:
     """Run a scenario and write summary.json, series.parquet and (with --plot) report.html.
 
     The scenario is validated and --out checked for writing before anything runs.
     """
+    from .output import check_writable
+
     out_dir = out if out is not None else Path("out") / scenario.stem
     with _reported_errors():
         scen = Scenario.from_toml(scenario).validate()
         check_writable(out_dir)
         batching = False if no_batching else None
-        console = _stderr()
         # The bar only on a terminal: elsewhere it would print its last state as a line of
-        # its own (also when interrupted, before the one `error:` line).
-        if quiet or not console.is_terminal:
+        # its own (also when interrupted, before the one `error:` line). With --quiet, rich
+        # is not imported before the simulation.
+        if quiet or not (console := _stderr()).is_terminal:
             results = scen.run(seed=seed, batching=batching)
         else:
             from .progress import progress_bar
@@ -223,7 +233,8 @@ def run(
 
 
 @app.command()
-def check(scenario: ScenarioArg) -> None:
+@_scenario_arg
+def check(scenario: Path) -> None:
     """Parse and validate a scenario without running it."""
     with _reported_errors():
         Scenario.from_toml(scenario).validate()
@@ -231,14 +242,15 @@ def check(scenario: ScenarioArg) -> None:
 
 
 @app.command()
-def reproduce(
-    study: Annotated[str, typer.Argument(metavar="STUDY", help="Study to reproduce: " + ", ".join(sorted(STUDIES)) + ".")],
-    full: Annotated[bool, typer.Option("--full", help="The paper's scale instead of quick mode.")] = False,
-    seed: Annotated[int, typer.Option(metavar="N", callback=_seed_option, help=f"Master seed ({SEED_HELP}).")] = 1,
-    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Report directory.", show_default="out/<study>")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-) -> None:
+@click.argument("study", cls=_Argument, metavar="STUDY", help="Study to reproduce: " + ", ".join(sorted(STUDIES)) + ".")
+@click.option("--full", is_flag=True, help="The paper's scale instead of quick mode.")
+@click.option("--seed", type=int, default=1, metavar="N", callback=_seed_option, help=f"Master seed ({SEED_HELP}).")
+@click.option("--out", type=PATH, metavar="DIR", help="Report directory.", show_default="out/<study>")
+@_quiet_option("No progress bar.")
+def reproduce(study: str, full: bool, seed: int, out: Path | None, quiet: bool) -> None:
     """Run a study's experiments and write its report (tables and figures beside the paper's)."""
+    from .output import check_writable
+
     if study not in STUDIES:
         raise _fail(f"unknown study `{study[:40]}`: expected one of {', '.join(sorted(STUDIES))}", EXIT_USER_ERROR)
     out_dir = out if out is not None else Path("out") / study
@@ -272,49 +284,41 @@ Read the results with atmsim.results(store=...) or any DuckDB client
 
 
 @app.command(epilog=_SWEEP_EPILOG)
+@_scenario_arg
+@click.option(
+    "--grid",
+    "-g",
+    multiple=True,
+    metavar="PATH=V1,V2,...",
+    help="A scenario field (dotted path, e.g. tcp[0].window_bytes) and its values, comma-separated; "
+    "repeat for more fields (the sweep is their cartesian product). Values are read as "
+    "true/false, integers, floats, JSON lists/tables, or else strings.",
+    show_default=False,
+)
+@click.option("--seeds", metavar="SEEDS", help="Seeds to run at every grid point: 1-20, 1,3,5 or 7 (default: simulation.seed).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes (default: all cores); 0 runs in this process.")
+@click.option("--scheduler", metavar="ADDRESS", help="Run on a Dask cluster instead: its scheduler, e.g. tcp://host:8786.")
+@click.option("--store", type=PATH, metavar="PATH",
+              help="Results database (default: results.duckdb in --out, else in the current directory).")
+@click.option("--out", type=PATH, metavar="DIR", help="Directory for the default store.")
+@click.option("--retry-failed", is_flag=True, help="Run again the runs stored as failed (by default they are kept).")
+@click.option("--lock-timeout", type=click.FloatRange(min=0), default=DEFAULT_LOCK_TIMEOUT_S, metavar="SECONDS",
+              help="How long to wait while another process holds the store.")
+@click.option("--commit-every", type=click.FloatRange(min=0), default=1.0, metavar="SECONDS",
+              help="Commit finished runs to the store at least this often.")
+@_quiet_option("No progress bar.")
 def sweep(
-    scenario: ScenarioArg,
-    grid: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--grid",
-            "-g",
-            metavar="PATH=V1,V2,...",
-            help="A scenario field (dotted path, e.g. tcp[0].window_bytes) and its values, comma-separated; "
-            "repeat for more fields (the sweep is their cartesian product). Values are read as "
-            "true/false, integers, floats, JSON lists/tables, or else strings.",
-            show_default=False,
-        ),
-    ] = None,
-    seeds: Annotated[
-        str | None,
-        typer.Option(metavar="SEEDS", help="Seeds to run at every grid point: 1-20, 1,3,5 or 7 (default: simulation.seed)."),
-    ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option("--jobs", "-j", min=0, help="Worker processes (default: all cores); 0 runs in this process."),
-    ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(metavar="ADDRESS", help="Run on a Dask cluster instead: its scheduler, e.g. tcp://host:8786."),
-    ] = None,
-    store: Annotated[
-        Path | None,
-        typer.Option(metavar="PATH", help="Results database (default: results.duckdb in --out, else in the current directory)."),
-    ] = None,
-    out: Annotated[Path | None, typer.Option(metavar="DIR", help="Directory for the default store.")] = None,
-    retry_failed: Annotated[
-        bool, typer.Option("--retry-failed", help="Run again the runs stored as failed (by default they are kept).")
-    ] = False,
-    lock_timeout: Annotated[
-        float,
-        typer.Option(metavar="SECONDS", min=0, help="How long to wait while another process holds the store."),
-    ] = DEFAULT_LOCK_TIMEOUT_S,
-    commit_every: Annotated[
-        float,
-        typer.Option(metavar="SECONDS", min=0, help="Commit finished runs to the store at least this often."),
-    ] = 1.0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    scenario: Path,
+    grid: Sequence[str],
+    seeds: str | None,
+    jobs: int | None,
+    scheduler: str | None,
+    store: Path | None,
+    out: Path | None,
+    retry_failed: bool,
+    lock_timeout: float,
+    commit_every: float,
+    quiet: bool,
 ) -> None:
     """Run a scenario over a grid of parameter values and seeds into a DuckDB results store.
 
@@ -380,12 +384,12 @@ def sweep(
 
 
 @app.command()
-def report(
-    store: Annotated[Path, typer.Argument(metavar="[STORE]", help="Results store (DuckDB file).")] = Path("results.duckdb"),
-    out: Annotated[Path, typer.Option(metavar="DIR", help="Report directory.")] = Path("report"),
-    sweep: Annotated[str | None, typer.Option(metavar="ID", help="Report only this sweep.", show_default="all")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
-) -> None:
+@click.argument("store", cls=_Argument, type=PATH, default=Path("results.duckdb"), metavar="[STORE]",
+                help="Results store (DuckDB file).")
+@click.option("--out", type=PATH, default=Path("report"), metavar="DIR", help="Report directory.")
+@click.option("--sweep", metavar="ID", help="Report only this sweep.", show_default="all")
+@_quiet_option("Print nothing but errors.")
+def report(store: Path, out: Path, sweep: str | None, quiet: bool) -> None:
     """Write an HTML report (tables, figures with confidence intervals) of a results store."""
     from .report_store import StoreError, write_store_report  # duckdb is imported only here
 
@@ -401,7 +405,7 @@ def report(
 @app.command()
 def version() -> None:
     """Print the atmsim version (same as --version)."""
-    typer.echo(f"atmsim {__version__}")
+    click.echo(f"atmsim {__version__}")
 
 
 # ----- summary tables ---------------------------------------------------------------------
@@ -428,12 +432,16 @@ def _mbps(v: Any) -> str:
 
 
 def _table(title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left")
     table.add_column("name", overflow="fold")  # names are never cut to "…"
     return table
 
 
 def _name(row: Mapping[str, Any]) -> Text:
+    from rich.text import Text
+
     return Text(printable(str(row.get("name", "?"))))  # Text: no markup in names
 
 
@@ -453,6 +461,8 @@ def connections_table(summary: Mapping[str, Any]) -> Table | None:
 
 def sources_table(summary: Mapping[str, Any]) -> Table | None:
     """Per cell source (``summary["sources"]``): kind, goodput and offered load."""
+    from rich.text import Text
+
     rows = summary.get("sources") or []
     if not rows:
         return None
@@ -517,6 +527,8 @@ def udp_table(summary: Mapping[str, Any]) -> Table | None:
 
 def lines_table(summary: Mapping[str, Any]) -> Table | None:
     """Per serial-line direction and LAN (``summary["lines"]``): load and drops."""
+    from rich.text import Text
+
     rows = summary.get("lines") or []
     if not rows:
         return None
@@ -545,6 +557,8 @@ _NODE_LABELS = {
 def nodes_table(summary: Mapping[str, Any]) -> Table | None:
     """Routers, and hosts whose IP or IP-over-ATM driver had work beyond declared PVCs:
     forwarding and the driver's VC counters (:func:`atmsim.run_results.internetwork_nodes`)."""
+    from rich.text import Text
+
     from .run_results import internetwork_nodes
 
     rows = internetwork_nodes(summary)
@@ -561,6 +575,8 @@ def nodes_table(summary: Mapping[str, Any]) -> Table | None:
 
 
 def print_summary(results: Results, console: Console) -> None:
+    from rich.text import Text
+
     s = results.summary
     header = Text()
     header.append(printable(str(s.get("scenario", "?"))), style="bold")

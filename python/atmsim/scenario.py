@@ -353,8 +353,6 @@ class Scenario:
         ``progress``: False (silent), True (a progress bar on stderr), or a callable taking
         the fraction of simulated time done.
         """
-        from .run_results import Results
-
         seed = check_seed(seed, self.origin)
         if batching is not None and not isinstance(batching, bool):
             raise ScenarioError(f"expected True, False or None, got a {type(batching).__name__}", file=self.origin, field="batching")
@@ -367,6 +365,10 @@ class Scenario:
         else:
             callback = progress if callable(progress) else None
             raw = _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=callback)
+        # Imported after the run: it brings pandas, pyarrow and numpy (about 0.5 s and 90 MiB),
+        # which the simulation does not need (docs/performance.md, "Start-up").
+        from .run_results import Results
+
         return Results.from_core(raw, scenario=self)
 
     def __repr__(self) -> str:
