@@ -6,7 +6,8 @@
 //! linearly between the two breakpoints that bracket `u`. tcplib draws `u` on a 1/1000 grid;
 //! atmsim draws it continuously, which changes no quantile by more than one grid step.
 //! Also the parametric laws the studies name: [`exponential`], [`geometric`] and
-//! [`truncated_geometric`] (Koçyiğit's background message lengths).
+//! [`truncated_geometric`] (Koçyiğit's background message lengths), and [`Zipf`] (Mah's
+//! choice of FTP and Web servers by popularity, App. A §A.5.7).
 //!
 //! Every draw takes the caller's own stream ([`crate::rng::Stream`]), so entities never share
 //! random numbers.
@@ -94,6 +95,42 @@ impl EmpiricalCdf {
     }
 }
 
+/// Zipf's law over ranks 1..=n: rank i is drawn with probability proportional to 1/i
+/// (Mah 1996 §A.5.7: "the i-th most popular server ... 1/i"). Draws return the 0-based rank.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Zipf {
+    /// Cumulative probabilities of ranks 1..=n (the last is 1).
+    cdf: Vec<f64>,
+}
+
+impl Zipf {
+    /// Over `n` ≥ 1 ranks.
+    pub fn new(n: usize) -> Self {
+        assert!(n >= 1, "Zipf over no rank");
+        let h: f64 = (1..=n).map(|i| 1.0 / i as f64).sum();
+        let mut acc = 0.0;
+        let mut cdf: Vec<f64> = (1..=n)
+            .map(|i| {
+                acc += 1.0 / i as f64 / h;
+                acc
+            })
+            .collect();
+        cdf[n - 1] = 1.0;
+        Zipf { cdf }
+    }
+
+    /// Probability of 0-based rank `k`.
+    pub fn p(&self, k: usize) -> f64 {
+        self.cdf[k] - if k == 0 { 0.0 } else { self.cdf[k - 1] }
+    }
+
+    /// One draw: a 0-based rank.
+    pub fn sample(&self, r: &mut Stream) -> usize {
+        let u: f64 = r.gen();
+        self.cdf.partition_point(|&c| c <= u).min(self.cdf.len() - 1)
+    }
+}
+
 /// Exponential with the given mean.
 pub fn exponential(r: &mut Stream, mean: f64) -> f64 {
     -mean * (1.0 - r.gen::<f64>()).ln()
@@ -122,6 +159,28 @@ pub fn truncated_geometric(r: &mut Stream, p: f64, max: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::rng::{stream, Purpose};
+
+    /// Closed form: over 6 ranks, P(rank i) = (1/i) / H_6 with H_6 = 49/20; sampled
+    /// frequencies within 4 standard errors.
+    #[test]
+    fn zipf_draws_rank_i_with_probability_one_over_i() {
+        let z = Zipf::new(6);
+        let h6 = 49.0 / 20.0;
+        let mut r = stream(3, Purpose::App, 9);
+        let n = 200_000;
+        let mut count = [0u32; 6];
+        for _ in 0..n {
+            count[z.sample(&mut r)] += 1;
+        }
+        for (i, &c) in count.iter().enumerate() {
+            let p = 1.0 / (i + 1) as f64 / h6;
+            assert!((z.p(i) - p).abs() < 1e-12);
+            let se = (p * (1.0 - p) / n as f64).sqrt();
+            let f = c as f64 / n as f64;
+            assert!((f - p).abs() < 4.0 * se, "rank {}: {f} vs {p}", i + 1);
+        }
+        assert_eq!(Zipf::new(1).sample(&mut r), 0);
+    }
 
     #[test]
     fn first_row_is_a_point_mass_and_rows_interpolate() {

@@ -36,6 +36,8 @@ pub enum Purpose {
     TrafficConn = 7,
     /// The permutation of simultaneous events under `simulation.tie_order = "random"`.
     TieOrder = 8,
+    /// A connection of a generated session (index: session << 24 | connection).
+    SessionConn = 9,
 }
 
 /// SplitMix64's output function of `z` (a bijection on `u64`).

@@ -71,6 +71,13 @@ pub enum Kind {
     Nntp,
     Smtp,
     Telnet,
+    /// One HTTP/1.0 file: the request, the reply, then the client closes (Mah App. A).
+    HttpGet,
+    /// An FTP session's control connection (Mah §3.3.2): its script waits at gates while
+    /// the session's data connections run.
+    FtpControl,
+    /// One FTP data connection: the file, opened by the server (active FTP).
+    FtpData,
 }
 
 impl Kind {
@@ -80,6 +87,9 @@ impl Kind {
             Kind::Nntp => "nntp",
             Kind::Smtp => "smtp",
             Kind::Telnet => "telnet",
+            Kind::HttpGet => "http",
+            Kind::FtpControl => "ftp_control",
+            Kind::FtpData => "ftp_data",
         }
     }
 }
@@ -91,6 +101,8 @@ pub struct Actions {
     pub timer: Option<SimTime>,
     /// The other endpoint has something to do (service it).
     pub kick_other: bool,
+    /// The script reached a gate: the next message waits for [`ConvApp::open_gate`].
+    pub at_gate: bool,
 }
 
 /// One message of a script.
@@ -108,6 +120,14 @@ pub struct ConvApp {
     /// FTP: one TCP connection per item (tcplib's data connections) instead of one per
     /// conversation. Set before the first conversation starts.
     pub connection_per_item: bool,
+    /// SMTP: the HELO/MAIL/RCPT/DATA and QUIT exchanges around the message (default); without
+    /// them only the message and the server's reply (Mah §3.3.4: "not any of the
+    /// handshaking").
+    pub smtp_handshake: bool,
+    /// A script given by the caller (kinds without a tcplib script of their own).
+    preset: Option<Vec<Msg>>,
+    /// Message indices the script may not pass until the caller opens them, in order.
+    gates: VecDeque<usize>,
     rng: Stream,
     lowat: u64,
     // ---- current conversation
@@ -135,6 +155,11 @@ pub struct ConvApp {
     unechoed: VecDeque<(u64, SimTime)>,
     /// The pending application timer (only this one is acted on).
     pub timer_at: Option<SimTime>,
+    /// When the client endpoint was first seen ESTABLISHED, when the client read the
+    /// script's last message, and when the client application closed (this conversation).
+    pub established_at: Option<SimTime>,
+    pub script_done_at: Option<SimTime>,
+    pub client_closed_at: Option<SimTime>,
     // ---- counters over the run
     pub conversations_started: u64,
     pub conversations_completed: u64,
@@ -163,6 +188,9 @@ impl ConvApp {
             kind,
             item_scale,
             connection_per_item: false,
+            smtp_handshake: true,
+            preset: None,
+            gates: VecDeque::new(),
             rng,
             lowat,
             msgs: Vec::new(),
@@ -181,6 +209,9 @@ impl ConvApp {
             s2c_read: 0,
             unechoed: VecDeque::new(),
             timer_at: None,
+            established_at: None,
+            script_done_at: None,
+            client_closed_at: None,
             conversations_started: 0,
             conversations_completed: 0,
             conversations_aborted: 0,
@@ -219,6 +250,10 @@ impl ConvApp {
                     m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
                 }
             }
+            Kind::Smtp if !self.smtp_handshake => {
+                m.push(c(item(r, &t.smtp_itemsize)));
+                m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
+            }
             Kind::Smtp => {
                 for _ in 0..4 {
                     m.push(c(draw_bytes(r, &t.ftp_ctlsize)));
@@ -230,8 +265,33 @@ impl ConvApp {
                 m.push(s(draw_bytes(r, &t.ftp_ctlsize)));
             }
             Kind::Telnet => unreachable!("TELNET has no script"),
+            Kind::HttpGet | Kind::FtpControl | Kind::FtpData => {
+                unreachable!("these kinds run the script their session gives")
+            }
         }
         m
+    }
+
+    /// A conversation that runs `script` — `(from_client, bytes)` messages, bytes ≥ 1 —
+    /// instead of drawing one, and stops before each message index in `gates` until
+    /// [`ConvApp::open_gate`] (used by the sessions of [`crate::apps::session`]).
+    pub fn scripted(kind: Kind, script: &[(bool, u64)], gates: &[usize], rng: Stream, lowat: u64) -> Self {
+        let mut a = ConvApp::new(kind, 1.0, rng, lowat);
+        debug_assert!(!script.is_empty() && script.iter().all(|m| m.1 >= 1));
+        a.preset = Some(script.iter().map(|&(from_client, bytes)| Msg { from_client, bytes }).collect());
+        a.gates = gates.iter().copied().collect();
+        a
+    }
+
+    /// The script stands at a gate (its next message waits).
+    pub fn at_gate(&self) -> bool {
+        self.gates.front() == Some(&self.idx)
+    }
+
+    /// Let the script go on past the gate it stands at.
+    pub fn open_gate(&mut self) {
+        debug_assert!(self.at_gate());
+        self.gates.pop_front();
     }
 
     /// Begin a new conversation at `now` (the network opens fresh endpoints).
@@ -246,12 +306,18 @@ impl ConvApp {
         self.s2c_read = 0;
         self.unechoed.clear();
         self.timer_at = None;
+        self.established_at = None;
+        self.script_done_at = None;
+        self.client_closed_at = None;
         if self.kind == Kind::Telnet {
             self.msgs.clear();
             let d = tables().telnet_duration_ms.sample(&mut self.rng).max(0.0);
             self.telnet_end = now + SimDuration::from_secs_f64(d / 1000.0);
         } else {
-            self.msgs = self.script();
+            self.msgs = match &self.preset {
+                Some(p) => p.clone(),
+                None => self.script(),
+            };
             self.read_left = self.msgs[0].bytes;
             self.conn_end = self.connection_end();
         }
@@ -341,6 +407,9 @@ impl ConvApp {
         let mut a = Actions::default();
         let n = tcp.recv(u64::MAX);
         self.bytes_s2c += n;
+        if self.established_at.is_none() && Self::open(tcp) {
+            self.established_at = Some(now);
+        }
         if self.kind == Kind::Telnet {
             self.s2c_read += n;
             while let Some(&(end, t)) = self.unechoed.front() {
@@ -361,17 +430,18 @@ impl ConvApp {
                 if self.close_requested && self.write_left == 0 {
                     tcp.close();
                     self.client_closed = true;
+                    self.client_closed_at = Some(now);
                 }
             }
             return a;
         }
-        self.consume(true, n, &mut a);
-        self.pump_script(true, tcp, &mut a);
+        self.consume(true, n, now, &mut a);
+        self.pump_script(true, tcp, now, &mut a);
         a
     }
 
     /// Something happened to the server endpoint. Returns the actions and the bytes read.
-    pub fn on_server(&mut self, tcp: &mut TcpConn, _now: SimTime) -> (Actions, u64) {
+    pub fn on_server(&mut self, tcp: &mut TcpConn, now: SimTime) -> (Actions, u64) {
         let mut a = Actions::default();
         let n = tcp.recv(u64::MAX);
         self.bytes_c2s += n;
@@ -382,8 +452,8 @@ impl ConvApp {
                 Self::write(tcp, &mut self.echo_pending, self.lowat);
             }
         } else {
-            self.consume(false, n, &mut a);
-            self.pump_script(false, tcp, &mut a);
+            self.consume(false, n, now, &mut a);
+            self.pump_script(false, tcp, now, &mut a);
         }
         let done_writing = if self.kind == Kind::Telnet { self.echo_pending == 0 } else { self.idx >= self.conn_end };
         if !self.server_closed && tcp.state() == State::CloseWait && tcp.readable() == 0 && done_writing {
@@ -417,7 +487,7 @@ impl ConvApp {
     }
 
     /// Account `n` bytes read by the client (`by_client`) or the server.
-    fn consume(&mut self, by_client: bool, mut n: u64, a: &mut Actions) {
+    fn consume(&mut self, by_client: bool, mut n: u64, now: SimTime, a: &mut Actions) {
         while n > 0 {
             let Some(m) = self.msgs.get(self.idx).copied() else {
                 self.unexpected_bytes += n;
@@ -437,7 +507,13 @@ impl ConvApp {
                 }
                 self.idx += 1;
                 self.write_started = false;
-                if let Some(next) = self.msgs.get(self.idx) {
+                if self.idx == self.msgs.len() {
+                    self.script_done_at = Some(now);
+                }
+                if self.at_gate() {
+                    a.at_gate = true;
+                    self.read_left = self.msgs.get(self.idx).map_or(0, |m| m.bytes);
+                } else if let Some(next) = self.msgs.get(self.idx) {
                     self.read_left = next.bytes;
                     // The next writer is the reader of this message, unless the script says
                     // otherwise (or the next message goes on the next connection).
@@ -452,8 +528,8 @@ impl ConvApp {
     /// Write the current message if this side sends it; the client closes after the
     /// connection's last message (the script's last, or the item's last with
     /// `connection_per_item`).
-    fn pump_script(&mut self, is_client: bool, tcp: &mut TcpConn, a: &mut Actions) {
-        if !Self::open(tcp) {
+    fn pump_script(&mut self, is_client: bool, tcp: &mut TcpConn, now: SimTime, a: &mut Actions) {
+        if !Self::open(tcp) || self.at_gate() {
             return;
         }
         let current = if self.idx < self.conn_end { self.msgs.get(self.idx).copied() } else { None };
@@ -468,6 +544,7 @@ impl ConvApp {
             None if is_client && !self.client_closed => {
                 tcp.close();
                 self.client_closed = true;
+                self.client_closed_at = Some(now);
                 a.kick_other = false;
             }
             _ => {}
@@ -586,12 +663,49 @@ mod tests {
         assert_eq!(app.connections_opened, 1);
     }
 
+    /// A scripted conversation stops at its gate (nothing more is written, the client does
+    /// not close) until the gate opens, then runs to its end; the instant the last message is
+    /// read is recorded.
+    #[test]
+    fn a_scripted_conversation_waits_at_its_gates() {
+        let script = [(true, 30), (false, 40), (true, 700), (false, 5)];
+        let mut app = ConvApp::scripted(Kind::FtpControl, &script, &[2], stream(2, Purpose::App, 0), 2048);
+        let cfg = TcpConfig { mss_bytes: 512, ..TcpConfig::default() };
+        let (mut c, mut s) = (TcpConn::new(cfg, 1000), TcpConn::new(cfg, 9000));
+        let t0 = SimTime::ZERO;
+        app.start(t0);
+        s.open_passive();
+        c.open_active(t0);
+        shuttle(&mut app, &mut c, &mut s, t0);
+        assert!(app.at_gate());
+        assert_eq!((app.bytes_c2s, app.bytes_s2c), (30, 40));
+        assert!(!app.client_closed() && app.script_done_at.is_none());
+        let t1 = SimTime::ZERO + SimDuration::from_millis(5);
+        app.open_gate();
+        app.on_client(&mut c, t1);
+        shuttle(&mut app, &mut c, &mut s, t1);
+        assert_eq!((app.bytes_c2s, app.bytes_s2c), (730, 45));
+        assert!(app.client_closed() && app.server_closed);
+        assert_eq!(app.script_done_at, Some(t1));
+        assert_eq!(app.unexpected_bytes, 0);
+    }
+
     #[test]
     fn smtp_has_five_exchanges_around_one_message() {
         let mut app = ConvApp::new(Kind::Smtp, 1.0, stream(1, Purpose::App, 0), 2048);
         app.start(SimTime::ZERO);
         assert_eq!(app.msgs.len(), 12);
         assert!(app.msgs.iter().enumerate().all(|(i, m)| m.from_client == (i % 2 == 0)));
+    }
+
+    /// Mah §3.3.4: "not any of the handshaking" — the message and the server's reply.
+    #[test]
+    fn smtp_without_handshake_is_the_message_and_its_reply() {
+        let mut app = ConvApp::new(Kind::Smtp, 1.0, stream(1, Purpose::App, 0), 2048);
+        app.smtp_handshake = false;
+        app.start(SimTime::ZERO);
+        assert_eq!(app.msgs.len(), 2);
+        assert!(app.msgs[0].from_client && !app.msgs[1].from_client);
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! generator and the conversation's number.
 
 use crate::apps::conversation::Kind as ConvKind;
-use crate::dist::exponential;
+use crate::apps::vic::VicConfig;
+use crate::apps::voice::VoiceConfig;
+use crate::dist::{exponential, Zipf};
 use crate::ids::NodeId;
 use crate::rng::{Rng, Stream};
 use crate::tcp::TcpConfig;
@@ -26,13 +28,52 @@ pub enum Arrivals {
 }
 
 /// What each conversation runs.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum GenApp {
-    /// A tcplib conversation of this kind, item sizes scaled, and (FTP) a connection per
-    /// item.
-    Conv(ConvKind, f64, bool),
+    /// A tcplib conversation of this kind on one connection: item sizes scaled, (FTP) a
+    /// connection per item, (SMTP) with or without the handshake exchanges.
+    Conv { kind: ConvKind, scale: f64, per_item: bool, handshake: bool },
+    /// An FTP session: a control connection and a data connection per file (Mah §3.3.2).
+    FtpSession { scale: f64 },
+    /// A Web browser placed on a workstation that has none, running until the end of the
+    /// run (Mah §3.3.8, App. A).
+    Browser,
+    /// An audio conversation over UDP, of exponential duration with this mean [s] (§3.3.6).
+    Audio(VoiceConfig, f64),
+    /// A video conversation over UDP (§3.3.7, App. B), duration as audio.
+    Video(VicConfig, f64),
     /// A bulk transfer of this many bytes.
     Bulk { write: u64, total: u64 },
+}
+
+impl GenApp {
+    /// Audio and video run over UDP, the others over TCP.
+    pub fn is_media(&self) -> bool {
+        matches!(self, GenApp::Audio(..) | GenApp::Video(..))
+    }
+
+    /// The application's name in summaries.
+    pub fn name(&self) -> &'static str {
+        match self {
+            GenApp::Conv { kind, .. } => kind.name(),
+            GenApp::FtpSession { .. } => "ftp_session",
+            GenApp::Browser => "http",
+            GenApp::Audio(..) => "audio",
+            GenApp::Video(..) => "video",
+            GenApp::Bulk { .. } => "bulk",
+        }
+    }
+}
+
+/// How a generator picks the host a client talks to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Choice {
+    /// Uniformly among the candidates other than the client.
+    Uniform,
+    /// By Zipf's law over the candidates in rank order (Mah App. A §A.5.7).
+    Zipf(Zipf),
+    /// The candidates in turn (Mah §3.3.5: news servers feed a fixed set of peers).
+    RoundRobin(usize),
 }
 
 /// Counters of one generator.
@@ -48,14 +89,32 @@ pub struct GenStats {
     /// Largest number of its conversations open at once.
     pub max_open: u64,
     pub open: u64,
+    /// Samples of the application metrics (Mah Table 3-3) by name, in the order recorded.
+    pub metrics: Vec<(&'static str, Vec<f64>)>,
+}
+
+impl GenStats {
+    /// Record one sample of metric `name`.
+    pub fn record(&mut self, name: &'static str, v: f64) {
+        match self.metrics.iter_mut().find(|m| m.0 == name) {
+            Some(m) => m.1.push(v),
+            None => self.metrics.push((name, vec![v])),
+        }
+    }
 }
 
 /// One generator.
 pub struct Generator {
     pub name: String,
+    /// The `[[traffic]]` entry it comes from (one generator per site with `per_site`).
+    pub group: String,
     pub app: GenApp,
     pub clients: Vec<NodeId>,
+    /// The hosts clients talk to, in rank order for [`Choice::Zipf`].
     pub servers: Vec<NodeId>,
+    pub choice: Choice,
+    /// Browsers: the clients without one yet (arrivals stop when none is left).
+    pub unplaced: Vec<NodeId>,
     pub arrivals: Arrivals,
     pub mean_gap: SimDuration,
     pub start: SimTime,
@@ -83,19 +142,17 @@ impl Generator {
     }
 
     /// Draw a client and a server for a new conversation; `None` if the only server is the
-    /// client itself.
+    /// client itself (or, for browsers, every client has one).
     pub fn pick(&mut self) -> Option<(NodeId, NodeId)> {
-        let c = self.clients[self.rng.gen_range(0..self.clients.len())];
-        let others = self.servers.len() - self.servers.contains(&c) as usize;
-        if others == 0 {
-            return None;
-        }
-        loop {
-            let s = self.servers[self.rng.gen_range(0..self.servers.len())];
-            if s != c {
-                return Some((c, s));
+        let c = if self.app == GenApp::Browser {
+            if self.unplaced.is_empty() {
+                return None;
             }
-        }
+            self.unplaced.swap_remove(self.rng.gen_range(0..self.unplaced.len()))
+        } else {
+            self.clients[self.rng.gen_range(0..self.clients.len())]
+        };
+        choose(&mut self.choice, &self.servers, c, &mut self.rng).map(|s| (c, s))
     }
 
     /// The client port of the next conversation.
@@ -103,5 +160,28 @@ impl Generator {
         let p = self.next_client_port;
         self.next_client_port = if p == u16::MAX { 1024 } else { p + 1 };
         p
+    }
+}
+
+/// A host of `servers` other than `client`, picked by `choice` from stream `r`; `None` if
+/// `client` is the only one.
+pub fn choose(choice: &mut Choice, servers: &[NodeId], client: NodeId, r: &mut Stream) -> Option<NodeId> {
+    let others = servers.len() - servers.contains(&client) as usize;
+    if others == 0 {
+        return None;
+    }
+    loop {
+        let k = match choice {
+            Choice::Uniform => r.gen_range(0..servers.len()),
+            Choice::Zipf(z) => z.sample(r),
+            Choice::RoundRobin(next) => {
+                let k = *next % servers.len();
+                *next = k + 1;
+                k
+            }
+        };
+        if servers[k] != client {
+            return Some(servers[k]);
+        }
     }
 }

@@ -8,8 +8,13 @@
 //! Its header carries ports and, for audio and video, the RTP-like media tag the IP-over-ATM
 //! driver classifies by (§4.3.2). Delays are measured from the instant IP took the datagram
 //! to its delivery at the destination host; a datagram later than `late_after` (default
-//! 150 ms, the audio "overdue" threshold of §3.4) is counted late.
+//! 150 ms, the audio "overdue" threshold of §3.4) is counted late. A generated audio or
+//! video conversation is a flow whose datagrams come from a [`VoiceSource`] or
+//! [`VicSource`] (sizes and gaps per packet), from the instant its generator spawned it
+//! for its drawn duration.
 
+use crate::apps::vic::VicSource;
+use crate::apps::voice::{Packet, VoiceSource};
 use crate::dist::exponential;
 use crate::ip::header::PacketHeader;
 use crate::rng::Stream;
@@ -21,7 +26,19 @@ pub enum Spacing {
     Constant,
     /// Exponential gaps of mean `gap`, drawn from the flow's stream.
     Poisson(Box<Stream>),
+    /// Each datagram's payload and the gap after it from a media sender, drawing from the
+    /// stream.
+    Media(Box<(MediaSource, Stream)>),
 }
+
+/// The sender of an audio or video conversation.
+pub enum MediaSource {
+    Voice(VoiceSource),
+    Vic(VicSource),
+}
+
+/// IP (20) + UDP (8) header bytes on a media sender's payload.
+pub const UDP_IP_HEADER_BYTES: u32 = 28;
 
 /// Counters of one flow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,25 +65,36 @@ pub struct UdpFlow {
     pub stop: SimTime,
     pub late_after: SimDuration,
     pub stats: UdpStats,
+    /// The traffic generator that spawned it (`None`: a `[[udp]]` flow).
+    pub gen: Option<u32>,
 }
 
 impl UdpFlow {
-    /// When the datagram after one sent at `now` goes, if before the flow stops.
-    pub fn next_after(&mut self, now: SimTime) -> Option<SimTime> {
-        let gap = match &mut self.spacing {
-            Spacing::Constant => self.gap,
-            Spacing::Poisson(r) => SimDuration::from_secs_f64(exponential(r, self.gap.as_secs_f64())),
+    /// A datagram goes now: its IP length, and when the next one goes if before the flow
+    /// stops.
+    pub fn emit(&mut self, now: SimTime) -> (u32, Option<SimTime>) {
+        let (bytes, gap) = match &mut self.spacing {
+            Spacing::Constant => (self.ip_bytes, self.gap),
+            Spacing::Poisson(r) => (self.ip_bytes, SimDuration::from_secs_f64(exponential(r, self.gap.as_secs_f64()))),
+            Spacing::Media(m) => {
+                let (src, r) = &mut **m;
+                let Packet { payload_bytes, gap } = match src {
+                    MediaSource::Voice(v) => v.next(r),
+                    MediaSource::Vic(v) => v.next(r),
+                };
+                (payload_bytes + UDP_IP_HEADER_BYTES, gap)
+            }
         };
         let t = now + gap;
-        (t < self.stop).then_some(t)
+        (bytes, (t < self.stop).then_some(t))
     }
 
-    /// A datagram sent at `born` arrived at `now`.
-    pub fn delivered(&mut self, born: SimTime, now: SimTime) {
+    /// A datagram of `ip_bytes` sent at `born` arrived at `now`.
+    pub fn delivered(&mut self, ip_bytes: u32, born: SimTime, now: SimTime) {
         let d = now.since(born);
         let s = &mut self.stats;
         s.delivered += 1;
-        s.bytes_delivered += self.ip_bytes as u64;
+        s.bytes_delivered += ip_bytes as u64;
         s.delay_sum_ps += d.as_ps() as u128;
         s.delay_max_ps = s.delay_max_ps.max(d.as_ps());
         if d > self.late_after {

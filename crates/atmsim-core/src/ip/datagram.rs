@@ -138,6 +138,15 @@ impl Datagrams {
         self.slots[id.0 as usize]
     }
 
+    /// The datagrams still in flight (end-of-run accounting; O(slots)).
+    pub fn in_flight(&self) -> impl Iterator<Item = &Datagram> {
+        let mut free = vec![false; self.slots.len()];
+        for &f in &self.free {
+            free[f as usize] = true;
+        }
+        self.slots.iter().zip(free).filter(|(_, f)| !f).map(|(d, _)| d)
+    }
+
     /// Datagrams not yet ended (in CPU queues, on packet lines, waiting for a VC, in frames in the fabric).
     pub fn live(&self) -> u64 {
         self.live as u64

@@ -20,6 +20,7 @@ pub mod socket;
 
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::ConvApp;
+use crate::apps::session::Role;
 use crate::atm::aal5::Reassembler;
 use crate::ids::{IfaceId, NodeId, PortId};
 use crate::rng::Stream;
@@ -168,4 +169,8 @@ pub struct Conn {
     pub finished_at: Option<SimTime>,
     /// Bytes the client application has read (server → client) at the end of the warm-up.
     pub bytes_s2c_warm: u64,
+    /// The session the connection works for, and its role there (generated sessions only);
+    /// `session_told`: the session has heard that the connection is done.
+    pub session: Option<(u32, Role)>,
+    pub session_told: bool,
 }

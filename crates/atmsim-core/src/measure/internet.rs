@@ -166,6 +166,7 @@ pub fn traffic(net: &Network) -> Vec<Value> {
             let st = super::report::EchoStats::of(&mut d);
             json!({
                 "name": g.name,
+                "group": g.group,
                 "started": s.started,
                 "completed": s.completed,
                 "aborted": s.aborted,
@@ -178,4 +179,75 @@ pub fn traffic(net: &Network) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+/// The application metrics of Mah's Table 3-3 per `[[traffic]]` entry, pooled over its
+/// generators (its sites): for each metric (telnet `connect_s`, `response_s`; FTP `file_s`,
+/// `session_s`; HTTP `item_s`, `page_s`) the number of samples, mean, median and 90th
+/// percentile of the samples completed in the run (spec A-22); for audio and video the
+/// datagrams sent, delivered, lost and late (> 150 ms), with the loss rate over the datagrams
+/// whose fate is known (in flight at the end excluded) and the overdue rate over the
+/// delivered ones (spec §3.1).
+pub fn applications(net: &Network) -> Value {
+    let mut out = serde_json::Map::new();
+    let mut in_flight: Vec<u64> = vec![0; net.udp.len()];
+    for d in net.datagrams.in_flight() {
+        if let crate::ip::datagram::Payload::Udp { flow } = d.payload {
+            in_flight[flow as usize] += 1;
+        }
+    }
+    for (gi, g) in net.gens.iter().enumerate() {
+        if out.contains_key(&g.group) {
+            continue;
+        }
+        let members: Vec<usize> = (gi..net.gens.len()).filter(|&k| net.gens[k].group == g.group).collect();
+        let mut metrics = serde_json::Map::new();
+        for m in &members {
+            for (name, _) in &net.gens[*m].stats.metrics {
+                if metrics.contains_key(*name) {
+                    continue;
+                }
+                let mut v: Vec<f64> = members
+                    .iter()
+                    .flat_map(|k| {
+                        net.gens[*k].stats.metrics.iter().filter(|x| x.0 == *name).flat_map(|x| x.1.iter().copied())
+                    })
+                    .collect();
+                let n = v.len();
+                let st = super::report::EchoStats::of(&mut v);
+                metrics.insert(
+                    name.to_string(),
+                    json!({"n": n, "mean": st.map(|x| x.mean), "median": st.map(|x| x.median), "p90": st.map(|x| x.p90)}),
+                );
+            }
+        }
+        let mut entry = json!({
+            "app": g.app.name(),
+            "generators": members.len(),
+            "started": members.iter().map(|k| net.gens[*k].stats.started).sum::<u64>(),
+            "completed": members.iter().map(|k| net.gens[*k].stats.completed).sum::<u64>(),
+            "aborted": members.iter().map(|k| net.gens[*k].stats.aborted).sum::<u64>(),
+            "metrics": metrics,
+        });
+        if g.app.is_media() {
+            let (mut sent, mut delivered, mut late, mut pending) = (0u64, 0u64, 0u64, 0u64);
+            for (f, flow) in net.udp.iter().enumerate() {
+                if flow.gen.is_some_and(|x| members.contains(&(x as usize))) {
+                    sent += flow.stats.sent;
+                    delivered += flow.stats.delivered;
+                    late += flow.stats.late;
+                    pending += in_flight[f];
+                }
+            }
+            let known = sent - pending;
+            let lost = known - delivered;
+            entry["media"] = json!({
+                "sent": sent, "delivered": delivered, "lost": lost, "in_flight_at_end": pending, "late": late,
+                "loss_rate": (known > 0).then(|| lost as f64 / known as f64),
+                "overdue_rate": (delivered > 0).then(|| late as f64 / delivered as f64),
+            });
+        }
+        out.insert(g.group.clone(), entry);
+    }
+    Value::Object(out)
 }

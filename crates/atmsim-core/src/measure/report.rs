@@ -240,6 +240,9 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
             "cell_hops_per_s": net.cell_hops as f64 / wall_s.max(1e-9),
         },
     });
+    if !net.gens.is_empty() {
+        s["applications"] = super::internet::applications(net);
+    }
     // Only a non-default tie order is recorded, so default runs keep their digests.
     match net.q.ties() {
         TieOrder::Fifo => {}

@@ -77,7 +77,7 @@ impl Network {
             Some(Socket::Tcp { .. }) => self.deliver_tcp(d),
             Some(Socket::Udp { flow }) => {
                 let dg = self.datagrams.deliver(d);
-                self.udp[flow as usize].delivered(dg.born, self.now);
+                self.udp[flow as usize].delivered(dg.ip_bytes, dg.born, self.now);
             }
             None => {
                 self.hosts[n.idx()].ip.no_socket += 1;
@@ -187,8 +187,9 @@ impl Network {
         let now = self.now;
         let flow = &mut self.udp[f as usize];
         flow.stats.sent += 1;
-        let (hdr, bytes) = (flow.hdr, flow.ip_bytes);
-        if let Some(t) = flow.next_after(now) {
+        let hdr = flow.hdr;
+        let (bytes, next) = flow.emit(now);
+        if let Some(t) = next {
             self.q.schedule(t, Ev::App(AppEv::Udp(f)));
         }
         let d = self.new_datagram(hdr, Payload::Udp { flow: f }, bytes);

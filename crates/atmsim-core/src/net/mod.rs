@@ -27,6 +27,7 @@ mod adapter;
 mod fabric;
 mod ip;
 mod probes;
+mod sessions;
 mod signalling;
 mod sources;
 mod traffic;
@@ -137,6 +138,8 @@ pub enum AppEv {
     Udp(u32),
     /// Traffic generator `g` opens a conversation.
     Spawn(u32),
+    /// Session `s`'s think time is over (a browser's next page).
+    Think(u32),
 }
 
 /// Measurement events.
@@ -240,6 +243,8 @@ pub struct Network {
     pub fixed_conns: usize,
     /// Pooled slots free for the next conversation.
     pub free_conns: Vec<u32>,
+    /// Generated sessions (FTP sessions, browsers), by number; `None` once ended.
+    pub sessions: Vec<Option<sessions::SessionSlot>>,
     /// The run's master seed (generated conversations derive their streams from it).
     pub seed: u64,
     /// ABR end systems, switch allocators and RM cells in flight ([`crate::abr::AbrPlane`]).

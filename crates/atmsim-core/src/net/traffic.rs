@@ -7,9 +7,10 @@
 //! segments of the conversation that ended do nothing to the next one on the slot.
 
 use super::{AppEv, Ev, Network};
-use crate::apps::conversation::ConvApp;
+use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::apps::generator::GenApp;
-use crate::ids::ConnId;
+use crate::apps::session::{Role, Session};
+use crate::ids::{ConnId, NodeId};
 use crate::ip::header::{Media, PacketHeader, Proto};
 use crate::ip::socket::{SockKey, Socket};
 use crate::ip::{App, Conn, Endpoint};
@@ -21,7 +22,9 @@ impl Network {
         let now = self.now;
         let seed = self.seed;
         let gen = &mut self.gens[g as usize];
-        if let Some(t) = gen.next_arrival(now) {
+        // A browser arrival that places the last browser is the generator's last.
+        let last = gen.app == GenApp::Browser && gen.unplaced.len() <= 1;
+        if let Some(t) = gen.next_arrival(now).filter(|_| !last) {
             self.q.schedule(t, Ev::App(AppEv::Spawn(g)));
         }
         let Some((client, server)) = gen.pick() else {
@@ -32,36 +35,78 @@ impl Network {
         gen.stats.started += 1;
         gen.stats.open += 1;
         gen.stats.max_open = gen.stats.max_open.max(gen.stats.open);
+        let key = ((g as u64) << 40) | n;
+        let stream = |k: u64| rng::stream(seed, Purpose::TrafficConn, key * 3 + k);
+        match gen.app.clone() {
+            GenApp::Conv { kind, scale, per_item, handshake } => {
+                let lowat = gen.tcp.snd_lowat_bytes as u64;
+                let mut a = ConvApp::new(kind, scale, stream(2), lowat);
+                a.connection_per_item = per_item;
+                a.smtp_handshake = handshake;
+                let port = gen.server_port;
+                self.open_tcp(g, (client, server), (0, port), App::Conv(Box::new(a)), [stream(0), stream(1)], None);
+            }
+            GenApp::FtpSession { scale } => {
+                let (s, open) = Session::ftp(g, client, server, scale, stream(2), now);
+                self.start_session(s, open);
+            }
+            GenApp::Browser => {
+                let (s, open) = Session::browser(g, client, &gen.servers, &mut gen.choice, stream(2), now);
+                self.start_session(s, open);
+            }
+            GenApp::Audio(..) | GenApp::Video(..) => self.spawn_media(g, client, server, stream(2)),
+            GenApp::Bulk { .. } => unreachable!("generators run tcplib conversations and sessions"),
+        }
+    }
+
+    /// Open a TCP connection of generator `g` from `hosts.0` to `hosts.1` on pooled slot:
+    /// `ports` = (opener's port, 0 = the next client port; the other end's port, 0 = the
+    /// next client port). Endpoint streams from `streams`.
+    pub(super) fn open_tcp(
+        &mut self,
+        g: u32,
+        hosts: (NodeId, NodeId),
+        ports: (u16, u16),
+        app: App,
+        streams: [crate::rng::Stream; 2],
+        session: Option<(u32, Role)>,
+    ) -> ConnId {
+        let gen = &mut self.gens[g as usize];
+        let (client, server) = hosts;
         let mut hdr = PacketHeader {
             src: client,
             dst: server,
             proto: Proto::Tcp,
-            src_port: gen.take_client_port(),
-            dst_port: gen.server_port,
+            src_port: ports.0,
+            dst_port: ports.1,
             tos: 0,
             media: Media::None,
         };
-        // After the client ports wrap, skip one a live conversation with this server holds.
-        while self.hosts[client.idx()].sockets.lookup(&SockKey::outgoing(&hdr)).is_some() {
-            hdr.src_port = gen.take_client_port();
+        // Client ports from the generator's counter, skipping any a live conversation of
+        // either host holds with the other (after the counter wraps).
+        loop {
+            if ports.0 == 0 {
+                hdr.src_port = gen.take_client_port();
+            }
+            if ports.1 == 0 {
+                hdr.dst_port = gen.take_client_port();
+            }
+            let back = PacketHeader { src: server, dst: client, src_port: hdr.dst_port, dst_port: hdr.src_port, ..hdr };
+            let taken = self.hosts[client.idx()].sockets.lookup(&SockKey::outgoing(&hdr)).is_some()
+                || self.hosts[server.idx()].sockets.lookup(&SockKey::outgoing(&back)).is_some();
+            if !taken {
+                break;
+            }
         }
         let back = PacketHeader { src: server, dst: client, src_port: hdr.dst_port, dst_port: hdr.src_port, ..hdr };
-        let key = ((g as u64) << 40) | n;
-        let stream = |k: u64| rng::stream(seed, Purpose::TrafficConn, key * 3 + k);
-        let ep = [Endpoint::new(gen.tcp, client, hdr, stream(0)), Endpoint::new(gen.tcp, server, back, stream(1))];
-        let lowat = gen.tcp.snd_lowat_bytes as u64;
-        let app = match gen.app {
-            GenApp::Conv(kind, scale, per_item) => {
-                let mut a = ConvApp::new(kind, scale, stream(2), lowat);
-                a.connection_per_item = per_item;
-                App::Conv(Box::new(a))
-            }
-            GenApp::Bulk { .. } => unreachable!("generators run tcplib conversations"),
-        };
+        let [s0, s1] = streams;
+        let ep = [Endpoint::new(gen.tcp, client, hdr, s0), Endpoint::new(gen.tcp, server, back, s1)];
         let c = self.take_slot(g, ep, app);
+        self.conns[c.idx()].session = session;
         self.bind_sockets(c);
         self.conns[c.idx()].ep[1].tcp.open_passive();
         self.open_conn(c);
+        c
     }
 
     /// A slot of generator `g`'s pool, holding a new conversation.
@@ -83,6 +128,8 @@ impl Network {
             bytes_read_sampled: 0,
             finished_at: None,
             bytes_s2c_warm: 0,
+            session: None,
+            session_told: false,
         };
         match self.free_conns.pop() {
             Some(c) => {
@@ -129,13 +176,34 @@ impl Network {
         for ep in &conn.ep {
             self.hosts[ep.host.idx()].sockets.unbind(&SockKey::outgoing(&ep.hdr));
         }
+        let (session, told) = (conn.session.take(), conn.session_told);
+        let App::Conv(app) = &mut conn.app else { unreachable!("pooled slots run conversations") };
         let s = &mut self.gens[g].stats;
-        s.open -= 1;
         if aborted {
             s.aborted += 1;
-        } else {
-            s.completed += 1;
-            s.durations_s.push(now.since(conn.start).as_secs_f64());
+        }
+        match session {
+            // A session's connection: the session counts the conversation.
+            Some((sid, role)) => {
+                if !told {
+                    self.session_done(sid, role, false, now);
+                }
+            }
+            None => {
+                s.open -= 1;
+                if !aborted {
+                    s.completed += 1;
+                    s.durations_s.push(now.since(conn.start).as_secs_f64());
+                    if app.kind == ConvKind::Telnet {
+                        if let Some(t) = app.established_at {
+                            s.record("connect_s", t.since(conn.start).as_secs_f64());
+                        }
+                        for &(_, d) in &app.echo_samples {
+                            s.record("response_s", d);
+                        }
+                    }
+                }
+            }
         }
         self.free_conns.push(c.0);
     }

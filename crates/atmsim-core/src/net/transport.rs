@@ -33,6 +33,7 @@ impl Network {
             AppEv::Message(s, bytes) => self.source_message(s, bytes),
             AppEv::Udp(f) => self.udp_send(f),
             AppEv::Spawn(g) => self.spawn(g),
+            AppEv::Think(s) => self.session_think(s),
         }
     }
 
@@ -122,6 +123,9 @@ impl Network {
         if act.kick_other {
             self.service(c, 1 - side);
         }
+        if act.at_gate {
+            self.session_gate(c);
+        }
     }
 
     /// After anything happened to endpoint `side` of `c`: let the application act, send
@@ -177,6 +181,7 @@ impl Network {
         if act != Actions::default() {
             self.after_app(c, side, act);
         }
+        self.session_check(c);
         self.maybe_recycle(c);
     }
 

@@ -264,9 +264,10 @@ pub struct SiteSec {
     pub ipoa: Option<IpoaSec>,
 }
 
-/// `[[traffic]]`: a generator of TCP conversations: at each arrival a client workstation of
-/// the `from` sites opens a conversation to a random host of `to`; its connection comes from
-/// a pool and returns there when the conversation ends.
+/// `[[traffic]]`: a generator of conversations: at each arrival a client host of the `from`
+/// sites opens a conversation to a host of `to`; a TCP connection comes from a pool and
+/// returns there when the conversation ends (sessions open several; audio and video are
+/// UDP flows).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficSec {
@@ -284,6 +285,30 @@ pub struct TrafficSec {
     /// "poisson" (default; exponential gaps) or "uniform" (gaps uniform on 0..2·mean).
     #[serde(default)]
     pub arrivals: ArrivalsName,
+    /// One arrival process per site of `from`, each with `mean_interarrival_s`, its clients
+    /// that site's hosts (Mah Table 3-2 gives rates per site). Default false: one process
+    /// for all of them.
+    #[serde(default)]
+    pub per_site: bool,
+    /// Who opens the conversations: "workstations" (default) or "servers" (Mah: SMTP, NNTP).
+    #[serde(default = "workstations")]
+    pub initiators: TargetsName,
+    /// With `to = "servers"`: only server number `server_index` of each site (Mah A-13: s0
+    /// runs FTP, s1 HTTP). Default: every server.
+    #[serde(default)]
+    pub server_index: Option<i64>,
+    /// How the other end is picked: "uniform" (default), "zipf" (by popularity, rank i with
+    /// probability ∝ 1/i, ranks in `rank_sites` order; Mah §A.5.7) or "round_robin" (each
+    /// candidate in turn; news peers).
+    #[serde(default)]
+    pub choice: ChoiceName,
+    /// Sites in order of their servers' popularity for `choice = "zipf"`; default the order
+    /// of the `[[site]]` tables.
+    #[serde(default)]
+    pub rank_sites: Vec<String>,
+    /// Only hosts of other sites (needs `per_site`). Default false.
+    #[serde(default)]
+    pub remote_only: bool,
     /// Mean time between conversation arrivals of this generator [s].
     pub mean_interarrival_s: f64,
     /// Default 0.
@@ -310,12 +335,24 @@ pub enum TargetsName {
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
+pub enum ChoiceName {
+    #[default]
+    Uniform,
+    Zipf,
+    RoundRobin,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
 pub enum ArrivalsName {
     #[default]
     Poisson,
     Uniform,
 }
 
+fn workstations() -> TargetsName {
+    TargetsName::Workstations
+}
 fn lan_mtu_default() -> i64 {
     1500
 }

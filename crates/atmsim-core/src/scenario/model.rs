@@ -443,6 +443,10 @@ pub enum AppSec {
         /// the whole conversation on one connection).
         #[serde(default)]
         connection_per_item: bool,
+        /// An FTP session as Mah's (§3.3.2): a control connection to port 21 and a data
+        /// connection per file from the server's port 20 (`[[traffic]]` only; default false).
+        #[serde(default)]
+        data_connections: bool,
     },
     /// tcplib NNTP conversations.
     Nntp {
@@ -455,9 +459,41 @@ pub enum AppSec {
         /// Multiplies every message size. Default 1.
         #[serde(default = "one_f64")]
         item_scale: f64,
+        /// The HELO/MAIL/RCPT/DATA and QUIT exchanges around the message (default true);
+        /// false = the message and the server's reply only (Mah §3.3.4; `[[traffic]]` only).
+        #[serde(default = "yes")]
+        handshake: bool,
     },
     /// tcplib TELNET conversations (the server echoes).
     Telnet {},
+    /// A Web browser of Mah's HTTP model (App. A), placed on a workstation without one and
+    /// browsing until the end of the run (`[[traffic]]` only).
+    Http {},
+    /// Audio over UDP (Mah §3.3.6): 64 kb/s during talkspurts of tcplib's voice tables
+    /// (`[[traffic]]` only).
+    Audio {
+        /// UDP payload per packet [bytes]. Default 160 (spec A-16).
+        #[serde(default = "audio_payload_default")]
+        payload_bytes: i64,
+        /// Time between packets in a talkspurt [ms]. Default 20.
+        #[serde(default = "audio_interval_default")]
+        interval_ms: f64,
+        /// Mean of the exponential conversation duration [s]. Default 600.
+        #[serde(default = "media_duration_default")]
+        mean_duration_s: f64,
+    },
+    /// Video over UDP: vic's two-state model (Mah §3.3.7, App. B) (`[[traffic]]` only).
+    Video {
+        /// Default 128000 (§B.5).
+        #[serde(default = "video_rate_default")]
+        bit_rate_bps: f64,
+        /// Default 8 (§B.5).
+        #[serde(default = "video_fps_default")]
+        frame_rate: f64,
+        /// Mean of the exponential conversation duration [s]. Default 600.
+        #[serde(default = "media_duration_default")]
+        mean_duration_s: f64,
+    },
 }
 
 impl Default for AppSec {
@@ -538,6 +574,21 @@ fn three() -> i64 {
 
 fn yes() -> bool {
     true
+}
+fn audio_payload_default() -> i64 {
+    160
+}
+fn audio_interval_default() -> f64 {
+    20.0
+}
+fn media_duration_default() -> f64 {
+    600.0
+}
+fn video_rate_default() -> f64 {
+    128e3
+}
+fn video_fps_default() -> f64 {
+    8.0
 }
 fn one_f64() -> f64 {
     1.0

@@ -9,6 +9,7 @@ mod inputs_stay_in_range;
 mod internetwork;
 mod link_clocks;
 mod magic_table1;
+mod mah_workload;
 mod on_off_sources;
 mod pcap_captures;
 mod results_are_unchanged;

@@ -117,7 +117,7 @@ fn site_and_traffic_mistakes_name_their_field() {
     let e = error(
         &base.replace("name = \"telnet\"\napp = { kind = \"telnet\" }", "name = \"telnet\"\napp = { kind = \"bulk\" }"),
     );
-    assert!(e.contains("traffic[0].app") && e.contains("tcplib"), "{e}");
+    assert!(e.contains("traffic[0].app") && e.contains("bulk runs only in [[tcp]]"), "{e}");
     let e = error(&base.replace("app = { kind = \"ftp\" }", "app = { kind = \"ftp\" }\nfrom = [\"mars\"]"));
     assert!(e.contains("traffic[1].from[0]") && e.contains("mars"), "{e}");
     let e = error(&base.replace("mean_interarrival_s = 20.0", "mean_interarrival_s = -3"));

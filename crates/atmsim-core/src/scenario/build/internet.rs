@@ -362,6 +362,7 @@ pub(super) fn udp_flows(doc: &ScenarioDoc, names: &Names, hosts: &[Host], run: &
             stop: SimTime::ZERO + stop,
             late_after,
             stats: UdpStats::default(),
+            gen: None,
         });
     }
     Ok(flows)

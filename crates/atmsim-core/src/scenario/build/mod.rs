@@ -151,6 +151,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         gens,
         fixed_conns,
         free_conns: Vec::new(),
+        sessions: Vec::new(),
         seed: run.seed,
         abr,
     };

@@ -142,6 +142,8 @@ pub(super) fn connections(
             gen: 0,
             stale_segments: 0,
             bytes_s2c_warm: 0,
+            session: None,
+            session_told: false,
             bytes_read: 0,
             bytes_read_warm: 0,
             bytes_sent_warm: 0,
@@ -264,6 +266,9 @@ fn server_port(app: &AppSpec) -> u16 {
         AppSpec::Conv(ConvKind::Ftp, ..) => 20,
         AppSpec::Conv(ConvKind::Smtp, ..) => 25,
         AppSpec::Conv(ConvKind::Nntp, ..) => 119,
+        AppSpec::Conv(ConvKind::HttpGet, ..) => 80,
+        AppSpec::Conv(ConvKind::FtpControl, ..) => 21,
+        AppSpec::Conv(ConvKind::FtpData, ..) => 20,
     }
 }
 
@@ -284,16 +289,28 @@ fn app_spec(i: usize, app: &AppSec) -> Result<AppSpec> {
             let tot = total_bytes.map(|b| int_in(f("app.total_bytes"), b, 1, i64::MAX, "a byte count")).transpose()?;
             AppSpec::Bulk { write: w as u64, total: tot.map(|b| b as u64) }
         }
-        AppSec::Ftp { item_scale, connection_per_item } => {
+        AppSec::Ftp { data_connections: true, .. } => {
+            return invalid(f("app.data_connections"), "expected false: FTP sessions run only in [[traffic]]")
+        }
+        AppSec::Ftp { item_scale, connection_per_item, .. } => {
             AppSpec::Conv(ConvKind::Ftp, item_scale_in(f("app.item_scale"), *item_scale)?, *connection_per_item)
         }
         AppSec::Nntp { item_scale } => {
             AppSpec::Conv(ConvKind::Nntp, item_scale_in(f("app.item_scale"), *item_scale)?, false)
         }
-        AppSec::Smtp { item_scale } => {
+        AppSec::Smtp { handshake: false, .. } => {
+            return invalid(f("app.handshake"), "expected true: SMTP without its handshake runs only in [[traffic]]")
+        }
+        AppSec::Smtp { item_scale, .. } => {
             AppSpec::Conv(ConvKind::Smtp, item_scale_in(f("app.item_scale"), *item_scale)?, false)
         }
         AppSec::Telnet {} => AppSpec::Conv(ConvKind::Telnet, 1.0, false),
+        AppSec::Http {} | AppSec::Audio { .. } | AppSec::Video { .. } => {
+            return invalid(
+                f("app.kind"),
+                "expected bulk, ftp, nntp, smtp or telnet: http, audio and video run only in [[traffic]]",
+            )
+        }
     })
 }
 
