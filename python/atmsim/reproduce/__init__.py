@@ -12,6 +12,7 @@ STUDIES = {
     "kalampoukas97": "atmsim.reproduce.kalampoukas97",
     "kocyigit": "atmsim.reproduce.kocyigit",
     "magic95": "atmsim.reproduce.magic95",
+    "mah96": "atmsim.reproduce.mah96",
 }
 
 __all__ = ["STUDIES"]

@@ -177,6 +177,12 @@ pub struct OutPort {
     /// Arriving CLP=1 cells are dropped while the queue holds at least this many cells
     /// (`u32::MAX` = never).
     pub clp1_threshold: u32,
+    /// Per-VC share of the data buffer [cells]: a VC holding this many cells has its next
+    /// cell dropped as if the buffer were full (`u32::MAX` = no cap; Mah §5.5.4, spec A-4).
+    pub vc_limit: u32,
+    /// With EPD: a frame whose first cell finds its VC holding this many cells is refused
+    /// whole (`u32::MAX` = none; spec A-5).
+    pub vc_epd_threshold: u32,
     last_change: SimTime,
     pub ser: Serializer,
     pub policy: DropPolicy,
@@ -205,6 +211,8 @@ impl OutPort {
             ctrl_limit: DEFAULT_CTRL_BUFFER_CELLS,
             policy,
             clp1_threshold: u32::MAX,
+            vc_limit: u32::MAX,
+            vc_epd_threshold: u32::MAX,
             in_tx: None,
             ser,
             stats: PortStats::default(),
@@ -300,6 +308,7 @@ impl OutPort {
         self.stats.cells_in += 1;
         let occupancy = self.occupancy;
         let (limit, policy, clp1) = (self.limit, self.policy, self.clp1_threshold);
+        let (vc_limit, vc_epd) = (self.vc_limit, self.vc_epd_threshold);
         let low_priority = cell.flags & flags::CLP != 0;
         let eof = cell.is_eof();
         let vs = self.vc(cell.vci);
@@ -308,7 +317,7 @@ impl OutPort {
         let mut refused = false;
         if first {
             vs.discard = match policy {
-                DropPolicy::Epd { threshold } if occupancy >= threshold => Discard::Whole,
+                DropPolicy::Epd { threshold } if occupancy >= threshold || vs.queued >= vc_epd => Discard::Whole,
                 _ => Discard::No,
             };
             refused = vs.discard == Discard::Whole;
@@ -316,7 +325,7 @@ impl OutPort {
         let verdict = match vs.discard {
             Discard::Whole => Some(DropReason::Epd),
             Discard::Partial if !eof => Some(DropReason::Ppd),
-            _ if occupancy >= limit => {
+            _ if occupancy >= limit || vs.queued >= vc_limit => {
                 if policy != DropPolicy::Tail && !eof {
                     vs.discard = Discard::Partial;
                 }
@@ -526,6 +535,36 @@ mod tests {
         assert!(b.iter().all(|d| *d == Some(DropReason::Epd)));
         assert_eq!(p.stats.frames_refused, 1);
         assert_eq!(p.occupancy, 6);
+    }
+
+    /// Spec A-4: a VC at its share of the buffer loses its next cells while another VC is
+    /// still admitted to the same, far from full, buffer.
+    #[test]
+    fn a_vc_at_its_buffer_share_loses_cells_others_do_not() {
+        let mut p = port(100, DropPolicy::Tail);
+        p.vc_limit = 3;
+        let v = offer(&mut p, &frame_cells(1, 0, 5));
+        assert_eq!(v, vec![None, None, None, Some(DropReason::Tail), Some(DropReason::Tail)]);
+        let w = offer(&mut p, &frame_cells(2, 0, 3));
+        assert_eq!(w, vec![None, None, None]);
+        assert_eq!((p.occupancy, p.stats.drop_tail), (6, 2));
+        p.start_next(SimTime::ZERO); // VC 1's first cell leaves: room for one more of VC 1
+        p.in_tx = None;
+        assert_eq!(offer(&mut p, &frame_cells(1, 1, 1)), vec![None]);
+    }
+
+    /// Spec A-5: with a per-VC EPD threshold, a frame whose first cell finds its VC holding
+    /// that many cells is refused whole; the same frame on an idle VC is admitted.
+    #[test]
+    fn per_vc_epd_refuses_a_frame_of_a_loaded_vc_only() {
+        let mut p = port(100, DropPolicy::Epd { threshold: 90 });
+        p.vc_limit = 10;
+        p.vc_epd_threshold = 4;
+        assert!(offer(&mut p, &frame_cells(1, 0, 4)).iter().all(Option::is_none));
+        let v = offer(&mut p, &frame_cells(1, 1, 3));
+        assert_eq!(v, vec![Some(DropReason::Epd); 3]);
+        assert!(offer(&mut p, &frame_cells(2, 0, 3)).iter().all(Option::is_none));
+        assert_eq!((p.occupancy, p.stats.drop_epd, p.stats.frames_refused), (7, 3, 1));
     }
 
     #[test]

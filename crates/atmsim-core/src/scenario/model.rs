@@ -179,6 +179,13 @@ pub struct SwitchSec {
     /// EPD threshold [cells]; required with drop_policy = "epd", must be ≤ buffer_cells.
     #[serde(default)]
     pub epd_threshold_cells: Option<i64>,
+    /// Per-VC cap on a port's data buffer [cells] (Mah §5.5.4: conversations sharing a VC
+    /// "compete for buffer space"; spec A-4); absent = none.
+    #[serde(default)]
+    pub vc_buffer_cells: Option<i64>,
+    /// Per-VC EPD threshold [cells] (≤ vc_buffer_cells; needs drop_policy = "epd"); absent = none.
+    #[serde(default)]
+    pub vc_epd_threshold_cells: Option<i64>,
     /// Drop arriving CLP=1 cells while a port queue holds at least this many cells;
     /// absent = never (CLP=1 cells are treated like any other).
     #[serde(default)]

@@ -169,5 +169,7 @@ fn switch_port(ss: &SwitchSec, name: String, lid: LinkId, ser: Serializer) -> Ou
     };
     let mut p = OutPort::new(name, lid, ss.scheduler, limit, policy, ser);
     p.clp1_threshold = ss.clp1_threshold_cells.map_or(u32::MAX, |t| t as u32);
+    p.vc_limit = ss.vc_buffer_cells.map_or(u32::MAX, |t| t as u32);
+    p.vc_epd_threshold = ss.vc_epd_threshold_cells.map_or(u32::MAX, |t| t as u32);
     p
 }

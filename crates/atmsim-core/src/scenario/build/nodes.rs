@@ -162,6 +162,17 @@ pub(super) fn switches<'d>(secs: &'d [SwitchSec], names: &mut Names<'d>) -> Resu
             let max = s.buffer_cells.unwrap_or(u32::MAX as i64 - 1);
             int_in(f("clp1_threshold_cells"), t, 0, max, "a threshold in cells (at most buffer_cells)")?;
         }
+        if let Some(v) = s.vc_buffer_cells {
+            let max = s.buffer_cells.unwrap_or(u32::MAX as i64 - 1);
+            int_in(f("vc_buffer_cells"), v, 1, max, "a per-VC buffer in cells (at most buffer_cells)")?;
+        }
+        if let Some(t) = s.vc_epd_threshold_cells {
+            if s.drop_policy != DropPolicyName::Epd {
+                return invalid(f("vc_epd_threshold_cells"), "only meaningful with drop_policy = \"epd\"");
+            }
+            let max = s.vc_buffer_cells.or(s.buffer_cells).unwrap_or(u32::MAX as i64 - 1);
+            int_in(f("vc_epd_threshold_cells"), t, 1, max, "a threshold in cells (at most vc_buffer_cells)")?;
+        }
         switches.push(Switch { name: s.name.clone(), ports: Vec::new(), misrouted: 0 });
     }
     Ok(switches)

@@ -1,0 +1,447 @@
+"""Mah (1996) reproduction: the thesis' published rows and the verdict rules.
+
+The rows are those of the spec's oracle (``shared/specs/mah96.md`` §5.3 M-1…M-20, §5.4
+V-1…V-21, §5.6 calibration levels, §5.8 item 16) with the thesis' numbers. Every row gets one
+of three verdicts, by a rule fixed here before the first report (none changed after seeing a
+verdict) and stated in the report:
+
+* **comparisons** (``kind="shift"``): configuration A against B (B − A) on per-run statistics,
+  by Mann-Whitney's shift interval (:func:`atmsim.stats.compare`) at 90 %; with 3 runs against
+  3 the interval is the range of the nine differences and the exact levels are 90/80/60 %, so
+  each test also says at which of these it is significant. A row *agrees* when every
+  comparison does (or ``need`` of them): the thesis' direction and its significance both
+  match — "sig." needs our 90 % interval to exclude zero on the thesis' side; "not sig." needs
+  the Hodges-Lehmann shift on the thesis' side and the 90 % interval to include zero; a change
+  stated without a test needs the direction only (its significance is reported).
+* **no differences beyond chance** (``kind="chance"``): the thesis saw no (or "few")
+  significant differences among many tests; it agrees when the number significant at 90 %
+  is at most the 95th percentile of Binomial(n tests, 1 − achieved level) — what identical
+  configurations would give (0.10 per test with 3 against 3).
+* **levels** (``kind="level"``): an absolute value against the published value or range
+  widened by a stated tolerance (:data:`TOL_LEVEL` relative, or :data:`TOL_HIT_PP` points for
+  hit rates); per-configuration means over the seeds, every one inside. Levels that depend on
+  the offered load (counts, rates, peaks, maximum VCs, times, loss and drop rates) are judged
+  only at the thesis' scale (200 workstations per site, 4000 s); at quick scale they are
+  "not comparable" and shown. Hit rates, the router VC-request range and the svc/svccache
+  setup ratio are judged in both modes: quick scale (fewer browsers, shorter runs) can only
+  lower hit rates and ratios and add router VC requests (longer idle gaps), so its bias is
+  against agreement.
+* rows about the sp/wc/nwc QoS policies are "not comparable: QoS policies are issue 15"; the
+  thesis' conflicting derivations (§5.7 C-1) are shown, not judged.
+
+Nothing here is tuned to make a row agree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.stats
+
+from .. import stats
+from .mah96_tables import STATS, TABLE_3_3
+
+CONFIGS = ("app-svc", "app-svccache", "conv-svc", "conv-svccache", "router-pvc", "router-svc", "router-svccache")
+NOQOS4 = ("app-svc", "app-svccache", "conv-svc", "conv-svccache")
+LEVELS = (0.90, 0.80, 0.60)
+#: Relative tolerance on published or implied absolute values (full scale only).
+TOL_LEVEL = 0.25
+#: Tolerance on published hit rates, in percentage points.
+TOL_HIT_PP = 2.0
+#: "One or two orders of magnitude" fewer setups with caching (V-21): svc / svccache ≥ this.
+ORDER_OF_MAGNITUDE = 10.0
+QOS_ISSUE = "not comparable: QoS policies (sp/wc/nwc) are issue 15"
+AGREES, DIFFERS, NOT_COMPARABLE = "agrees", "differs", "not comparable"
+
+
+def name(config: str) -> str:
+    """The thesis' name of a configuration: ``noqos-conv-svc``."""
+    return f"noqos-{config}"
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    where: str
+    what: str
+    thesis: str
+    kind: str  # shift | chance | level | identical | ratio | qos | conflict
+    pairs: tuple[tuple[str, str], ...] = ()
+    stats: tuple[str, ...] = ()
+    expect: str | None = None  # "lower" / "higher": B against A
+    sig: bool | None = None  # True: sig. at 90 %; False: not sig.; None: not stated
+    need: int | None = None
+    targets: tuple[tuple[str, float | None, float | None], ...] = ()  # (config, low, high) of level rows
+    tol_pp: bool = False
+    exact: bool = False
+    full_only: bool = True
+    every_run: bool = False
+
+
+def _cmp(rid, where, what, thesis, pairs, st, expect, sig, need=None) -> Row:
+    return Row(rid, where, what, thesis, "shift", tuple(pairs), tuple(st), expect, sig, need)
+
+
+def _lvl(rid, where, what, thesis, configs, stat, lo=None, hi=None, targets=None, **kw) -> Row:
+    """A level row: every configuration's value within [lo, hi] (or per-configuration targets)."""
+    targets = targets if targets is not None else {c: (lo, hi) for c in configs}
+    return Row(rid, where, what, thesis, "level", stats=(stat,), targets=tuple((c, a, b) for c, (a, b) in targets.items()), **kw)
+
+
+def _qos(rid, where, what, thesis) -> Row:
+    return Row(rid, where, what, thesis, "qos")
+
+
+CR_SVC, CR_CACHE = ("conv-svc", "router-svc"), ("conv-svccache", "router-svccache")
+AC_SVC, AC_CACHE = ("conv-svc", "app-svc"), ("conv-svccache", "app-svccache")
+SC_APP, SC_CONV = ("app-svc", "app-svccache"), ("conv-svc", "conv-svccache")
+HTTP4 = ("http.item.median", "http.item.p90", "http.page.median", "http.page.p90")
+MEDIA3 = ("audio.loss", "audio.overdue", "video.loss")
+
+#: Published per-configuration levels of the composite level rows.
+PEAKS = {"conv-svc": 37, "conv-svccache": 25, "app-svc": 15, "app-svccache": 15}
+MAX_VCS = {"app-svc": 162, "app-svccache": 200, "conv-svc": 341, "conv-svccache": 472}
+RATIOS = {"conv": 168_936 / 4337, "app": 71_136 / 1424}
+
+ROWS: tuple[Row, ...] = (
+    # ---- Chapter 5: multiplexing (spec §5.3)
+    _qos("M-1", "§5.4.1", "app→conv (sp-ftp): telnet connect 90th", "+40–80 ms (14–18 %)"),
+    _qos("M-2", "§5.4.1", "app→conv (sp-ftp): telnet response 90th", "+30–90 ms (12–30 %)"),
+    _qos("M-3", "§5.4.2", "app→conv (sp-ftp): FTP file median / 90th", "+60–90 ms / +110–120 ms"),
+    _qos("M-4", "§5.4.2", "app vs conv (wc-ftp, nwc-ftp): long FTP files, sessions", "conv better or little change"),
+    _cmp("M-5 svc", "§5.4.3", "conv→app (noqos, svc): HTTP item and page, median and 90th",
+         "app shorter (noqos: direction only; sp-http: sig. for all four with svc)", [AC_SVC], HTTP4, "lower", None),
+    _cmp("M-5 svccache", "§5.4.3", "conv→app (noqos, svccache): HTTP item and page, median and 90th",
+         "app shorter (noqos: direction only; sp-http: only the 90th item sig. with svccache)", [AC_CACHE], HTTP4, "lower", None),
+    _qos("M-6", "§5.4.3", "app vs conv (wc-*, nwc-*): HTTP item and page", "conv shorter"),
+    Row("M-7", "§5.4.4–5.4.5", "conv→app (noqos, svc and svccache): audio loss, overdue; video loss",
+        "\"few significant differences\"; video \"similarly unchanged\"", "chance", (AC_SVC, AC_CACHE), MEDIA3),
+    _lvl("M-8", "§5.5, §6.5", "router (pvc, svc, svccache): VC requests per run, every run", "30–48 (30 = the 6·5 mesh)",
+         ("router-pvc", "router-svc", "router-svccache"), "vc.setups", 30, 48, full_only=False, every_run=True, exact=True),
+    _lvl("M-9", "§5.5", "noqos-conv-svc: VC establishments per run", "162,000–174,000", ("conv-svc",), "vc.setups", 162_000, 174_000),
+    _cmp("M-10 svc", "§5.5.1", "conv→router (svc): telnet connect median, 90th", "−62 % / −57 %, sig.",
+         [CR_SVC], ("telnet.connect.median", "telnet.connect.p90"), "lower", True),
+    _cmp("M-10 svccache", "§5.5.1", "conv→router (svccache): telnet connect median, 90th", "minor reductions, not sig.",
+         [CR_CACHE], ("telnet.connect.median", "telnet.connect.p90"), "lower", False),
+    _cmp("M-11", "§5.5.1", "conv→router (svc, svccache): telnet response median, 90th",
+         "−0.5–12 % / −14–15 %, not sig.", [CR_SVC, CR_CACHE], ("telnet.response.median", "telnet.response.p90"), "lower", False),
+    _cmp("M-12 svc", "§5.5.2", "conv→router (svc): FTP file median", "\"slightly smaller\", sig.", [CR_SVC], ("ftp.file.median",), "lower", True),
+    _cmp("M-12 svccache", "§5.5.2", "conv→router (svccache): FTP file median", "smaller, not sig. (sig. only svc)",
+         [CR_CACHE], ("ftp.file.median",), "lower", False),
+    _cmp("M-13", "§5.5.2", "conv→router (svccache): FTP file 90th, session median and 90th", "router worse by 10–22 %, not sig.",
+         [CR_CACHE], ("ftp.file.p90", "ftp.session.median", "ftp.session.p90"), "higher", False),
+    _lvl("M-14", "§5.5.2", "noqos-conv-svccache: cache hit rate", "97 %", ("conv-svccache",), "vc.hit_rate", 0.97, 0.97,
+         tol_pp=True, full_only=False),
+    _cmp("M-15", "§5.5.2", "conv→router (svccache): switch cell drop rate", "0.051 % → 0.064 %, not sig. (sig. without one outlying conv run)",
+         [CR_CACHE], ("switch.drop_rate",), "higher", False),
+    _lvl("M-15 levels", "§5.5.2", "switch cell drop rate, conv / router (svccache)", "0.051 % / 0.064 %", (), "switch.drop_rate",
+         targets={"conv-svccache": (0.00051, 0.00051), "router-svccache": (0.00064, 0.00064)}),
+    _cmp("M-16", "§5.5.3", "conv→router (svc): HTTP item and page median", "router faster by ≈140 ms (no test given)",
+         [CR_SVC], ("http.item.median", "http.page.median"), "lower", None),
+    _cmp("M-17", "§5.5.3", "conv→router (svccache): HTTP item 90th, page 90th", "+300 ms (29 %) / +500 ms (13 %), not sig.",
+         [CR_CACHE], ("http.item.p90", "http.page.p90"), "higher", False),
+    _cmp("M-18", "§5.5.4", "conv→router (svc, svccache): audio loss", "<0.25 % → >1 %, +310–880 %, \"in all cases\", \"dramatically\"",
+         [CR_SVC, CR_CACHE], ("audio.loss",), "higher", True),
+    _lvl("M-18 levels", "§5.5.4", "audio loss, conv and router (svc, svccache)", "conv < 0.25 %, router > 1 %", (), "audio.loss",
+         targets={"conv-svc": (None, 0.0025), "conv-svccache": (None, 0.0025), "router-svc": (0.01, None), "router-svccache": (0.01, None)}),
+    _cmp("M-19", "§5.5.4", "conv→router (svc, svccache): audio overdue", "−20–32 %, not sig.", [CR_SVC, CR_CACHE], ("audio.overdue",), "lower", False),
+    _cmp("M-20 svc", "§5.5.5", "conv→router (svc): video loss", "−19 %, not sig.", [CR_SVC], ("video.loss",), "lower", False),
+    _cmp("M-20 svccache", "§5.5.5", "conv→router (svccache): video loss", "1.1 % → 2.2 % (doubled), \"not significantly affected\"",
+         [CR_CACHE], ("video.loss",), "higher", False),
+    # ---- Chapter 6: VC management (spec §5.4)
+    _qos("V-1", "§6.4.1", "svc→svccache (wc-telnet): telnet connect", "−158–165 ms / −134–142 ms, sig."),
+    _qos("V-2", "§6.4.1", "svc→svccache (nwc-telnet): telnet response median", "−90 ms (3–8 %)"),
+    _qos("V-3", "§6.4.2", "svc→svccache (sp-ftp): FTP file median, session", "−13–17 %; −14–20 %"),
+    _qos("V-4", "§6.4.2", "svc→svccache (wc-ftp, conv): FTP file / session median", "−27 % / −1.8 s"),
+    _qos("V-5", "§6.4.2", "svc→svccache (wc-ftp, app): FTP file / session median", "−0.03 s / −0.87 s, not sig."),
+    _qos("V-6", "§6.4.3", "svc→svccache (nwc-http): HTTP item / page median", "−120–259 ms / −299–383 ms, sig."),
+    _qos("V-7", "§6.4.3", "svccache: rate-controller interference", "none observed"),
+    _qos("V-8", "§6.4.4", "svc→svccache (sp-qos1): audio loss / overdue", "1.11–1.47 % → 0.76–0.78 % / 2.71–3.38 % → 1.42–2.08 %"),
+    _qos("V-9", "§6.4.5", "svc→svccache (sp-ftp, conv): video loss", "4.64–8.11 % → 4.09–4.47 %"),
+    Row("V-10", "§6.5", "router: pvc vs svccache, every metric of every seed", "\"exactly identical performance for all metrics\"",
+        "identical", (("router-pvc", "router-svccache"),)),
+    Row("V-11", "§6.5", "router: svc vs pvc and svc vs svccache, the 15 Table 3-3 statistics",
+        "no significant differences (≤18 VCs beyond the mesh with svc)", "chance",
+        (("router-pvc", "router-svc"), ("router-svccache", "router-svc")), TABLE_3_3),
+    _lvl("V-12", "§6.6", "noqos svccache (app, conv): cache hit rate", "97–98 %", ("app-svccache", "conv-svccache"),
+         "vc.hit_rate", 0.97, 0.98, tol_pp=True, full_only=False),
+    _qos("V-13", "§6.6", "svccache, sp and most RCSP: cache hit rate", "≈95 % (app), ≈92 % (conv)"),
+    _qos("V-14", "§6.6", "svccache, wc/nwc-isp, -qos1: cache hit rate", "65–69 % (app), 56–59 % (conv)"),
+    _lvl("V-15", "§6.6", "noqos-conv-svc: VC setups per run", "168,936 (7.0 /s per router)", ("conv-svc",), "vc.setups", 168_936, 168_936),
+    _lvl("V-16", "§6.6", "noqos-conv-svccache: VC setups per run", "4337 (0.18 /s per router)", ("conv-svccache",), "vc.setups", 4337, 4337),
+    _lvl("V-17", "§6.6", "noqos-app-svc: VC setups per run", "71,136 (3.0 /s per router)", ("app-svc",), "vc.setups", 71_136, 71_136),
+    _lvl("V-18", "§6.6", "noqos-app-svccache: VC setups per run", "1424 (0.06 /s per router)", ("app-svccache",), "vc.setups", 1424, 1424),
+    _cmp("V-15/16 peak", "§6.6", "svc→svccache (conv): peak setups per second, berkeley and illinois routers",
+         "37 → 25 calls/s (no test given)", [SC_CONV], ("vc.peak_busy",), "lower", None),
+    _cmp("V-17/18 peak", "§6.6", "svc→svccache (app): peak setups per second, berkeley and illinois routers",
+         "15 → 15, \"the same regardless\"", [SC_APP], ("vc.peak_busy",), None, False),
+    _lvl("V-15–18 peak levels", "§6.6", "peak setups per second at the two busiest-server routers",
+         "conv 37 / 25, app 15 / 15 (svc / svccache)", (), "vc.peak_busy", targets={c: (v, v) for c, v in PEAKS.items()}),
+    _cmp("V-19", "§6.6", "svc→svccache (app): max VCs in use per router", "162 → 200 (+24 %, no test given)", [SC_APP], ("vc.max_in_use",), "higher", None),
+    _cmp("V-20", "§6.6", "svc→svccache (conv): max VCs in use per router", "341 → 472 (+38 %, no test given)", [SC_CONV], ("vc.max_in_use",), "higher", None),
+    _lvl("V-19/20 levels", "§6.6", "max VCs in use per router", "app 162 / 200, conv 341 / 472 (svc / svccache)", (),
+         "vc.max_in_use", targets={c: (v, v) for c, v in MAX_VCS.items()}),
+    Row("V-21", "§6.6", "svc / svccache VC setups per run (app, conv)", "\"more than an order of magnitude\"; thesis 39× (conv), 50× (app)",
+        "ratio", (SC_APP, SC_CONV), ("vc.setups",)),
+    _cmp("F-16", "§5.8 item 16, Tab 6-1", "svc→svccache (noqos app, conv): telnet connect median and 90th",
+         "caching significantly improves connect \"in almost all cases\" (≥ 3 of 4 here)", [SC_APP, SC_CONV],
+         ("telnet.connect.median", "telnet.connect.p90"), "lower", True, need=3),
+    # ---- §5.6 implied noqos levels (derived by the spec, not published as such): full scale only
+    _lvl("K-1", "§5.6 (Q-41)", "HTTP page 90th, noqos app/conv × svc/svccache", "3.8–4.0 s (stated)", NOQOS4, "http.page.p90", 3.8, 4.0),
+    _lvl("K-2", "§5.6 (M-17)", "HTTP item 90th, noqos-conv-svccache", "≈1.03 s", ("conv-svccache",), "http.item.p90", 1.03, 1.03),
+    _lvl("K-3", "§5.6 (Q-36)", "FTP session 90th, noqos", "≈30 s (29.6–31.0)", NOQOS4, "ftp.session.p90", 29.6, 31.0),
+    _lvl("K-4", "§5.6 (V-4, Q-26)", "FTP session median, noqos", "≈2.6–3.6 s", NOQOS4, "ftp.session.median", 2.6, 3.6),
+    _lvl("K-5", "§5.6 (M-3, Q-5)", "FTP file 90th, noqos", "≈2.4–2.8 s", NOQOS4, "ftp.file.p90", 2.4, 2.8),
+    _lvl("K-6", "§5.6 (V-1)", "telnet connect median, noqos svc (app, conv)", "≈229–236 ms", ("app-svc", "conv-svc"),
+         "telnet.connect.median", 0.229, 0.236),
+    Row("K-7", "§5.6 (V-1 vs Q-1)", "telnet connect median, noqos svccache (app, conv)", "≈71 ms (from V-1) or ≈200 ms (from Q-1)",
+        "conflict", (AC_CACHE,), ("telnet.connect.median",)),
+    _lvl("K-8", "§5.6 (V-1, Q-2)", "telnet connect 90th, noqos svc (app, conv)", "≈319–346 ms", ("app-svc", "conv-svc"),
+         "telnet.connect.p90", 0.319, 0.346),
+    _lvl("K-9", "§5.6 (V-1)", "telnet connect 90th, noqos svccache (app, conv)", "≈185–204 ms", ("app-svccache", "conv-svccache"),
+         "telnet.connect.p90", 0.185, 0.204),
+    _lvl("K-10", "§5.6 (Q-3)", "telnet response median, noqos", "≈80 ms", NOQOS4, "telnet.response.median", 0.080, 0.080),
+    _lvl("K-11", "§5.6 (Q-3)", "telnet response 90th, noqos", "≈175 ms", NOQOS4, "telnet.response.p90", 0.175, 0.175),
+    _lvl("K-12", "§5.6 (Q-9, M-18, Q-14)", "audio loss, noqos", "≈0.2–0.3 %", NOQOS4, "audio.loss", 0.002, 0.003),
+    _lvl("K-13", "§5.6 (Q-15)", "audio overdue, noqos", "≈5–7 %", NOQOS4, "audio.overdue", 0.05, 0.07),
+    _lvl("K-14", "§5.6 (Q-16, Q-31, Q-43, M-20)", "video loss, noqos", "≈1–2 % (1.1–2.6 %)", NOQOS4, "video.loss", 0.010, 0.026),
+)
+
+#: §5.7: the thesis' own numbers that disagree (noted, not fitted).
+CONSISTENCY = (
+    ("C-1", "Noqos-svccache median telnet connect: ≈200 ms from §4.4.1 (Q-1) against ≈71 ms from §6.4.1 (V-1); "
+            "wc-telnet had \"no statistically significant effects\" against noqos, so one of them is wrong. "
+            "§5.5.1 agrees with §6.4.1: router-svc ≈ conv-svc × 0.38 ≈ 87–90 ms."),
+    ("C-2", "§6.4.1: nwc-telnet's \"90 ms improvement (3–8 %) at the median\" implies a median response of 1.1–3.0 s, "
+            "against ≈80 ms for noqos: probably mistyped."),
+    ("C-3", "sp-http 90th page 37–45 % (§4.4.1) vs 37–46 % (§4.4.2); sp-telnet 90th response \"almost 40 %\" vs 36–46 %."),
+    ("C-4", "§6.4.2's \"14–20 % (298–466 ms)\" for the 90th percentile of sp-ftp sessions implies ≈2.1–2.3 s, which "
+            "is the median session (the 90th is ≈15 s): probably mislabelled."),
+    ("C-5", "wc-qos1 90th telnet response \"40–60 ms (13–25 %)\" implies ≈240–310 ms against ≈175 ms from Q-3 "
+            "(different setups; tolerable)."),
+)
+
+
+# ----- the tests -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Test:
+    """B against A on one statistic: the Hodges-Lehmann shift B − A with its 90 % interval,
+    the highest of the 90/80/60 % levels at which the interval excludes zero (achieved levels),
+    and the change of the means in per cent."""
+
+    a: str
+    b: str
+    stat: str
+    a_vals: tuple[float, ...]
+    b_vals: tuple[float, ...]
+    shift: float
+    low: float
+    high: float
+    achieved: float
+    sig_level: float | None
+    pct: float | None
+
+    @property
+    def sig90(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+    @property
+    def direction(self) -> str:
+        return "higher" if self.shift > 0 else "lower" if self.shift < 0 else "same"
+
+    def sig_text(self) -> str:
+        if self.sig_level is None:
+            return "not sig. at 60 %" if len(self.a_vals) > 1 or len(self.b_vals) > 1 else "not testable (1 run each)"
+        lvl = f"{100 * self.sig_level:.0f} %"
+        return f"sig. at {lvl}" if self.sig90 else f"sig. only at {lvl}"
+
+
+def shift_test(a_vals, b_vals, a: str = "A", b: str = "B", stat: str = "") -> Test:
+    """Mann-Whitney comparison of B against A (B − A) at 90, 80 and 60 %."""
+    a_vals, b_vals = tuple(float(x) for x in a_vals), tuple(float(x) for x in b_vals)
+    cs = [stats.compare(b_vals, a_vals, lvl) for lvl in LEVELS]
+    sig = next((c.achieved_level for c in cs if c.significant), None)
+    ma = float(np.mean(a_vals))
+    pct = (float(np.mean(b_vals)) - ma) / ma if ma else None
+    c = cs[0]
+    return Test(a, b, stat, a_vals, b_vals, c.shift, c.low, c.high, c.achieved_level, sig, pct)
+
+
+def judge_test(t: Test, expect: str | None, sig: bool | None) -> bool:
+    """Whether one comparison matches the thesis (module docstring)."""
+    if sig is True:
+        return t.sig90 and t.direction == expect
+    if sig is False:
+        return not t.sig90 and (expect is None or t.direction == expect)
+    return t.direction == expect
+
+
+def chance_allowance(n_tests: int, achieved: float) -> int:
+    """Significant results that n tests of identical configurations would reach at most in
+    95 % of repetitions: the 95th percentile of Binomial(n, 1 − achieved)."""
+    p = max(0.0, 1.0 - achieved)
+    return int(scipy.stats.binom.ppf(0.95, n_tests, p)) if p > 0 else 0
+
+
+def tolerance_range(row: Row, lo: float | None, hi: float | None) -> tuple[float, float]:
+    """A published range [lo, hi] (None: unbounded) widened by the row's tolerance (stored units)."""
+    lo = lo if lo is not None else -math.inf
+    hi = hi if hi is not None else math.inf
+    if row.exact:
+        return lo, hi
+    if row.tol_pp:
+        return lo - TOL_HIT_PP / 100, min(1.0, hi + TOL_HIT_PP / 100)
+    return lo * (1 - TOL_LEVEL), hi * (1 + TOL_LEVEL)
+
+
+def show(stat: str, x: float | None) -> str:
+    s = STATS[stat]
+    return s.show(x) + (f" {s.unit}" if s.unit and x is not None else "")
+
+
+def _num(stat: str, x: float) -> str:
+    return "−∞" if x == -math.inf else "+∞" if x == math.inf else STATS[stat].show(x)
+
+
+# ----- verdicts ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row's verdict with our numbers, the test behind it and the reason (plain text)."""
+
+    word: str
+    ours: str
+    test: str
+    reason: str
+
+
+def _values(runs: dict[str, list[dict]], config: str, stat: str) -> list[float]:
+    return [r[stat] for r in runs.get(config, []) if r.get(stat) is not None]
+
+
+def _tests(row: Row, runs: dict[str, list[dict]]) -> tuple[list[Test], list[str]]:
+    tests, missing = [], []
+    for a, b in row.pairs:
+        for st in row.stats:
+            va, vb = _values(runs, a, st), _values(runs, b, st)
+            if va and vb:
+                tests.append(shift_test(va, vb, a, b, st))
+            else:
+                missing.append(f"{STATS[st].label} ({a if not va else b})")
+    return tests, missing
+
+
+def _expectation(row: Row) -> str:
+    d = row.expect or "no difference"
+    return d + {True: ", sig. at 90 %", False: ", not sig. at 90 %", None: " (direction only)"}[row.sig]
+
+
+def _test_text(t: Test) -> str:
+    u = STATS[t.stat].unit
+    return (f"{STATS[t.stat].label}: Δ {_num(t.stat, t.shift)} [{_num(t.stat, t.low)}, {_num(t.stat, t.high)}] {u} "
+            f"({100 * t.achieved:.0f} % interval), {t.sig_text()}").replace("  ", " ")
+
+
+def _ours_text(t: Test) -> str:
+    ma, mb = float(np.mean(t.a_vals)), float(np.mean(t.b_vals))
+    pct = "" if t.pct is None else " (±0 %)" if round(100 * t.pct) == 0 else f" ({100 * t.pct:+.0f} %)"
+    return f"{STATS[t.stat].label}, {t.a} → {t.b}: {show(t.stat, ma)} → {show(t.stat, mb)}{pct}"
+
+
+def _judge_shift(row: Row, runs: dict[str, list[dict]]) -> Verdict:
+    tests, missing = _tests(row, runs)
+    if missing:
+        return Verdict(NOT_COMPARABLE, "", "", "no samples: " + ", ".join(missing))
+    oks = [judge_test(t, row.expect, row.sig) for t in tests]
+    need = row.need or len(tests)
+    ok = sum(oks) >= need
+    bad = [f"{STATS[t.stat].label} ({t.a} → {t.b}): {t.direction}, {t.sig_text()}" for t, o in zip(tests, oks) if not o]
+    reason = (f"expected {_expectation(row)}" + (f" in ≥ {need} of {len(tests)}" if need < len(tests) else "")
+              + ("" if not bad else "; not met: " + "; ".join(bad)))
+    return Verdict(AGREES if ok else DIFFERS, "; ".join(map(_ours_text, tests)), "; ".join(map(_test_text, tests)), reason)
+
+
+def _judge_chance(row: Row, runs: dict[str, list[dict]]) -> Verdict:
+    tests, missing = _tests(row, runs)
+    if not tests:
+        return Verdict(NOT_COMPARABLE, "", "", "no samples: " + ", ".join(missing))
+    sig = [t for t in tests if t.sig90]
+    allowed = chance_allowance(len(tests), tests[0].achieved)
+    ours = "significant at 90 %: " + ("; ".join(_ours_text(t) for t in sig) if sig else "none")
+    test = f"{len(sig)} of {len(tests)} tests significant at 90 %; identical configurations give ≤ {allowed} in 95 % of repetitions"
+    reason = "" if not missing else "no samples: " + ", ".join(missing)
+    return Verdict(AGREES if len(sig) <= allowed else DIFFERS, ours, test, reason)
+
+
+def _judge_level(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: str) -> Verdict:
+    stat = row.stats[0]
+    parts, ranges, outside, missing = [], [], [], []
+    for config, lo, hi in row.targets:
+        vals = _values(runs, config, stat)
+        if not vals:
+            missing.append(config)
+            continue
+        low, high = tolerance_range(row, lo, hi)
+        checked = vals if row.every_run else [float(np.mean(vals))]
+        if not all(low <= v <= high for v in checked):
+            outside.append(config)
+        each = ", ".join(STATS[stat].show(v) for v in vals)
+        rate = _values(runs, config, "vc.rate") if stat == "vc.setups" else []
+        extra = f", {show('vc.rate', float(np.mean(rate)))} per router" if rate else ""
+        parts.append(f"{config}: {show(stat, float(np.mean(vals)))} (runs {each}){extra}")
+        ranges.append(f"{config} [{_num(stat, low)}, {_num(stat, high)}]")
+    tol = "" if row.exact else f" {TOL_HIT_PP:g} points" if row.tol_pp else f" {100 * TOL_LEVEL:.0f} %"
+    test = (f"{'every run' if row.every_run else 'mean over seeds'} within the published value"
+            + (f" widened by{tol}" if tol else " (no tolerance)") + ": " + "; ".join(ranges))
+    if missing:
+        return Verdict(NOT_COMPARABLE, "; ".join(parts), test, "no samples: " + ", ".join(missing))
+    if row.full_only and not at_scale:
+        return Verdict(NOT_COMPARABLE, "; ".join(parts), test, f"depends on the offered load: judged at the thesis' scale only (this run: {scale})")
+    return Verdict(DIFFERS if outside else AGREES, "; ".join(parts), test,
+                   f"outside: {', '.join(outside)}" if outside else "")
+
+
+def _judge_ratio(row: Row, runs: dict[str, list[dict]]) -> Verdict:
+    out, ok = [], True
+    for svc, cache in row.pairs:
+        a, b = _values(runs, svc, "vc.setups"), _values(runs, cache, "vc.setups")
+        if not a or not b or not np.mean(b):
+            return Verdict(NOT_COMPARABLE, "", "", f"no setups under {cache}")
+        r = float(np.mean(a) / np.mean(b))
+        ok = ok and r >= ORDER_OF_MAGNITUDE
+        mux = svc.split("-")[0]
+        out.append(f"{mux}: {np.mean(a):,.0f} / {np.mean(b):,.0f} = {r:.1f}× (thesis {RATIOS[mux]:.0f}×)")
+    return Verdict(AGREES if ok else DIFFERS, "; ".join(out), f"ratio of mean setups per run ≥ {ORDER_OF_MAGNITUDE:g} for both",
+                   "" if ok else "less than an order of magnitude")
+
+
+def judge(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: str, diffs: list[list[str]] | None = None) -> Verdict:
+    """The verdict of one row on the per-run statistics ``runs[config]`` (seed order).
+    ``at_scale``: the runs are at the thesis' scale; ``scale`` describes it; ``diffs`` (V-10):
+    per seed, what differs between router-pvc and router-svccache."""
+    if row.kind == "qos":
+        return Verdict(NOT_COMPARABLE, "", "", QOS_ISSUE)
+    if row.kind == "shift":
+        return _judge_shift(row, runs)
+    if row.kind == "chance":
+        return _judge_chance(row, runs)
+    if row.kind == "level":
+        return _judge_level(row, runs, at_scale, scale)
+    if row.kind == "ratio":
+        return _judge_ratio(row, runs)
+    if row.kind == "identical":
+        if not diffs:
+            return Verdict(NOT_COMPARABLE, "", "", "no runs")
+        bad = [f"seed #{i + 1}: {', '.join(d)}" for i, d in enumerate(diffs) if d]
+        ours = "identical in every seed" if not bad else "; ".join(bad) + " differ"
+        return Verdict(AGREES if not bad else DIFFERS, ours, "every application's counters and metrics and every switch "
+                       f"port's drops equal, seed by seed ({len(diffs)} seeds)", "" if not bad else "not identical")
+    # conflict (K-7): the two derivations are shown, not judged.
+    stat = row.stats[0]
+    ours = "; ".join(f"{c}: {show(stat, float(np.mean(_values(runs, c, stat))))}" for c in row.pairs[0] if _values(runs, c, stat))
+    return Verdict(NOT_COMPARABLE, ours, "", "the thesis' two derivations disagree (§5.7 C-1): noted, not fitted")
