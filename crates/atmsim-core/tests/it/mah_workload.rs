@@ -137,8 +137,8 @@ fn router_multiplexing_needs_the_mesh_and_pvc_equals_svccache() {
 fn workload_fields_are_checked() {
     let base = reduced("conv", "svc");
     let cases: [(&str, &str, &str); 8] = [
-        ("epd_threshold_cells = 820\n", "epd_threshold_cells = 820\nvc_buffer_cells = 2000\n", "switch[0].vc_buffer_cells"),
-        ("drop_policy = \"epd\"\nepd_threshold_cells = 820\n", "vc_epd_threshold_cells = 10\n", "switch[0].vc_epd_threshold_cells"),
+        ("vc_buffer_cells = 256\n", "vc_buffer_cells = 2000\n", "switch[0].vc_buffer_cells"),
+        ("drop_policy = \"epd\"\nepd_threshold_cells = 820\n", "", "switch[0].vc_epd_threshold_cells"),
         (
             "per_site = true\ninitiators = \"servers\"\nremote_only",
             "initiators = \"servers\"\nremote_only",
