@@ -211,3 +211,22 @@ def test_identical_metrics_names_what_differs():
     other["applications"]["video"]["media"]["lost"] += 1
     other["ports"][0]["drops"] += 1
     assert t.identical_metrics(SUMMARY, other) == ["video", "switch drops"]
+
+
+def test_seeds_option_only_for_studies_that_take_it(tmp_path):
+    """`--seeds` reaches mah96's run(); a study with a fixed number of runs refuses it in one line."""
+    import subprocess
+    import sys
+
+    def cli(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "atmsim", *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120
+        )
+
+    r = cli("reproduce", "magic95", "--seeds", "4", "--out", str(tmp_path / "m"))
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: --seeds: `magic95` has a fixed number of runs per configuration (supported by: mah96)"
+    assert not (tmp_path / "m").exists()
+    r = cli("reproduce", "mah96", "--seeds", "1")
+    assert r.returncode == 2 and "--seeds" in r.stderr and "2<=x<=100" in r.stderr
+    assert "seeds" in mah96.run.__code__.co_varnames

@@ -246,9 +246,17 @@ def check(scenario: Path) -> None:
 @click.option("--full", is_flag=True, help="The paper's scale instead of quick mode.")
 @click.option("--seed", type=int, default=1, metavar="N", callback=_seed_option, help=f"Master seed ({SEED_HELP}).")
 @click.option("--out", type=PATH, metavar="DIR", help="Report directory.", show_default="out/<study>")
+@click.option(
+    "--seeds",
+    type=click.IntRange(min=2, max=100),
+    metavar="N",
+    help="Runs per configuration, at seeds --seed, --seed + 1, …, where the study supports it (mah96: default 3, as the thesis).",
+)
 @_quiet_option("No progress bar.")
-def reproduce(study: str, full: bool, seed: int, out: Path | None, quiet: bool) -> None:
+def reproduce(study: str, full: bool, seed: int, out: Path | None, seeds: int | None, quiet: bool) -> None:
     """Run a study's experiments and write its report (tables and figures beside the paper's)."""
+    import inspect
+
     from .output import check_writable
 
     if study not in STUDIES:
@@ -257,16 +265,21 @@ def reproduce(study: str, full: bool, seed: int, out: Path | None, quiet: bool) 
     console = _stderr()
     with _reported_errors():
         module = importlib.import_module(STUDIES[study])  # inside: Ctrl-C while importing is one line too
+        extra = {}
+        if seeds is not None:
+            if "seeds" not in inspect.signature(module.run).parameters:
+                raise _fail(f"--seeds: `{study}` has a fixed number of runs per configuration (supported by: mah96)", EXIT_USER_ERROR)
+            extra["seeds"] = seeds
         check_writable(out_dir)
         # The bar only on a terminal: elsewhere it would print its last state as a line of
         # its own (also when interrupted, before the one `error:` line).
         if quiet or not console.is_terminal:
-            report = module.run(out_dir, full=full, seed=seed)
+            report = module.run(out_dir, full=full, seed=seed, **extra)
         else:
             from .progress import runs_bar
 
             with runs_bar(study, console=console) as tick:
-                report = module.run(out_dir, full=full, seed=seed, progress=tick)
+                report = module.run(out_dir, full=full, seed=seed, progress=tick, **extra)
     _stderr().print(f"wrote {printable(str(report))}", highlight=False, markup=False, soft_wrap=True)
 
 
