@@ -250,7 +250,8 @@ def check(scenario: Path) -> None:
     "--seeds",
     type=click.IntRange(min=2, max=100),
     metavar="N",
-    help="Runs per configuration, at seeds --seed, --seed + 1, …, where the study supports it (mah96: default 3, as the thesis).",
+    help="Runs per configuration, at seeds --seed, --seed + 1, …, where the study supports it (mah96).",
+    show_default="the study's: mah96 3, as the thesis",
 )
 @_quiet_option("No progress bar.")
 def reproduce(study: str, full: bool, seed: int, out: Path | None, seeds: int | None, quiet: bool) -> None:
