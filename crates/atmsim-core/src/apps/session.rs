@@ -62,7 +62,7 @@ pub struct Open {
 }
 
 enum State {
-    Ftp { server: NodeId, scale: f64, files_left: u32, control_open: SimTime, data_open: SimTime },
+    Ftp { server: NodeId, scale: f64, control_open: SimTime, data_open: SimTime },
     Browser { server: NodeId, docs_left: u32, files_left: u32, page_open: SimTime, get_open: SimTime },
 }
 
@@ -108,7 +108,7 @@ impl Session {
             script,
             gates,
         };
-        let state = State::Ftp { server, scale, files_left: n, control_open: now, data_open: now };
+        let state = State::Ftp { server, scale, control_open: now, data_open: now };
         (Session { gen, client, rng, state }, open)
     }
 
@@ -152,11 +152,10 @@ impl Session {
     /// (FTP data done), or `Next::Think(t)`, or `Next::End`.
     pub fn on_done(&mut self, role: Role, completed: bool, now: SimTime, stats: &mut GenStats) -> Next {
         match (&mut self.state, role) {
-            (State::Ftp { files_left, data_open, .. }, Role::FtpData) => {
+            (State::Ftp { data_open, .. }, Role::FtpData) => {
                 if completed {
                     stats.record("file_s", now.since(*data_open).as_secs_f64());
                 }
-                *files_left -= 1;
                 Next::OpenGate
             }
             (State::Ftp { control_open, .. }, Role::FtpControl) => {

@@ -191,11 +191,7 @@ fn workload_fields_are_checked() {
     for (from, to, field) in cases {
         assert!(base.contains(from), "{from}");
         let text = base.replacen(from, to, 1);
-        let e = api::run_str(&text, Format::Toml, "<test>", RunOptions::default(), &mut |_| {
-            std::ops::ControlFlow::Continue(())
-        })
-        .err()
-        .unwrap_or_else(|| panic!("{field}: accepted"));
+        let e = api::validate_str(&text, Format::Toml, "<test>").err().unwrap_or_else(|| panic!("{field}: accepted"));
         assert!(e.to_string().contains(field), "{field}: {e}");
     }
 }
