@@ -7,6 +7,8 @@
 //! - [`classify`] — the conversation key and conversation type of a datagram (§4.3.2);
 //! - [`policy`] — multiplexing (conv, app, router), VC management (pvc, svc, svccache), the
 //!   class tag that decides cache reuse, and the configuration with its defaults;
+//! - [`qos`] — the QoS policies of Chapter 4 (noqos, sp, wc, nwc × favoured applications),
+//!   their Tab 4-5 parameters and Tab 4-6 levels, and the 103 named configurations;
 //! - [`vcs`] — the VC table: states, pending FIFOs, the cache, lazy timers;
 //! - [`counters`] — setups, hits, teardowns, VCs in use, peak setups per second;
 //! - [`action`] — what the driver asks its caller to do;
@@ -83,6 +85,7 @@ pub mod counters;
 mod detmap;
 mod driver;
 pub mod policy;
+pub mod qos;
 pub mod vcs;
 
 pub use action::{Action, DropReason};
