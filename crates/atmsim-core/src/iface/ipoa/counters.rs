@@ -21,7 +21,14 @@ pub struct DriverCounters {
     /// Requests served by a cached VC, with no setup.
     pub cache_hits: u64,
     pub setups_completed: u64,
+    /// Setups that did not complete, admission refusals included.
     pub setups_failed: u64,
+    /// Setup requests for guaranteed VCs (QoS policies; counted in `setups_requested` too).
+    pub guaranteed_requested: u64,
+    /// Guaranteed requests refused by admission control; each is followed by a best-effort
+    /// fallback request. The thesis' VC failure rate is this over
+    /// `guaranteed_requested` (A-32: cache hits excluded).
+    pub guaranteed_refused: u64,
     /// VCs this driver released (idle svc VCs and expired cached VCs).
     pub teardowns: u64,
     /// Datagrams that waited for a pending setup.
@@ -67,6 +74,11 @@ impl DriverCounters {
     /// requested in it so far.
     pub fn current_bin(&self) -> (u64, u32) {
         (self.bin_index, self.bin_count)
+    }
+
+    /// Refused over requested guaranteed setups; `None` before the first.
+    pub fn guaranteed_failure_rate(&self) -> Option<f64> {
+        (self.guaranteed_requested > 0).then(|| self.guaranteed_refused as f64 / self.guaranteed_requested as f64)
     }
 
     /// Cache hits over all requests for a VC that found none bound; `None` before the first.

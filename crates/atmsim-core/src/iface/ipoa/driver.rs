@@ -16,6 +16,9 @@ use crate::time::SimTime;
 pub enum SetupOutcome {
     Connected,
     Failed,
+    /// Admission control refused a guaranteed VC at some port on the path (Mah §4.5). The
+    /// driver asks for a best-effort fallback VC for the same key.
+    Refused,
 }
 
 /// [`IpoaDriver::declare_pvc`] refused: the key already has a VC.
@@ -72,7 +75,8 @@ impl IpoaDriver {
     ) {
         let ty = hdr.conv_type();
         let class = self.cfg.class_for(ty);
-        self.transmit_typed(now, hdr, ty, egress, datagram, class, TrafficDescriptor::BestEffort, out);
+        let descriptor = self.cfg.descriptor_for(ty);
+        self.transmit_typed(now, hdr, ty, egress, datagram, class, descriptor, out);
     }
 
     /// As [`Self::transmit`] with the VC class and traffic descriptor chosen by the caller
@@ -117,8 +121,7 @@ impl IpoaDriver {
                     self.arm(vc, now + self.cfg.idle_timeout, out);
                 } else {
                     let vc = self.vcs.open(key, egress, class, ty, VcState::Pending);
-                    self.counters.count_setup_request(now);
-                    out.push(Action::RequestSetup { vc, key, egress, class, ty, descriptor });
+                    self.request_setup(now, vc, descriptor, out);
                     self.queue(vc, datagram);
                 }
             }
@@ -133,6 +136,17 @@ impl IpoaDriver {
         let vc = self.vcs.reuse_cached(egress, class, key, now)?;
         self.counters.cache_hits += 1;
         Some(vc)
+    }
+
+    /// Ask signalling for pending `vc` (its key, egress, class and type are in the table).
+    fn request_setup(&mut self, now: SimTime, vc: VcRef, descriptor: TrafficDescriptor, out: &mut Vec<Action>) {
+        let info = self.vcs.info(vc).expect("a pending VC");
+        let key = self.vcs.key_of(vc);
+        self.counters.count_setup_request(now);
+        if descriptor != TrafficDescriptor::BestEffort {
+            self.counters.guaranteed_requested += 1;
+        }
+        out.push(Action::RequestSetup { vc, key, egress: info.egress, class: info.class, ty: info.ty, descriptor });
     }
 
     fn queue(&mut self, vc: VcRef, datagram: DatagramId) {
@@ -156,6 +170,11 @@ impl IpoaDriver {
                     self.arm(vc, now + self.cfg.idle_timeout, out);
                 }
             }
+            SetupOutcome::Refused => {
+                self.counters.setups_failed += 1;
+                self.counters.guaranteed_refused += 1;
+                self.fall_back(now, vc, out);
+            }
             SetupOutcome::Failed => {
                 self.counters.setups_failed += 1;
                 while let Some(datagram) = self.vcs.dequeue(vc) {
@@ -165,6 +184,30 @@ impl IpoaDriver {
                 self.vcs.free(vc);
             }
         }
+    }
+
+    /// Admission refused pending `vc`'s guaranteed setup: its key falls back to best
+    /// effort, tagged [`VcClass::Fallback`] so that the VC never serves a later guaranteed
+    /// request. Under svccache a cached fallback VC of the same type and egress takes the
+    /// key and the queued datagrams at once (a hit); otherwise the same pending VC, its
+    /// queue kept, is requested again as best effort.
+    fn fall_back(&mut self, now: SimTime, vc: VcRef, out: &mut Vec<Action>) {
+        let info = self.vcs.info(vc).expect("a pending VC");
+        let class = VcClass::Fallback(info.ty);
+        let key = self.vcs.key_of(vc);
+        if self.cfg.vc == VcPolicy::SvcCache && self.vcs.has_cached(info.egress, class) {
+            let mut queued = Vec::new();
+            while let Some(d) = self.vcs.dequeue(vc) {
+                queued.push(d);
+            }
+            self.vcs.free(vc);
+            let hit = self.reuse_cached(now, key, info.egress, class).expect("a cached fallback VC");
+            out.extend(queued.into_iter().map(|datagram| Action::Send { datagram, vc: hit }));
+            self.arm(hit, now + self.cfg.idle_timeout, out);
+            return;
+        }
+        self.vcs.set_class(vc, class);
+        self.request_setup(now, vc, TrafficDescriptor::BestEffort, out);
     }
 
     /// A timer armed by an [`Action::ArmTimer`] is due (`now` is its instant).

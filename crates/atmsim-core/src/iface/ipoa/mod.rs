@@ -49,6 +49,15 @@
 //! pick the class itself ([`IpoaDriver::transmit_with_class`]), e.g. the admission
 //! fallback class [`VcClass::Fallback`] of A-36.
 //!
+//! **QoS policies** ([`qos`], Chapter 4). Under a QoS-aware policy (sp, wc, nwc) VCs are
+//! tagged by type, and a new VC for a type the policy favours is requested as
+//! [`TrafficDescriptor::Guaranteed`]; the caller turns that into the Tab 4-6 level (sp) or
+//! the Tab 4-5 traffic parameters and admission control (wc, nwc). When admission refuses
+//! it ([`SetupOutcome::Refused`]), the key falls back to best effort: a cached
+//! fallback VC of the same type and egress takes it at once under svccache, otherwise the
+//! same pending VC, its queue kept, is requested again as best effort, tagged
+//! [`VcClass::Fallback`] so that it never serves a later guaranteed request.
+//!
 //! **Defaults.** Idle timeout 10 s (Tab 2-3, §6.3); cache lifetime 300 s after unbinding
 //! (§6.3, A-9); class matching pooled (noqos). [`DriverConfig::new`] gives them.
 //!
@@ -61,7 +70,9 @@
 //!   [`VcRef`] to the fabric's VC (learnt when the setup completed or the PVC was
 //!   declared).
 //! - [`Action::RequestSetup`] — start signalling a VC to the egress; later call
-//!   [`IpoaDriver::setup_result`] with the same `VcRef` and the outcome.
+//!   [`IpoaDriver::setup_result`] with the same `VcRef` and the outcome (`Refused` when
+//!   admission control turned a guaranteed request down; the driver may then ask again
+//!   for the same `VcRef`).
 //! - [`Action::Release`] — start tearing the VC down; call [`IpoaDriver::release_done`]
 //!   when the handle may be reused (until then the driver does not reuse it).
 //! - [`Action::ArmTimer`] — call [`IpoaDriver::timer_fired`] with the token at exactly the

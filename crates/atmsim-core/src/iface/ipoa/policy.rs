@@ -2,8 +2,8 @@
 //! cached VC may carry which traffic.
 //!
 //! Owns: [`MuxPolicy`] and the [`MuxKey`] it maps a datagram to; [`VcPolicy`]; the VC class
-//! ([`VcClass`], [`ClassMatch`]) that decides cache reuse; the placeholder
-//! [`TrafficDescriptor`]; and [`DriverConfig`] with its defaults.
+//! ([`VcClass`], [`ClassMatch`]) that decides cache reuse; the [`TrafficDescriptor`] of a
+//! setup request; and [`DriverConfig`] with its defaults.
 //!
 //! Sources: Mah (1996) Tab 2-2 (multiplexing), Tab 2-3 and §6.3 (VC management), §6.6
 //! (noqos: every VC interchangeable); spec digest `mah96.md` rows A-9 (cache timeout counted
@@ -11,6 +11,7 @@
 //! (pvc set up on first use) and A-36 (admission fallback tag).
 
 use super::classify::{ConvKey, ConvType, PacketHeader};
+use super::qos::{QosPolicy, Scheme};
 use crate::ids::NodeId;
 use crate::time::SimDuration;
 
@@ -76,14 +77,15 @@ pub enum VcClass {
     Fallback(ConvType),
 }
 
-/// The traffic parameters handed to signalling with a setup request (Tab 4-3).
-///
-/// Only best effort exists today; the QoS policies will add the Tab 4-5 parameters
-/// (X_min, X_ave, I, d) as a further variant.
+/// What a setup request asks of the network (Tab 4-3), as a small value: the caller turns it
+/// into the signalling descriptor with the interface's [`QosPolicy`] — the Tab 4-6 level
+/// under `sp`, the Tab 4-5 parameters and admission under `wc`/`nwc`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TrafficDescriptor {
     #[default]
     BestEffort,
+    /// A VC for a type the QoS policy favours.
+    Guaranteed(ConvType),
 }
 
 /// The driver's configuration (one per ATM interface).
@@ -98,6 +100,8 @@ pub struct DriverConfig {
     /// Time an unbound VC stays cached before teardown, counted from unbinding
     /// [default 300 s, §6.3; A-9].
     pub cache_timeout: SimDuration,
+    /// Which conversation types get guaranteed VCs (Chapter 4; default noqos).
+    pub qos: QosPolicy,
 }
 
 /// Default idle timeout (Tab 2-3).
@@ -114,6 +118,28 @@ impl DriverConfig {
             class_match: ClassMatch::Pooled,
             idle_timeout: IDLE_TIMEOUT,
             cache_timeout: CACHE_TIMEOUT,
+            qos: QosPolicy::NOQOS,
+        }
+    }
+
+    /// The same policies under QoS policy `qos`: a QoS-aware policy tags VCs by type.
+    pub const fn with_qos(mut self, qos: QosPolicy) -> Self {
+        self.qos = qos;
+        if !matches!(qos.scheme, Scheme::Noqos) {
+            self.class_match = ClassMatch::ByType;
+        }
+        self
+    }
+
+    /// What a new VC for type `ty` asks of the network: guaranteed service for a type the
+    /// QoS policy favours (never on a router-multiplexed VC, which carries every type),
+    /// best effort otherwise.
+    #[inline]
+    pub fn descriptor_for(&self, ty: ConvType) -> TrafficDescriptor {
+        if self.mux != MuxPolicy::Router && self.qos.favours(ty) {
+            TrafficDescriptor::Guaranteed(ty)
+        } else {
+            TrafficDescriptor::BestEffort
         }
     }
 

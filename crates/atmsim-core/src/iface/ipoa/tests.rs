@@ -454,3 +454,99 @@ fn a_fallback_vc_serves_later_fallbacks_of_its_type_but_never_a_guaranteed_reque
     assert_eq!(out[0], Action::Send { datagram: DatagramId(2), vc });
     assert_eq!(drv.counters().cache_hits, 1);
 }
+
+// ---- QoS policies: guaranteed requests and their admission fallback (Chapter 4, A-36) ----
+
+fn qos_driver(policy: &str) -> IpoaDriver {
+    let c = qos::Configuration::parse(policy).expect("a thesis configuration");
+    IpoaDriver::new(DriverConfig::new(c.mux, c.vc).with_qos(c.qos))
+}
+
+fn setup_request(out: &[Action]) -> (VcRef, VcClass, TrafficDescriptor) {
+    match out.iter().find(|a| matches!(a, Action::RequestSetup { .. })) {
+        Some(&Action::RequestSetup { vc, class, descriptor, .. }) => (vc, class, descriptor),
+        _ => panic!("no setup request in {out:?}"),
+    }
+}
+
+#[test]
+fn favoured_types_ask_for_guaranteed_vcs_and_the_rest_for_best_effort() {
+    let mut drv = qos_driver("sp-telnet-conv-svc");
+    let mut out = Vec::new();
+    drv.transmit(SimTime::ZERO, &telnet(1, 21, 40_000), WEST, DatagramId(0), &mut out);
+    let (_, class, descriptor) = setup_request(&out);
+    assert_eq!(
+        (class, descriptor),
+        (VcClass::Type(ConvType::TelnetUp), TrafficDescriptor::Guaranteed(ConvType::TelnetUp))
+    );
+    out.clear();
+    drv.transmit(SimTime::ZERO, &tcp(1, 40_001, 21, 25), WEST, DatagramId(1), &mut out);
+    let (_, class, descriptor) = setup_request(&out);
+    assert_eq!(
+        (class, descriptor),
+        (VcClass::Type(ConvType::Smtp), TrafficDescriptor::BestEffort),
+        "SMTP is always best effort"
+    );
+    assert_eq!(drv.counters().guaranteed_requested, 1);
+    // noqos asks for best effort whatever the type, in the pooled class.
+    let mut drv = qos_driver("noqos-conv-svc");
+    out.clear();
+    drv.transmit(SimTime::ZERO, &telnet(1, 21, 40_000), WEST, DatagramId(0), &mut out);
+    assert_eq!(setup_request(&out).1, VcClass::BestEffort);
+    assert_eq!(setup_request(&out).2, TrafficDescriptor::BestEffort);
+}
+
+#[test]
+fn a_refused_guaranteed_setup_falls_back_to_best_effort_and_keeps_its_queue() {
+    let mut drv = qos_driver("nwc-telnet-conv-svc");
+    let mut out = Vec::new();
+    for d in 0..2 {
+        drv.transmit(at_ms(d), &telnet(1, 21, 40_000), WEST, DatagramId(d as u32), &mut out);
+    }
+    let (vc, _, _) = setup_request(&out);
+    out.clear();
+    drv.setup_result(at_ms(60), vc, SetupOutcome::Refused, &mut out);
+    assert_eq!(setup_request(&out), (vc, VcClass::Fallback(ConvType::TelnetUp), TrafficDescriptor::BestEffort));
+    assert!(!out.iter().any(|a| matches!(a, Action::Drop { .. })), "nothing dropped: {out:?}");
+    out.clear();
+    drv.setup_result(at_ms(120), vc, SetupOutcome::Connected, &mut out);
+    let sent: Vec<_> = out
+        .iter()
+        .filter_map(|a| if let Action::Send { datagram, .. } = a { Some(datagram.0) } else { None })
+        .collect();
+    assert_eq!(sent, [0, 1], "the queue leaves in order on the fallback VC");
+    let c = drv.counters();
+    assert_eq!((c.setups_requested, c.setups_completed, c.setups_failed), (2, 1, 1));
+    assert_eq!((c.guaranteed_requested, c.guaranteed_refused), (1, 1));
+    assert_eq!(c.guaranteed_failure_rate(), Some(1.0));
+}
+
+#[test]
+fn under_svccache_a_refusal_takes_a_cached_fallback_vc_at_once() {
+    let mut drv = qos_driver("wc-audio-app-svccache");
+    let audio = |port: u16| PacketHeader { proto: Proto::Udp, media: Media::Audio, ..tcp(1, port, 21, 5004) };
+    let mut out = Vec::new();
+    drv.transmit(SimTime::ZERO, &audio(1), WEST, DatagramId(0), &mut out);
+    let (first, _, _) = setup_request(&out);
+    drv.setup_result(at_ms(50), first, SetupOutcome::Refused, &mut out);
+    drv.setup_result(at_ms(100), first, SetupOutcome::Connected, &mut out);
+    let Some(&Action::ArmTimer { at, token }) = out.last() else { panic!("{out:?}") };
+    drv.timer_fired(at, token, &mut out);
+    assert_eq!(
+        drv.vc_info(first).map(|i| (i.state, i.class)),
+        Some((VcState::Cached, VcClass::Fallback(ConvType::Audio)))
+    );
+    // A later audio conversation to another host asks for a guaranteed VC (the cached
+    // fallback does not serve it); refused again, it takes the cached fallback at once.
+    out.clear();
+    let later = PacketHeader { dst: NodeId(22), ..audio(2) };
+    drv.transmit(at_s(30), &later, WEST, DatagramId(1), &mut out);
+    let (second, class, _) = setup_request(&out);
+    assert_eq!(class, VcClass::Type(ConvType::Audio));
+    out.clear();
+    drv.setup_result(at_s(30), second, SetupOutcome::Refused, &mut out);
+    assert_eq!(out.first(), Some(&Action::Send { datagram: DatagramId(1), vc: first }));
+    assert!(drv.vc_info(second).is_none(), "the refused handle is free");
+    let c = drv.counters();
+    assert_eq!((c.cache_hits, c.guaranteed_refused, c.setups_requested), (1, 2, 3));
+}

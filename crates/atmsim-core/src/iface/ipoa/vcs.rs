@@ -193,6 +193,17 @@ impl VcTable {
         vc
     }
 
+    /// The key of pending or bound `vc`.
+    pub fn key_of(&self, vc: VcRef) -> MuxKey {
+        self.slot(vc).key
+    }
+
+    /// Re-tag pending `vc` (an admission fallback, A-36); it is in no cache list yet.
+    pub fn set_class(&mut self, vc: VcRef, class: VcClass) {
+        debug_assert_eq!(self.slot(vc).state, Some(VcState::Pending));
+        self.slot_mut(vc).class = class;
+    }
+
     pub fn set_permanent(&mut self, vc: VcRef) {
         self.slot_mut(vc).permanent = true;
     }
@@ -272,6 +283,11 @@ impl VcTable {
         s.unbound_at = at;
         let cache_key = (s.egress, s.class);
         self.cached.entry(cache_key).or_default().push_back(vc);
+    }
+
+    /// Is a VC to `egress` of `class` cached?
+    pub fn has_cached(&self, egress: NodeId, class: VcClass) -> bool {
+        self.cached.get(&(egress, class)).is_some_and(|l| !l.is_empty())
     }
 
     /// Take the most recently unbound cached VC to `egress` of `class`, bound to `key` at
