@@ -26,7 +26,7 @@ use crate::iface::atm::NO_VCI;
 use crate::iface::ipoa::{SetupOutcome, VcRef};
 use crate::kernel::Slots;
 use crate::signalling::{
-    AcceptAll, Action, CallId, Controller, CtrlId, Descriptor, EndpointId, Frame, PortIx, Timer, SIG_VCI,
+    AcceptAll, Action, Admission, CallId, Controller, CtrlId, Descriptor, EndpointId, Frame, PortIx, Timer, SIG_VCI,
 };
 use std::collections::HashMap;
 
@@ -58,6 +58,9 @@ pub struct SigNet {
     timers: Slots<(CtrlId, Timer)>,
     actions: Vec<Action>,
     pub counts: SigCounts,
+    /// The admission test every controller runs at its outgoing ports (accept all by
+    /// default; the delay-bound test under the rate-controlled QoS schemes).
+    pub adm: Box<dyn Admission>,
 }
 
 impl SigNet {
@@ -81,6 +84,7 @@ impl SigNet {
             timers: Slots::default(),
             actions: Vec::new(),
             counts: SigCounts::default(),
+            adm: Box::new(AcceptAll),
         }
     }
 
@@ -108,7 +112,7 @@ impl Network {
                 let sig = self.sig();
                 let (c, timer) = sig.timers.take(slot);
                 let mut out = std::mem::take(&mut sig.actions);
-                sig.ctrls[c.idx()].on_timer(now, timer, &mut AcceptAll, &mut out);
+                sig.ctrls[c.idx()].on_timer(now, timer, &mut *sig.adm, &mut out);
                 self.run_sig(c, out);
             }
         }
@@ -128,7 +132,7 @@ impl Network {
         let sig = self.sig();
         let call = sig.calls.put((n, vc));
         let mut out = std::mem::take(&mut sig.actions);
-        sig.ctrls[c.idx()].request_setup(now, CallId(call), dest, Descriptor(0), &mut AcceptAll, &mut out);
+        sig.ctrls[c.idx()].request_setup(now, CallId(call), dest, Descriptor(0), &mut *sig.adm, &mut out);
         self.hosts[n.idx()].atm.as_mut().expect("driver").set_call(vc, call);
         self.run_sig(c, out);
     }
@@ -146,7 +150,7 @@ impl Network {
         let sig = self.sig();
         sig.calls.take(call);
         let mut out = std::mem::take(&mut sig.actions);
-        sig.ctrls[c.idx()].release(now, CallId(call), &mut AcceptAll, &mut out);
+        sig.ctrls[c.idx()].release(now, CallId(call), &mut *sig.adm, &mut out);
         self.run_sig(c, out);
     }
 
@@ -169,7 +173,7 @@ impl Network {
                 let slot = self.sig().timers.put((c, timer));
                 self.q.schedule(at, Ev::Sig(SigEv::Timer(slot)));
             }
-            Action::Install { in_link, in_vci, out_port, out_vci } => {
+            Action::Install { in_link, in_vci, out_port, out_vci, .. } => {
                 set_route(&mut self.links[in_link.idx()].to, in_vci, Some(Route { port: out_port, vci: out_vci }));
             }
             Action::Remove { in_link, in_vci } => set_route(&mut self.links[in_link.idx()].to, in_vci, None),

@@ -26,8 +26,10 @@ pub enum Action {
     Transmit { via: PortId, frame: Frame },
     /// Call `on_timer(at, timer)` on this controller at `at`.
     Arm { at: SimTime, timer: Timer },
-    /// Switch: add the translation `(in_link, in_vci) → (out_port, out_vci)`.
-    Install { in_link: LinkId, in_vci: u32, out_port: PortId, out_vci: u32 },
+    /// Switch: add the translation `(in_link, in_vci) → (out_port, out_vci)`; the call's
+    /// `descriptor` tells the caller how `out_port` is to serve `out_vci` (its level and
+    /// regulator under a QoS scheduler).
+    Install { in_link: LinkId, in_vci: u32, out_port: PortId, out_vci: u32, descriptor: Descriptor },
     /// Switch: remove the translation of `(in_link, in_vci)`.
     Remove { in_link: LinkId, in_vci: u32 },
     /// Origin: the VC is up; the driver may send on `vci` of output `port`.

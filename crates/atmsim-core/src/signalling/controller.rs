@@ -316,7 +316,13 @@ impl Controller {
             Ok((slot, o, w)) => {
                 self.ports[i.idx()].inbound.set(s.vci, slot);
                 let out_port = self.ports[o.idx()].spec.out;
-                out.push(Action::Install { in_link: link, in_vci: s.vci, out_port, out_vci: w });
+                out.push(Action::Install {
+                    in_link: link,
+                    in_vci: s.vci,
+                    out_port,
+                    out_vci: w,
+                    descriptor: s.descriptor,
+                });
                 self.send(now, o, Msg::Setup(Setup { vci: w, ..s }), out);
             }
         }

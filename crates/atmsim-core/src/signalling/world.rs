@@ -220,7 +220,7 @@ impl World {
             match a {
                 Action::Transmit { via, frame } => self.transmit(via.idx(), frame),
                 Action::Arm { at, timer } => self.push(at, Ev::Timer { ctrl: node, timer }),
-                Action::Install { in_link, in_vci, out_port, out_vci } => {
+                Action::Install { in_link, in_vci, out_port, out_vci, .. } => {
                     assert!(self.table.insert((in_link.0, in_vci), (out_port.0, out_vci)).is_none());
                 }
                 Action::Remove { in_link, in_vci } => {
