@@ -284,13 +284,14 @@ impl DelayBoundAdmission {
     /// `Σ_{k ≤ m} Σ_{j ∈ C_k} b_j(d_m)` at `port` for each level `m`, plus the level's own
     /// count of connections: the quantities of the delay test.
     pub fn level_load(&self, port: PortId) -> [(u64, u32); LEVELS] {
-        let mut out = [(0, 0); LEVELS];
+        let mut out = [(0u64, 0u32); LEVELS];
         if let Some(p) = self.ports.get(port.idx()) {
             for (&d, &count) in &p.admitted {
                 let spec = &self.specs[d as usize];
                 out[spec.level as usize].1 += count;
                 for (m, slot) in out.iter_mut().enumerate().skip(spec.level as usize) {
-                    slot.0 += count as u64 * spec.envelope_cells(TAB_4_2_CELLS[m], p.rate);
+                    let cells = spec.envelope_cells(TAB_4_2_CELLS[m], p.rate);
+                    slot.0 = slot.0.saturating_add(cells.saturating_mul(count as u64));
                 }
             }
         }
@@ -303,7 +304,7 @@ impl DelayBoundAdmission {
         let k = spec.level as usize;
         let delay_ok = (k..LEVELS).filter(|&m| m == k || load[m].1 > 0).all(|m| {
             let bound = TAB_4_2_CELLS[m];
-            load[m].0 + spec.envelope_cells(bound, port.rate) < bound
+            load[m].0.saturating_add(spec.envelope_cells(bound, port.rate)) < bound
         });
         delay_ok && self.rate_ok(port, spec)
     }

@@ -221,6 +221,20 @@ fn rate_test_binds_when_i_over_x_ave_is_not_whole() {
 }
 
 #[test]
+fn a_rate_sum_beyond_u128_is_refused_not_wrapped() {
+    // X_ave = 10¹³ + 1, + 2, + 3 ps are pairwise coprime: Σ 1/X_ave needs a denominator near
+    // 10³⁹ > 2¹²⁸ ≈ 3.4·10³⁸ for the third. Each VC sends one cell per 10 s (load 3·10⁻⁵) and
+    // b(d_3) = 1, so only the documented overflow refusal can stop the third.
+    let ten_s = 10_000_000_000_000;
+    let specs: Vec<_> =
+        (1..=3).map(|k| spec(ms(1), SimDuration::from_ps(ten_s + k), SimDuration::from_ps(ten_s + k), 3)).collect();
+    let mut a = DelayBoundAdmission::new(&[T1], specs).unwrap();
+    assert!(a.admit(P0, &Descriptor(0)) && a.admit(P0, &Descriptor(1)));
+    assert!(!a.admit(P0, &Descriptor(2)));
+    assert_eq!(a.level_load(P0)[3], (2, 2));
+}
+
+#[test]
 fn best_effort_unknown_descriptors_and_ports() {
     let mut a = two_levels();
     for _ in 0..1000 {
