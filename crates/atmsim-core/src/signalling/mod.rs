@@ -17,6 +17,8 @@
 //! - [`gbn`] — go-back-N sender and receiver for one link direction;
 //! - [`vci`] — VCI allocation (lowest free) and VCI→call tables per port;
 //! - [`admission`] — the [`Admission`] hook and [`AcceptAll`];
+//! - [`delay_bound`] — RCSP admission for deterministic delay bounds (Zhang–Ferrari test,
+//!   Tab 4-2 levels, Tab 4-3 traffic specs): [`DelayBoundAdmission`];
 //! - [`controller`] — the per-hop state machine, at switches and endpoints;
 //! - [`action`] — what the caller must do ([`Action`], [`Timer`]);
 //! - [`latency`] — the closed-form setup and release latency of a path.
@@ -86,6 +88,7 @@
 pub mod action;
 pub mod admission;
 pub mod controller;
+pub mod delay_bound;
 pub mod gbn;
 pub mod latency;
 pub mod msg;
@@ -99,6 +102,7 @@ mod world;
 pub use action::{Action, Timer};
 pub use admission::{AcceptAll, Admission};
 pub use controller::{Controller, CtrlStats, PortSpec, SigConfig};
+pub use delay_bound::{DelayBoundAdmission, SpecError, TrafficSpec, BEST_EFFORT};
 pub use gbn::{GbnConfig, GbnReceiver, GbnSender};
 pub use latency::{closed_form_holds, release_latency, setup_latency, LinkSpec};
 pub use msg::{Frame, Msg, RejectReason, Setup};
