@@ -6,6 +6,7 @@
 //! - [`sched`] — FIFO and cell-by-cell round robin with a token queue (Cáceres §8);
 //! - [`port`] — output buffers, tail/PPD/EPD admission, a strict-priority control (signalling)
 //!   class, the transmitter;
+//! - [`regulator`] — the per-VC (X_min, X_ave, I) rate controller of RCSP;
 //! - [`shaping`] — the GCRA (ITU-T I.371), shapers and pacing at host adapters;
 //! - [`switch`] — output-queued switches and their VC translation tables.
 
@@ -13,6 +14,7 @@ pub mod aal5;
 pub mod cell;
 pub mod link;
 pub mod port;
+pub mod regulator;
 pub mod sched;
 pub mod shaping;
 pub mod switch;
