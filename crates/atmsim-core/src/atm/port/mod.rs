@@ -39,6 +39,9 @@
 //!   is queued, sent or counted in exactly one drop counter).
 //! - *Cost*: a data cell pays one flag test on entry and one emptiness test of the control
 //!   FIFO when the transmitter starts a cell; the control paths are out of line.
+//! - *Static priority and RCSP ports* (`atm::priority`) put signalling below guaranteed
+//!   levels 0–3 and above best effort (Mah Tab 4-2, spec A-33): the control FIFO waits while a
+//!   guaranteed cell is eligible. FIFO and round-robin ports serve it first, as above.
 
 use super::cell::{flags, Cell};
 use super::sched::{Discipline, Scheduler};
@@ -96,6 +99,8 @@ pub enum DropReason {
     Police,
     /// A control (signalling) cell found the port's control FIFO full.
     Ctrl,
+    /// An RCSP regulator's queue held its 2 s of cells (`atm::regulator`; spec A-26).
+    Regulator,
 }
 
 /// Counters of one port; `repr(C)`: those every cell updates first.
@@ -127,12 +132,20 @@ pub struct PortStats {
     pub dropped_ctrl: u64,
     /// Frames refused whole (EPD or host queue).
     pub frames_refused: u64,
+    /// Data cells refused by a full RCSP regulator queue (`atm::regulator`).
+    pub drop_regulator: u64,
 }
 
 impl PortStats {
     /// Cells offered to the port and not queued, for any reason (both classes).
     pub fn drops(&self) -> u64 {
-        self.drop_tail + self.drop_ppd + self.drop_epd + self.drop_host_queue + self.drop_clp1 + self.dropped_ctrl
+        self.drop_tail
+            + self.drop_ppd
+            + self.drop_epd
+            + self.drop_host_queue
+            + self.drop_clp1
+            + self.dropped_ctrl
+            + self.drop_regulator
     }
 }
 
@@ -203,7 +216,7 @@ impl OutPort {
         OutPort {
             name,
             link,
-            sched: Scheduler::new(d),
+            sched: Scheduler::new(d, ser.rate().tx_time(super::cell::CELL_BITS)),
             vcs: Vec::new(),
             occupancy: 0,
             limit,
@@ -249,15 +262,38 @@ impl OutPort {
         self.last_change = now;
     }
 
+    /// Queue a data cell; false if an RCSP regulator refused it (counted here). FIFO and
+    /// round robin never refuse; the priority path is out of line, so theirs is as it was.
     #[inline]
-    fn enqueue(&mut self, now: SimTime, cell: Cell) {
+    fn enqueue(&mut self, now: SimTime, cell: Cell) -> bool {
+        if self.sched.is_priority() {
+            return self.enqueue_priority(now, cell);
+        }
+        self.count_in(now, cell.vci);
+        let queued = self.sched.push(now, cell);
+        debug_assert!(queued, "FIFO and round robin queue every cell");
+        true
+    }
+
+    #[inline]
+    fn count_in(&mut self, now: SimTime, vci: u32) {
         self.touch(now);
         self.occupancy += 1;
         if self.occupancy > self.stats.max_occupancy {
             self.stats.max_occupancy = self.occupancy;
         }
-        self.vc(cell.vci).queued += 1;
-        self.sched.push(cell);
+        self.vc(vci).queued += 1;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enqueue_priority(&mut self, now: SimTime, cell: Cell) -> bool {
+        if !self.sched.push(now, cell) {
+            self.stats.drop_regulator += 1;
+            return false;
+        }
+        self.count_in(now, cell.vci);
+        true
     }
 
     /// Queue a control cell (admission decided by the caller).
@@ -294,7 +330,9 @@ impl OutPort {
             self.stats.drop_tail += 1;
             return Some(DropReason::Tail);
         }
-        self.enqueue(now, cell);
+        if !self.enqueue(now, cell) {
+            return Some(DropReason::Regulator);
+        }
         None
     }
 
@@ -343,7 +381,8 @@ impl OutPort {
             self.stats.frames_refused += 1;
         }
         match verdict {
-            None => self.enqueue(now, cell),
+            None if !self.enqueue(now, cell) => return Some(DropReason::Regulator),
+            None => {}
             Some(DropReason::Tail) => self.stats.drop_tail += 1,
             Some(DropReason::Ppd) => self.stats.drop_ppd += 1,
             Some(DropReason::Epd) => self.stats.drop_epd += 1,
@@ -366,14 +405,17 @@ impl OutPort {
         self.stats.frames_refused += 1;
     }
 
-    /// Queue the cells of a data frame at a host adapter (already admitted).
+    /// Queue the cells of a data frame at a host adapter (already admitted). Returns how many
+    /// an RCSP regulator refused (0 at other ports), counted in [`PortStats::drop_regulator`].
     #[inline]
-    pub fn push_frame(&mut self, now: SimTime, vci: u32, frame: u32, ncells: u32) {
+    pub fn push_frame(&mut self, now: SimTime, vci: u32, frame: u32, ncells: u32) -> u32 {
         self.stats.cells_in += ncells as u64;
+        let mut refused = 0;
         for i in 0..ncells {
             let flags = if i + 1 == ncells { flags::EOF } else { 0 };
-            self.enqueue(now, Cell { vci, frame, flags });
+            refused += !self.enqueue(now, Cell { vci, frame, flags }) as u32;
         }
+        refused
     }
 
     /// Segment a control (signalling) frame of `ncells` cells onto VC `vci` of this adapter:
@@ -397,42 +439,68 @@ impl OutPort {
 
     /// Queue one cell released by a shaper at a host adapter (no admission: the shaper
     /// already holds it). A control cell joins the control FIFO, likewise without a limit.
+    /// False if an RCSP regulator refused the cell (counted in [`PortStats::drop_regulator`]).
     #[inline]
-    pub fn push_cell(&mut self, now: SimTime, cell: Cell) {
+    pub fn push_cell(&mut self, now: SimTime, cell: Cell) -> bool {
         self.stats.cells_in += 1;
         if cell.is_ctrl() {
             self.stats.ctrl_in += 1;
             self.enqueue_ctrl(cell);
+            true
         } else {
-            self.enqueue(now, cell);
+            self.enqueue(now, cell)
         }
     }
 
-    /// Start the next control cell (the control FIFO is not empty).
+    /// Start the next control cell (the control FIFO is not empty), unless a guaranteed-level
+    /// cell of a static-priority or RCSP port is eligible: then that cell.
     #[cold]
     #[inline(never)]
-    fn start_ctrl(&mut self, now: SimTime) -> SimTime {
+    fn start_ctrl(&mut self, now: SimTime) -> Option<SimTime> {
+        if self.sched.guaranteed_ready(now) {
+            return self.start_priority(now);
+        }
         let cell = self.ctrl.pop_front().expect("start_ctrl on an empty control FIFO");
         self.in_tx = Some(cell);
-        now + self.ser.next_unit()
+        Some(now + self.ser.next_unit())
     }
 
-    /// Start sending the next cell if idle: the head of the control FIFO if there is one,
-    /// else the data scheduler's choice. Returns the completion time if a cell started.
+    /// Start the data cell a static-priority or RCSP scheduler picks at `now`, if any.
+    #[cold]
+    #[inline(never)]
+    fn start_priority(&mut self, now: SimTime) -> Option<SimTime> {
+        let cell = self.sched.pop(now)?;
+        Some(self.launch(now, cell))
+    }
+
+    /// Put data cell `cell`, just taken from the scheduler, on the wire; its completion time.
     #[inline]
-    pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
-        debug_assert!(self.in_tx.is_none());
-        if !self.ctrl.is_empty() {
-            return Some(self.start_ctrl(now));
-        }
-        let cell = self.sched.pop()?;
+    fn launch(&mut self, now: SimTime, cell: Cell) -> SimTime {
         self.touch(now);
         self.occupancy -= 1;
         let vs = &mut self.vcs[cell.vci as usize];
         vs.queued -= 1;
         self.in_tx = Some(cell);
         let d: SimDuration = self.ser.next_unit();
-        Some(now + d)
+        now + d
+    }
+
+    /// Start sending the next cell if idle: the head of the control FIFO if there is one
+    /// (at a static-priority or RCSP port, only if no guaranteed-level cell is eligible: Mah
+    /// Tab 4-2, `atm::priority`), else the data scheduler's choice. Returns the completion
+    /// time if a cell started; if not, a non-work-conserving port may hold cells for later
+    /// ([`OutPort::wake_needed`]).
+    #[inline]
+    pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
+        debug_assert!(self.in_tx.is_none());
+        if !self.ctrl.is_empty() {
+            return self.start_ctrl(now);
+        }
+        if self.sched.is_priority() {
+            return self.start_priority(now);
+        }
+        let cell = self.sched.pop(now)?;
+        Some(self.launch(now, cell))
     }
 
     /// Begin a busy period (the transmitter was idle).
