@@ -8,8 +8,15 @@
 //!   appends that VC's token; the server takes the front token, sends one cell of that VC,
 //!   and puts the token back at the end if the VC still has cells (else drops it). O(1) per
 //!   cell; idle queues are never scanned.
+//! - **Static priority** and **RCSP** (work-conserving and not): per-level queues, per-VC
+//!   classes and regulators, in [`super::priority`] (Mah §2.3, §4.3.1; Zhang & Ferrari 1993).
+//!
+//! `push` and `pop` take the current time, which only the rate-controlled disciplines read;
+//! the FIFO arm comes first and does exactly what it did before they existed.
 
 use super::cell::Cell;
+use super::priority::{Mode, Priority};
+use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -20,9 +27,26 @@ pub enum Discipline {
     #[default]
     Fifo,
     RoundRobin,
+    /// Static priority: levels 0–3, signalling, best effort (Mah `sp`).
+    StaticPriority,
+    /// Work-conserving RCSP (Mah `wc`).
+    RcspWc,
+    /// Non-work-conserving RCSP, rate-jitter control (Mah `nwc`).
+    RcspNwc,
+}
+
+impl Discipline {
+    /// Whether the discipline has per-VC classes (and signalling below guaranteed levels).
+    pub fn is_priority(self) -> bool {
+        matches!(self, Discipline::StaticPriority | Discipline::RcspWc | Discipline::RcspNwc)
+    }
 }
 
 /// The queues of one port and the discipline that serves them.
+///
+/// `repr(u8)`: an explicit tag byte, so telling the variants apart per cell is one load and one
+/// compare (with the niche of a `VecDeque` capacity as the tag, three variants cost several).
+#[repr(u8)]
 pub enum Scheduler {
     Fifo(VecDeque<Cell>),
     RoundRobin {
@@ -31,21 +55,33 @@ pub enum Scheduler {
         /// Per-VC cell queues, indexed by VCI.
         queues: Vec<VecDeque<Cell>>,
     },
+    /// Static priority or RCSP (boxed: rarely used, keeps the port's hot fields together).
+    Priority(Box<Priority>),
 }
 
 impl Scheduler {
-    pub fn new(d: Discipline) -> Self {
+    /// The queues of discipline `d` at a port whose cell time is `cell_time` (the regulators'
+    /// release clock is 8 cell times).
+    pub fn new(d: Discipline, cell_time: SimDuration) -> Self {
+        let prio = |m| Scheduler::Priority(Box::new(Priority::new(m, cell_time)));
         match d {
             Discipline::Fifo => Scheduler::Fifo(VecDeque::new()),
             Discipline::RoundRobin => Scheduler::RoundRobin { tokens: VecDeque::new(), queues: Vec::new() },
+            Discipline::StaticPriority => prio(Mode::Static),
+            Discipline::RcspWc => prio(Mode::RcspWc),
+            Discipline::RcspNwc => prio(Mode::RcspNwc),
         }
     }
 
-    /// Queue a cell (admission was decided by the caller).
-    #[inline]
-    pub fn push(&mut self, cell: Cell) {
+    /// Queue a cell arriving at `now` (admission was decided by the caller). False only if an
+    /// RCSP regulator refused it (its 2-second queue is full): the cell was not queued.
+    #[inline(always)]
+    pub fn push(&mut self, now: SimTime, cell: Cell) -> bool {
         match self {
-            Scheduler::Fifo(q) => q.push_back(cell),
+            Scheduler::Fifo(q) => {
+                q.push_back(cell);
+                true
+            }
             Scheduler::RoundRobin { tokens, queues } => {
                 let v = cell.vci as usize;
                 if v >= queues.len() {
@@ -56,13 +92,15 @@ impl Scheduler {
                     tokens.push_back(cell.vci);
                 }
                 q.push_back(cell);
+                true
             }
+            Scheduler::Priority(p) => p.push(now, cell),
         }
     }
 
-    /// The next cell to transmit, if any.
-    #[inline]
-    pub fn pop(&mut self) -> Option<Cell> {
+    /// The next cell to transmit at `now`, if any.
+    #[inline(always)]
+    pub fn pop(&mut self, now: SimTime) -> Option<Cell> {
         match self {
             Scheduler::Fifo(q) => q.pop_front(),
             Scheduler::RoundRobin { tokens, queues } => {
@@ -75,7 +113,25 @@ impl Scheduler {
                 }
                 c
             }
+            Scheduler::Priority(p) => p.pop(now),
         }
+    }
+
+    /// Whether a cell of a guaranteed level (0–3) is eligible at `now`: the control FIFO
+    /// (signalling) waits for it. Always false for FIFO and round robin, whose control FIFO
+    /// comes first.
+    #[inline]
+    pub fn guaranteed_ready(&mut self, now: SimTime) -> bool {
+        match self {
+            Scheduler::Priority(p) => p.guaranteed_ready(now),
+            _ => false,
+        }
+    }
+
+    /// Whether this is a static-priority or RCSP scheduler ([`super::priority`]).
+    #[inline]
+    pub fn is_priority(&self) -> bool {
+        matches!(self, Scheduler::Priority(_))
     }
 
     /// Number of non-empty VC queues holding tokens (round robin) — for tests and probes.
@@ -83,6 +139,7 @@ impl Scheduler {
         match self {
             Scheduler::Fifo(_) => 0,
             Scheduler::RoundRobin { tokens, .. } => tokens.len(),
+            Scheduler::Priority(_) => 0,
         }
     }
 }
@@ -97,40 +154,40 @@ mod tests {
 
     #[test]
     fn round_robin_interleaves_backlogged_vcs_cell_by_cell() {
-        let mut s = Scheduler::new(Discipline::RoundRobin);
+        let mut s = Scheduler::new(Discipline::RoundRobin, SimDuration::ZERO);
         for i in 0..3 {
-            s.push(cell(40, i));
+            s.push(SimTime::ZERO, cell(40, i));
         }
         for i in 0..3 {
-            s.push(cell(33, 10 + i));
+            s.push(SimTime::ZERO, cell(33, 10 + i));
         }
-        s.push(cell(35, 20));
-        let order: Vec<u32> = std::iter::from_fn(|| s.pop().map(|c| c.vci)).collect();
+        s.push(SimTime::ZERO, cell(35, 20));
+        let order: Vec<u32> = std::iter::from_fn(|| s.pop(SimTime::ZERO).map(|c| c.vci)).collect();
         assert_eq!(order, vec![40, 33, 35, 40, 33, 40, 33]);
     }
 
     #[test]
     fn round_robin_keeps_one_token_per_nonempty_queue() {
-        let mut s = Scheduler::new(Discipline::RoundRobin);
-        s.push(cell(5, 0));
-        s.push(cell(5, 1));
-        s.push(cell(7, 2));
+        let mut s = Scheduler::new(Discipline::RoundRobin, SimDuration::ZERO);
+        s.push(SimTime::ZERO, cell(5, 0));
+        s.push(SimTime::ZERO, cell(5, 1));
+        s.push(SimTime::ZERO, cell(7, 2));
         assert_eq!(s.active_vcs(), 2);
-        s.pop();
-        s.pop();
+        s.pop(SimTime::ZERO);
+        s.pop(SimTime::ZERO);
         assert_eq!(s.active_vcs(), 1);
-        s.pop();
+        s.pop(SimTime::ZERO);
         assert_eq!(s.active_vcs(), 0);
-        assert!(s.pop().is_none());
+        assert!(s.pop(SimTime::ZERO).is_none());
     }
 
     #[test]
     fn fifo_preserves_arrival_order_across_vcs() {
-        let mut s = Scheduler::new(Discipline::Fifo);
+        let mut s = Scheduler::new(Discipline::Fifo, SimDuration::ZERO);
         for (v, f) in [(40, 0), (33, 1), (40, 2)] {
-            s.push(cell(v, f));
+            s.push(SimTime::ZERO, cell(v, f));
         }
-        let order: Vec<u32> = std::iter::from_fn(|| s.pop().map(|c| c.frame)).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| s.pop(SimTime::ZERO).map(|c| c.frame)).collect();
         assert_eq!(order, vec![0, 1, 2]);
     }
 
@@ -139,12 +196,12 @@ mod tests {
         /// contains each of them exactly once; and every cell leaves exactly once.
         #[test]
         fn round_robin_is_fair_and_loses_nothing(backlogs in proptest::collection::vec(1usize..30, 1..12)) {
-            let mut s = Scheduler::new(Discipline::RoundRobin);
+            let mut s = Scheduler::new(Discipline::RoundRobin, SimDuration::ZERO);
             let mut n = 0u32;
             for (v, &b) in backlogs.iter().enumerate() {
-                for _ in 0..b { s.push(cell(v as u32, n)); n += 1; }
+                for _ in 0..b { s.push(SimTime::ZERO, cell(v as u32, n)); n += 1; }
             }
-            let out: Vec<u32> = std::iter::from_fn(|| s.pop().map(|c| c.vci)).collect();
+            let out: Vec<u32> = std::iter::from_fn(|| s.pop(SimTime::ZERO).map(|c| c.vci)).collect();
             proptest::prop_assert_eq!(out.len(), n as usize);
             // Per-VC FIFO order and fair rounds.
             let mut remaining = backlogs.clone();

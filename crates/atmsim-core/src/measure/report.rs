@@ -97,7 +97,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
             let warm_busy = net.rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0);
             let window_ps = net.until.0.saturating_sub(net.warmup.0).max(1) as f64;
             let rate = p.ser.rate().as_bps() as f64;
-            json!({
+            let mut v = json!({
                 "name": p.name,
                 "rate_bps": rate,
                 "buffer_cells": (p.limit != u32::MAX).then_some(p.limit),
@@ -118,7 +118,13 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 // Time spent transmitting within the window / the window: exact, so at most 1
                 // even when the window is shorter than a cell time.
                 "utilization": st.busy_ps.saturating_sub(warm_busy) as f64 / window_ps,
-            })
+            });
+            // Only static-priority and RCSP ports report regulator drops, so FIFO and round
+            // robin runs keep their digests.
+            if p.sched.is_priority() {
+                v["drop_regulator"] = json!(st.drop_regulator);
+            }
+            v
         })
         .collect();
 
@@ -240,6 +246,9 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
             "cell_hops_per_s": net.cell_hops as f64 / wall_s.max(1e-9),
         },
     });
+    if net.ports.iter().any(|p| p.sched.is_priority()) {
+        s["conservation"]["cells"]["dropped_regulator"] = json!(c.dropped_regulator);
+    }
     if !net.gens.is_empty() {
         s["applications"] = super::internet::applications(net);
     }

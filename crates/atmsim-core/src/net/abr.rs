@@ -115,7 +115,10 @@ impl Network {
             self.abr.allocators[a as usize].on_cell(now, slot);
         }
         self.cells.injected += 1;
-        self.ports[port.idx()].push_cell(now, cell);
+        if !self.ports[port.idx()].push_cell(now, cell) {
+            self.cells.dropped_regulator += 1;
+            self.cell_lost(cell);
+        }
         self.kick(port);
         if frame_done {
             self.abr_fill(e);

@@ -58,8 +58,11 @@ impl Network {
             self.datagrams.refuse(d);
             return false;
         }
-        pt.push_frame(now, vci, f, ncells);
+        let refused = pt.push_frame(now, vci, f, ncells);
         self.cells.injected += ncells as u64;
+        if refused > 0 {
+            self.regulator_refused(f, refused);
+        }
         if let Some(t) = self.hosts[h.idx()].tap {
             self.capture(t, true, d);
         }

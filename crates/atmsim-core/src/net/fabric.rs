@@ -24,6 +24,10 @@ impl Network {
             AtmEv::Arrive(l) => self.link_arrive(l),
             AtmEv::Shape(s) => self.shaper_release(s),
             AtmEv::Abr(e) => self.abr_tx(e),
+            AtmEv::PortWake(p) => {
+                self.ports[p.idx()].woken(self.now);
+                self.kick(p);
+            }
         }
     }
 
@@ -41,6 +45,9 @@ impl Network {
             let next = port.start_next(now);
             if next.is_none() {
                 port.sleep(now);
+                if port.sched.is_priority() {
+                    self.schedule_wake(p);
+                }
             }
             if let Some(src) = self.source_after_tx(p, cell) {
                 self.source_frame_left(src);
@@ -168,6 +175,7 @@ impl Network {
                     DropReason::Epd => self.cells.dropped_epd += 1,
                     DropReason::Clp1 => self.cells.dropped_clp1 += 1,
                     DropReason::Ctrl => self.cells.dropped_ctrl += 1,
+                    DropReason::Regulator => self.cells.dropped_regulator += 1,
                     DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
                 }
                 self.cell_lost(cell);
@@ -199,7 +207,32 @@ impl Network {
             Some(done) => {
                 self.q.schedule(done, Ev::Atm(AtmEv::PortTx(p)));
             }
-            None => port.sleep(now),
+            None => {
+                port.sleep(now);
+                if port.sched.is_priority() {
+                    self.schedule_wake(p);
+                }
+            }
+        }
+    }
+
+    /// Port `p` went idle: if it holds cells not yet eligible (non-work-conserving RCSP),
+    /// wake it when the first becomes eligible. A wake-up that finds the port busy, or its
+    /// cell already sent, does nothing ([`Network::kick`]).
+    #[inline(never)]
+    fn schedule_wake(&mut self, p: PortId) {
+        if let Some(at) = self.ports[p.idx()].wake_needed() {
+            self.q.schedule(at, Ev::Atm(AtmEv::PortWake(p)));
+        }
+    }
+
+    /// `n` cells a host adapter's RCSP regulator refused (already counted at the port): the
+    /// network's ledger and their frame lose them.
+    #[cold]
+    pub(super) fn regulator_refused(&mut self, frame: u32, n: u32) {
+        self.cells.dropped_regulator += n as u64;
+        for _ in 0..n {
+            self.frames.cell_dropped(frame);
         }
     }
 
@@ -223,8 +256,18 @@ impl Network {
         }
         let sh = &mut self.shapers.list[s as usize];
         let port = &mut self.ports[sh.port.idx()];
-        let next = sh.release(now, &mut |cell| port.push_cell(now, cell));
+        let mut refused = std::mem::take(&mut self.scratch_cells);
+        let next = sh.release(now, &mut |cell| {
+            if !port.push_cell(now, cell) {
+                refused.push(cell);
+            }
+        });
         let p = sh.port;
+        for cell in refused.drain(..) {
+            self.cells.dropped_regulator += 1;
+            self.cell_lost(cell);
+        }
+        self.scratch_cells = refused;
         if let Some(at) = next {
             self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
         }

@@ -7,7 +7,7 @@
 //!
 //! | file | events | what happens |
 //! |---|---|---|
-//! | `fabric.rs` | [`AtmEv`] `PortTx`, `Arrive`, `Shape` | a port finished a cell; the head cell of a link reaches a switch or a host; a shaper releases conforming cells |
+//! | `fabric.rs` | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake` | a port finished a cell; the head cell of a link reaches a switch or a host; a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible |
 //! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at switches (allocators) and at end systems (turnaround, ACR) |
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
@@ -95,6 +95,8 @@ pub enum AtmEv {
     Shape(u32),
     /// ABR end system `e` (index into `Network::abr.ends`) may send its next cell (`abr.rs`).
     Abr(u32),
+    /// Port `p` (non-work-conserving RCSP) has a held cell becoming eligible: start it if idle.
+    PortWake(PortId),
 }
 
 /// Events of a host's CPU.
@@ -180,6 +182,8 @@ pub struct CellCounts {
     pub dropped_ctrl: u64,
     /// Cells of frames refused whole by a host adapter (never injected), data or control.
     pub refused_at_host: u64,
+    /// Data cells refused by a full RCSP regulator queue (2 s at X_ave; spec A-26).
+    pub dropped_regulator: u64,
 }
 
 impl CellCounts {
@@ -192,6 +196,7 @@ impl CellCounts {
             + self.dropped_police
             + self.dropped_reshape
             + self.dropped_ctrl
+            + self.dropped_regulator
     }
 }
 
@@ -544,6 +549,49 @@ load_bps = 424
         assert_eq!(net.cells.dropped_ctrl, sw.stats.dropped_ctrl);
         assert!(net.sources[2].frames_rcvd < 40);
         assert_cells_conserved(&net);
+    }
+
+    /// [`CTRL_OVER_CONGESTION`] with the switch under RCSP, VC `va` all but silent, and VC `vc`
+    /// at level 1 with a traffic spec far below its greedy source (X_min 2 ms, X_ave 4 ms,
+    /// I 40 ms: at most 10 cells in any 40 ms, and 500 cells of regulator queue).
+    fn run_rcsp(discipline: &str) -> (Network, u64) {
+        let text = CTRL_OVER_CONGESTION
+            .replace("buffer_cells = 1000", &format!("buffer_cells = 1000\nscheduler = \"{discipline}\""))
+            .replacen("kind = \"greedy\"", "kind = \"poisson\"\nload_bps = 424", 1);
+        let doc = crate::scenario::parse(&text, crate::api::Format::Toml, "t").unwrap();
+        let mut net = crate::scenario::build(&doc, None, None).unwrap();
+        let src = &net.sources[1];
+        let route = net.links[net.ports[src.port.idx()].link.idx()].route(src.vci).unwrap();
+        let ms = SimDuration::from_millis;
+        let spec = crate::atm::regulator::TrafficSpec::new(ms(2), ms(4), ms(40)).unwrap();
+        let class = crate::atm::priority::VcClass { level: 1, spec: Some(spec) };
+        net.ports[route.port.idx()].set_vc_class(route.vci, class).unwrap();
+        net.run(&mut |_| ControlFlow::Continue(()));
+        let tx = net.ports[route.port.idx()].stats.cells_tx;
+        (net, tx)
+    }
+
+    #[test]
+    fn rcsp_ports_hold_regulated_cells_wake_for_them_and_keep_the_ledger() {
+        let (wc, wc_tx) = run_rcsp("rcsp_wc");
+        let (nwc, nwc_tx) = run_rcsp("rcsp_nwc");
+        for net in [&wc, &nwc] {
+            let sw = net.ports.iter().find(|p| p.name == "sw->b").unwrap();
+            assert!(sw.stats.drop_regulator > 0, "500 cells of regulator queue overflowed");
+            assert_eq!(net.cells.dropped_regulator, sw.stats.drop_regulator);
+            assert_cells_conserved(net);
+        }
+        // The same offered load: wc keeps the link busy with early cells; nwc sends the 10 cells
+        // its regulator allows from 2 ms on, 2 ms apart, each on a wake-up, and idles between.
+        assert!(wc_tx > 90, "wc: {wc_tx}");
+        assert!((9..=11).contains(&nwc_tx), "nwc: {nwc_tx}");
+        let sw = nwc.ports.iter().find(|p| p.name == "sw->b").unwrap();
+        let held = match &sw.sched {
+            crate::atm::sched::Scheduler::Priority(p) => p.regulated_cells(),
+            _ => unreachable!(),
+        };
+        assert!(held > 400, "held cells at the end: {held}");
+        assert!(sw.queued_cells() >= held as u64, "held cells are in flight in the ledger");
     }
 
     #[test]

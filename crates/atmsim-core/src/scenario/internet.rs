@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct RouterSec {
     pub name: String,
-    /// Adapter scheduler over its VC queues: "fifo" (default) or "round_robin".
+    /// Adapter scheduler over its VC queues: "fifo" (default), "round_robin", or a QoS
+    /// discipline ("static_priority", "rcsp_wc", "rcsp_nwc"; `atm::priority`).
     #[serde(default)]
     pub scheduler: Discipline,
     /// Adapter buffer [cells]; absent = unlimited.

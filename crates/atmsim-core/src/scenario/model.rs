@@ -101,7 +101,8 @@ pub enum TieOrderSpec {
 #[serde(deny_unknown_fields)]
 pub struct HostSec {
     pub name: String,
-    /// Adapter scheduler over its VC queues: "fifo" (default) or "round_robin".
+    /// Adapter scheduler over its VC queues: "fifo" (default), "round_robin", or a QoS
+    /// discipline ("static_priority", "rcsp_wc", "rcsp_nwc"; `atm::priority`).
     #[serde(default)]
     pub scheduler: Discipline,
     /// Adapter buffer [cells]; absent = unlimited.
@@ -167,7 +168,8 @@ pub struct ShapeSec {
 #[serde(deny_unknown_fields)]
 pub struct SwitchSec {
     pub name: String,
-    /// "fifo" (default) or "round_robin" (per-VC queues, Cáceres §8 token queue).
+    /// "fifo" (default), "round_robin" (per-VC queues, Cáceres §8 token queue), or a QoS
+    /// discipline: "static_priority", "rcsp_wc", "rcsp_nwc" (Mah sp/wc/nwc; `atm::priority`).
     #[serde(default)]
     pub scheduler: Discipline,
     /// Output buffer per port [cells]; absent = unlimited. Fore ASX-100: 256.

@@ -1,0 +1,539 @@
+//! Output ports: buffer, admission (tail drop, PPD, EPD), scheduler and transmitter.
+//!
+//! Owns: [`OutPort`], [`DropPolicy`], [`PortStats`]. The same port serves a host adapter's
+//! outgoing link and a switch output (DESIGN §2, `atm::switch`; MAGIC §2.2: the Fore
+//! ASX-100 has 256-cell output buffers per port).
+//!
+//! **Admission at a switch** is per cell, with per-VC frame state (a VC is "between frames"
+//! after an end-of-frame cell):
+//! - *tail*: a cell that finds the buffer full is dropped; the rest of its frame still
+//!   enters and wastes bandwidth (Romanow & Floyd 1994);
+//! - *PPD* (partial packet discard): after a drop, the rest of that frame is discarded except
+//!   its end-of-frame cell, which keeps frame boundaries for the receiver;
+//! - *EPD* (early packet discard): when the first cell of a frame arrives and the buffer
+//!   holds at least `threshold` cells, the whole frame is refused; overflow of a frame
+//!   already admitted falls back to PPD.
+//!
+//! **Admission at a host adapter** is per frame: a datagram that does not fit whole is
+//! refused (as an IP interface queue refuses a packet).
+//!
+//! **Control class.** Cells marked [`flags::CTRL`] (signalling; Mah §4.3.1, spec `mah96.md`
+//! §1.6: signalling PVCs "prioritized higher than best-effort traffic") wait in a FIFO of
+//! their own, [`OutPort::ctrl`], which the transmitter empties before it asks the data
+//! scheduler (FIFO or round robin) for a cell: strict priority, non-preemptive — a control
+//! cell that arrives while a data cell is on the wire leaves one cell time after that cell
+//! ends, whatever the data backlog. Control cells keep their arrival order among themselves.
+//! - *Buffer*: the control FIFO has its own limit, [`OutPort::ctrl_limit`] (default
+//!   [`DEFAULT_CTRL_BUFFER_CELLS`]), and drops by tail: per cell at a switch
+//!   ([`OutPort::offer_cell`], [`DropReason::Ctrl`]), per frame at an adapter
+//!   ([`OutPort::push_ctrl_frame`]); both are counted in [`PortStats::dropped_ctrl`]. Frames
+//!   are 1–2 cells and go-back-N repairs losses, so frame-aware discard buys nothing here.
+//! - *Data admission is blind to control cells*: the data limit, the EPD and CLP=1
+//!   thresholds and the per-VC frame state see data cells only, so signalling load never
+//!   makes a data frame refused, and data load never makes a control cell dropped.
+//! - *Measures*: [`OutPort::occupancy`] — hence the `queue_cells` probe series,
+//!   `max_queue_cells` and `mean_queue_cells` — counts data cells only, exactly as before the
+//!   class existed; the control FIFO is reported by [`PortStats::ctrl_in`],
+//!   [`PortStats::max_ctrl_occupancy`] and [`PortStats::dropped_ctrl`]. `cells_in`, the cells
+//!   transmitted and [`PortStats::drops`] count both classes (every cell offered to the port
+//!   is queued, sent or counted in exactly one drop counter).
+//! - *Cost*: a data cell pays one flag test on entry and one emptiness test of the control
+//!   FIFO when the transmitter starts a cell; the control paths are out of line.
+//! - *Static priority and RCSP ports* (`atm::priority`) put signalling below guaranteed
+//!   levels 0–3 and above best effort (Mah Tab 4-2, spec A-33): the control FIFO waits while a
+//!   guaranteed cell is eligible. FIFO and round-robin ports serve it first, as above.
+
+use super::cell::{flags, Cell};
+use super::sched::{Discipline, Scheduler};
+use crate::ids::LinkId;
+use crate::time::{Serializer, SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Default size of a port's control (signalling) FIFO \[cells\]. Its normal load is tiny: one
+/// signalling link per port, with at most a go-back-N window of 8 messages of at most 2 cells
+/// in flight (`crate::signalling`), twice that while a window is retransmitted. 256 cells —
+/// the size of a Fore ASX-100 output buffer (MAGIC §2.2) — never overflows under that load,
+/// so a `dropped_ctrl` count means signalling was driven far beyond its design, while the
+/// limit still bounds memory if it is.
+pub const DEFAULT_CTRL_BUFFER_CELLS: u32 = 256;
+
+/// What a full (or filling) switch buffer does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DropPolicy {
+    #[default]
+    Tail,
+    Ppd,
+    /// Early packet discard with its threshold [cells].
+    Epd {
+        threshold: u32,
+    },
+}
+
+/// Drop-policy names in scenarios.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DropPolicyName {
+    #[default]
+    Tail,
+    Ppd,
+    Epd,
+}
+
+/// Why a cell was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Buffer full.
+    Tail,
+    /// Rest of a frame after a drop (partial packet discard).
+    Ppd,
+    /// Whole frame refused at the EPD threshold.
+    Epd,
+    /// Host adapter refused the whole datagram.
+    HostQueue,
+    /// No VC translation entry at a switch (misrouted cell).
+    NoRoute,
+    /// A CLP=1 cell arrived with the queue at the CLP=1 threshold.
+    Clp1,
+    /// A policer discarded a non-conforming cell.
+    Police,
+    /// A control (signalling) cell found the port's control FIFO full.
+    Ctrl,
+    /// An RCSP regulator's queue held its 2 s of cells (`atm::regulator`; spec A-26).
+    Regulator,
+}
+
+/// Counters of one port; `repr(C)`: those every cell updates first.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct PortStats {
+    /// ∫ occupancy dt [cell·ps] (data cells), for the time-average queue length.
+    pub occupancy_area: u128,
+    /// Cells offered to the port (accepted or dropped), control cells included.
+    pub cells_in: u64,
+    /// Cells whose transmission completed.
+    pub cells_tx: u64,
+    /// Most data cells waiting at once.
+    pub max_occupancy: u32,
+    /// Most control cells waiting at once.
+    pub max_ctrl_occupancy: u32,
+    /// Time the transmitter was busy [ps].
+    pub busy_ps: u64,
+    /// Control cells offered to the port (counted in `cells_in` too).
+    pub ctrl_in: u64,
+    pub drop_tail: u64,
+    pub drop_ppd: u64,
+    pub drop_epd: u64,
+    pub drop_host_queue: u64,
+    /// CLP=1 cells dropped at the CLP=1 threshold.
+    pub drop_clp1: u64,
+    /// Control cells dropped because the control FIFO was full (at an adapter, the cells of
+    /// control frames refused whole).
+    pub dropped_ctrl: u64,
+    /// Frames refused whole (EPD or host queue).
+    pub frames_refused: u64,
+    /// Data cells refused by a full RCSP regulator queue (`atm::regulator`).
+    pub drop_regulator: u64,
+}
+
+impl PortStats {
+    /// Cells offered to the port and not queued, for any reason (both classes).
+    pub fn drops(&self) -> u64 {
+        self.drop_tail
+            + self.drop_ppd
+            + self.drop_epd
+            + self.drop_host_queue
+            + self.drop_clp1
+            + self.dropped_ctrl
+            + self.drop_regulator
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Discard {
+    #[default]
+    No,
+    /// Drop every remaining cell of the frame (EPD).
+    Whole,
+    /// Drop remaining cells but the end-of-frame cell (PPD).
+    Partial,
+}
+
+/// Per-VC state at a port.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VcState {
+    /// The last cell seen on this VC was not an end-of-frame cell.
+    mid_frame: bool,
+    discard: Discard,
+    /// Cells of this VC in the buffer.
+    pub queued: u32,
+    /// A cell source on this VC waits for each of its frames to leave (greedy: to refill;
+    /// on/off: to start its off period).
+    pub notify_source: bool,
+}
+
+/// An output port and its transmitter.
+///
+/// `repr(C)` keeps the fields in this order: those every cell touches first (about three cache
+/// lines, with the hot counters at the head of [`PortStats`]), the name and rarely used
+/// settings last, so a network of thousands of ports misses the cache less per cell
+/// (issue 13, goal 2).
+#[repr(C)]
+pub struct OutPort {
+    /// The cell now being transmitted.
+    pub in_tx: Option<Cell>,
+    pub link: LinkId,
+    /// Data cells waiting (the cell in transmission and control cells excluded).
+    pub occupancy: u32,
+    /// Data buffer size [cells]; `u32::MAX` = unlimited.
+    pub limit: u32,
+    /// Arriving CLP=1 cells are dropped while the queue holds at least this many cells
+    /// (`u32::MAX` = never).
+    pub clp1_threshold: u32,
+    /// Per-VC share of the data buffer [cells]: a VC holding this many cells has its next
+    /// cell dropped as if the buffer were full (`u32::MAX` = no cap; Mah §5.5.4, spec A-4).
+    pub vc_limit: u32,
+    /// With EPD: a frame whose first cell finds its VC holding this many cells is refused
+    /// whole (`u32::MAX` = none; spec A-5).
+    pub vc_epd_threshold: u32,
+    last_change: SimTime,
+    pub ser: Serializer,
+    pub policy: DropPolicy,
+    pub sched: Scheduler,
+    /// Control cells waiting, in arrival order; served before any data cell.
+    pub ctrl: VecDeque<Cell>,
+    pub vcs: Vec<VcState>,
+    pub stats: PortStats,
+    busy_since: SimTime,
+    /// Control buffer size \[cells\]; `u32::MAX` = unlimited. Default
+    /// [`DEFAULT_CTRL_BUFFER_CELLS`]; see [`OutPort::with_ctrl_buffer`].
+    pub ctrl_limit: u32,
+    pub name: String,
+}
+
+impl OutPort {
+    pub fn new(name: String, link: LinkId, d: Discipline, limit: u32, policy: DropPolicy, ser: Serializer) -> Self {
+        OutPort {
+            name,
+            link,
+            sched: Scheduler::new(d, ser.rate().tx_time(super::cell::CELL_BITS)),
+            vcs: Vec::new(),
+            occupancy: 0,
+            limit,
+            ctrl: VecDeque::new(),
+            ctrl_limit: DEFAULT_CTRL_BUFFER_CELLS,
+            policy,
+            clp1_threshold: u32::MAX,
+            vc_limit: u32::MAX,
+            vc_epd_threshold: u32::MAX,
+            in_tx: None,
+            ser,
+            stats: PortStats::default(),
+            last_change: SimTime::ZERO,
+            busy_since: SimTime::ZERO,
+        }
+    }
+
+    /// The same port with a control FIFO of `cells` cells (`u32::MAX` = unlimited).
+    pub fn with_ctrl_buffer(mut self, cells: u32) -> Self {
+        self.ctrl_limit = cells;
+        self
+    }
+
+    /// Cells waiting in both classes (the cell in transmission excluded).
+    #[inline]
+    pub fn queued_cells(&self) -> u64 {
+        self.occupancy as u64 + self.ctrl.len() as u64
+    }
+
+    #[inline]
+    fn vc(&mut self, vci: u32) -> &mut VcState {
+        let v = vci as usize;
+        if v >= self.vcs.len() {
+            self.vcs.resize(v + 1, VcState::default());
+        }
+        &mut self.vcs[v]
+    }
+
+    #[inline]
+    fn touch(&mut self, now: SimTime) {
+        let dt = now.0 - self.last_change.0;
+        self.stats.occupancy_area += self.occupancy as u128 * dt as u128;
+        self.last_change = now;
+    }
+
+    /// Queue a data cell; false if an RCSP regulator refused it (counted here). FIFO and
+    /// round robin never refuse; the priority path is out of line, so theirs is as it was.
+    #[inline]
+    fn enqueue(&mut self, now: SimTime, cell: Cell) -> bool {
+        if self.sched.is_priority() {
+            return self.enqueue_priority(now, cell);
+        }
+        self.count_in(now, cell.vci);
+        let queued = self.sched.push(now, cell);
+        debug_assert!(queued, "FIFO and round robin queue every cell");
+        true
+    }
+
+    #[inline]
+    fn count_in(&mut self, now: SimTime, vci: u32) {
+        self.touch(now);
+        self.occupancy += 1;
+        if self.occupancy > self.stats.max_occupancy {
+            self.stats.max_occupancy = self.occupancy;
+        }
+        self.vc(vci).queued += 1;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enqueue_priority(&mut self, now: SimTime, cell: Cell) -> bool {
+        if !self.sched.push(now, cell) {
+            self.stats.drop_regulator += 1;
+            return false;
+        }
+        self.count_in(now, cell.vci);
+        true
+    }
+
+    /// Queue a control cell (admission decided by the caller).
+    #[inline]
+    fn enqueue_ctrl(&mut self, cell: Cell) {
+        self.ctrl.push_back(cell);
+        let n = self.ctrl.len() as u32;
+        if n > self.stats.max_ctrl_occupancy {
+            self.stats.max_ctrl_occupancy = n;
+        }
+    }
+
+    /// Switch admission of a control cell: tail drop at the control FIFO's own limit.
+    #[cold]
+    #[inline(never)]
+    fn offer_ctrl(&mut self, cell: Cell) -> Option<DropReason> {
+        self.stats.cells_in += 1;
+        self.stats.ctrl_in += 1;
+        if self.ctrl.len() as u32 >= self.ctrl_limit {
+            self.stats.dropped_ctrl += 1;
+            return Some(DropReason::Ctrl);
+        }
+        self.enqueue_ctrl(cell);
+        None
+    }
+
+    /// Switch admission of an ABR RM cell: a data-class cell outside any AAL5 frame, so the
+    /// per-VC frame state (PPD/EPD) neither sees nor affects it; dropped only by tail.
+    #[cold]
+    #[inline(never)]
+    fn offer_rm(&mut self, now: SimTime, cell: Cell) -> Option<DropReason> {
+        self.stats.cells_in += 1;
+        if self.occupancy >= self.limit {
+            self.stats.drop_tail += 1;
+            return Some(DropReason::Tail);
+        }
+        if !self.enqueue(now, cell) {
+            return Some(DropReason::Regulator);
+        }
+        None
+    }
+
+    /// Switch admission of one cell (see the module docs): control cells to the control FIFO,
+    /// data cells through the drop policy. Returns the reason if dropped.
+    #[inline]
+    pub fn offer_cell(&mut self, now: SimTime, cell: Cell) -> Option<DropReason> {
+        if cell.flags & (flags::CTRL | flags::RM) != 0 {
+            return if cell.is_ctrl() { self.offer_ctrl(cell) } else { self.offer_rm(now, cell) };
+        }
+        self.stats.cells_in += 1;
+        let occupancy = self.occupancy;
+        let (limit, policy, clp1) = (self.limit, self.policy, self.clp1_threshold);
+        let (vc_limit, vc_epd) = (self.vc_limit, self.vc_epd_threshold);
+        let low_priority = cell.flags & flags::CLP != 0;
+        let eof = cell.is_eof();
+        let vs = self.vc(cell.vci);
+        let first = !vs.mid_frame;
+        vs.mid_frame = !eof;
+        let mut refused = false;
+        if first {
+            vs.discard = match policy {
+                DropPolicy::Epd { threshold } if occupancy >= threshold || vs.queued >= vc_epd => Discard::Whole,
+                _ => Discard::No,
+            };
+            refused = vs.discard == Discard::Whole;
+        }
+        let verdict = match vs.discard {
+            Discard::Whole => Some(DropReason::Epd),
+            Discard::Partial if !eof => Some(DropReason::Ppd),
+            _ if occupancy >= limit || vs.queued >= vc_limit => {
+                if policy != DropPolicy::Tail && !eof {
+                    vs.discard = Discard::Partial;
+                }
+                Some(DropReason::Tail)
+            }
+            _ if low_priority && occupancy >= clp1 => {
+                if policy != DropPolicy::Tail && !eof {
+                    vs.discard = Discard::Partial;
+                }
+                Some(DropReason::Clp1)
+            }
+            _ => None,
+        };
+        if refused {
+            self.stats.frames_refused += 1;
+        }
+        match verdict {
+            None if !self.enqueue(now, cell) => return Some(DropReason::Regulator),
+            None => {}
+            Some(DropReason::Tail) => self.stats.drop_tail += 1,
+            Some(DropReason::Ppd) => self.stats.drop_ppd += 1,
+            Some(DropReason::Epd) => self.stats.drop_epd += 1,
+            Some(DropReason::Clp1) => self.stats.drop_clp1 += 1,
+            Some(_) => unreachable!(),
+        }
+        verdict
+    }
+
+    /// Host admission of a whole data frame of `ncells` cells; false if refused.
+    #[inline]
+    pub fn has_room_for(&self, ncells: u32) -> bool {
+        self.limit == u32::MAX || self.occupancy + ncells <= self.limit
+    }
+
+    /// Record a frame refused at a host adapter.
+    pub fn refuse_frame(&mut self, ncells: u32) {
+        self.stats.cells_in += ncells as u64;
+        self.stats.drop_host_queue += ncells as u64;
+        self.stats.frames_refused += 1;
+    }
+
+    /// Queue the cells of a data frame at a host adapter (already admitted). Returns how many
+    /// an RCSP regulator refused (0 at other ports), counted in [`PortStats::drop_regulator`].
+    #[inline]
+    pub fn push_frame(&mut self, now: SimTime, vci: u32, frame: u32, ncells: u32) -> u32 {
+        self.stats.cells_in += ncells as u64;
+        let mut refused = 0;
+        for i in 0..ncells {
+            let flags = if i + 1 == ncells { flags::EOF } else { 0 };
+            refused += !self.enqueue(now, Cell { vci, frame, flags }) as u32;
+        }
+        refused
+    }
+
+    /// Segment a control (signalling) frame of `ncells` cells onto VC `vci` of this adapter:
+    /// every cell is marked [`flags::CTRL`] (the last also end-of-frame) and joins the control
+    /// FIFO. Admission is per frame, against [`OutPort::ctrl_limit`]: a frame that does not
+    /// fit whole is refused, its cells counted in `cells_in` and `dropped_ctrl`. Returns
+    /// whether the frame was queued.
+    pub fn push_ctrl_frame(&mut self, vci: u32, frame: u32, ncells: u32) -> bool {
+        self.stats.cells_in += ncells as u64;
+        self.stats.ctrl_in += ncells as u64;
+        if self.ctrl_limit != u32::MAX && self.ctrl.len() as u32 + ncells > self.ctrl_limit {
+            self.stats.dropped_ctrl += ncells as u64;
+            return false;
+        }
+        for i in 0..ncells {
+            let eof = if i + 1 == ncells { flags::EOF } else { 0 };
+            self.enqueue_ctrl(Cell { vci, frame, flags: flags::CTRL | eof });
+        }
+        true
+    }
+
+    /// Queue one cell released by a shaper at a host adapter (no admission: the shaper
+    /// already holds it). A control cell joins the control FIFO, likewise without a limit.
+    /// False if an RCSP regulator refused the cell (counted in [`PortStats::drop_regulator`]).
+    #[inline]
+    pub fn push_cell(&mut self, now: SimTime, cell: Cell) -> bool {
+        self.stats.cells_in += 1;
+        if cell.is_ctrl() {
+            self.stats.ctrl_in += 1;
+            self.enqueue_ctrl(cell);
+            true
+        } else {
+            self.enqueue(now, cell)
+        }
+    }
+
+    /// Start the next control cell (the control FIFO is not empty), unless a guaranteed-level
+    /// cell of a static-priority or RCSP port is eligible: then that cell.
+    #[cold]
+    #[inline(never)]
+    fn start_ctrl(&mut self, now: SimTime) -> Option<SimTime> {
+        if self.sched.guaranteed_ready(now) {
+            return self.start_priority(now);
+        }
+        let cell = self.ctrl.pop_front().expect("start_ctrl on an empty control FIFO");
+        self.in_tx = Some(cell);
+        Some(now + self.ser.next_unit())
+    }
+
+    /// Start the data cell a static-priority or RCSP scheduler picks at `now`, if any.
+    #[cold]
+    #[inline(never)]
+    fn start_priority(&mut self, now: SimTime) -> Option<SimTime> {
+        let cell = self.sched.pop(now)?;
+        Some(self.launch(now, cell))
+    }
+
+    /// Put data cell `cell`, just taken from the scheduler, on the wire; its completion time.
+    #[inline]
+    fn launch(&mut self, now: SimTime, cell: Cell) -> SimTime {
+        self.touch(now);
+        self.occupancy -= 1;
+        let vs = &mut self.vcs[cell.vci as usize];
+        vs.queued -= 1;
+        self.in_tx = Some(cell);
+        let d: SimDuration = self.ser.next_unit();
+        now + d
+    }
+
+    /// Start sending the next cell if idle: the head of the control FIFO if there is one
+    /// (at a static-priority or RCSP port, only if no guaranteed-level cell is eligible: Mah
+    /// Tab 4-2, `atm::priority`), else the data scheduler's choice. Returns the completion
+    /// time if a cell started; if not, a non-work-conserving port may hold cells for later
+    /// ([`OutPort::wake_needed`]).
+    #[inline]
+    pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
+        debug_assert!(self.in_tx.is_none());
+        if !self.ctrl.is_empty() {
+            return self.start_ctrl(now);
+        }
+        if self.sched.is_priority() {
+            return self.start_priority(now);
+        }
+        let cell = self.sched.pop(now)?;
+        Some(self.launch(now, cell))
+    }
+
+    /// Begin a busy period (the transmitter was idle).
+    #[inline]
+    pub fn wake(&mut self, now: SimTime) {
+        self.busy_since = now;
+        self.ser.reset();
+    }
+
+    /// The transmitter goes idle at `now`.
+    #[inline]
+    pub fn sleep(&mut self, now: SimTime) {
+        self.stats.busy_ps += now.0 - self.busy_since.0;
+    }
+
+    pub fn is_busy(&self) -> bool {
+        self.in_tx.is_some()
+    }
+
+    /// Time spent transmitting from the start of the run to `now` [ps].
+    pub fn busy_ps_at(&self, now: SimTime) -> u64 {
+        self.stats.busy_ps + if self.is_busy() { now.0.saturating_sub(self.busy_since.0) } else { 0 }
+    }
+
+    /// Close the time integrals at the end of a run.
+    pub fn finish(&mut self, now: SimTime) {
+        self.touch(now);
+        if self.is_busy() {
+            self.stats.busy_ps += now.0 - self.busy_since.0;
+            self.busy_since = now;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

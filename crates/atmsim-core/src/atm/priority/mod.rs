@@ -1,0 +1,287 @@
+//! Static-priority and RCSP cell scheduling of an output port (Mah §2.3, §4.3.1, Tab 2-1,
+//! Tab 4-2, Tab 4-4; Zhang & Ferrari, "Rate-Controlled Static-Priority Queueing",
+//! INFOCOM 1993, §2–§3).
+//!
+//! Owns: [`Priority`] (the level queues, the per-VC classes and regulators of one port),
+//! [`VcClass`], and the class API of [`OutPort`] ([`OutPort::set_vc_class`],
+//! [`OutPort::clear_vc_class`], [`OutPort::wake_needed`]).
+//!
+//! **Order of service**, highest first, non-preemptive (a cell on the wire always finishes):
+//! guaranteed levels 0, 1, 2, 3 (Tab 4-2: local delay bounds of 16, 32, 64, 128 cell times),
+//! then signalling (the port's control FIFO, [`OutPort::ctrl`]: the port serves it only when
+//! [`Priority::guaranteed_ready`] says no level 0–3 cell is waiting), then best effort (every
+//! VC without a class, and every VC of a port whose VCs were never classified), then — work-
+//! conserving RCSP only — ineligible cells, "the lowest-possible scheduling priority (even
+//! worse service than for best-effort traffic)" (Mah §4.5; spec A-33). Cells of one level
+//! leave in the order they joined it.
+//!
+//! **Disciplines** ([`super::sched::Discipline`]):
+//! - *static priority* (`sp`): a classified VC's cells join their level's FIFO on arrival; no
+//!   rate control.
+//! - *RCSP, work-conserving* (`wc`): a classified VC's cells wait in its [`Regulator`], which
+//!   gives each an eligibility time on arrival; at that time it joins its level's FIFO
+//!   (releases happen lazily, whenever the port picks a cell). When no cell of any level nor
+//!   of best effort is eligible, the waiting cell with the earliest eligibility time (ties:
+//!   lowest VCI) is sent early. It still counts in its regulator: its eligibility time was
+//!   assigned, and the history advanced, when it arrived.
+//! - *RCSP, non-work-conserving* (`nwc`): ineligible cells are never sent; the port idles while
+//!   only they wait and asks to be woken at the next eligibility time
+//!   ([`OutPort::wake_needed`]; the fabric schedules `AtmEv::PortWake`).
+//!
+//! A VC's regulator keeps its waiting cells and their times when the class is cleared or
+//! replaced; a new class forgets the old history. Cells in regulators are queued data cells of
+//! the port: they count in its occupancy, its buffer limit and the run's in-flight ledger.
+
+use super::cell::Cell;
+use super::port::OutPort;
+use super::regulator::{Regulator, TrafficSpec};
+use crate::time::{SimDuration, SimTime};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Guaranteed priority levels (Tab 4-2: 0..=3).
+pub const LEVELS: usize = 4;
+
+/// Release granularity of the regulators [cell times] (Mah §4.3.1; spec A-26).
+pub const SLOT_CELLS: u64 = 8;
+
+/// Which priority discipline a [`Priority`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Static,
+    RcspWc,
+    RcspNwc,
+}
+
+/// A VC's service class at a port: a guaranteed level and, for RCSP, its traffic spec.
+/// A VC with no class is best effort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VcClass {
+    /// 0 (highest) ..= 3.
+    pub level: u8,
+    /// Required at RCSP ports; ignored by static priority.
+    pub spec: Option<TrafficSpec>,
+}
+
+/// A VC's regulator and the level its released cells join.
+struct Regulated {
+    level: u8,
+    reg: Regulator,
+}
+
+/// The queues of a static-priority or RCSP port.
+pub struct Priority {
+    pub mode: Mode,
+    /// Regulator release clock: [`SLOT_CELLS`] cell times of the port.
+    slot: SimDuration,
+    levels: [VecDeque<Cell>; LEVELS],
+    best_effort: VecDeque<Cell>,
+    /// Current class level of each VC (by VCI): `None` = best effort.
+    class: Vec<Option<u8>>,
+    /// Regulators by VCI (RCSP only).
+    regs: Vec<Option<Regulated>>,
+    /// (release time, VCI) of the head cell of every non-empty regulator.
+    heads: BinaryHeap<Reverse<(SimTime, u32)>>,
+    /// The wake-up the fabric has scheduled and not yet delivered (nwc).
+    wake_pending: Option<SimTime>,
+}
+
+impl Priority {
+    /// Empty queues; `cell_time` is the port's cell transmission time.
+    pub fn new(mode: Mode, cell_time: SimDuration) -> Self {
+        Priority {
+            mode,
+            slot: cell_time.mul(SLOT_CELLS),
+            levels: Default::default(),
+            best_effort: VecDeque::new(),
+            class: Vec::new(),
+            regs: Vec::new(),
+            heads: BinaryHeap::new(),
+            wake_pending: None,
+        }
+    }
+
+    fn rate_controlled(&self) -> bool {
+        self.mode != Mode::Static
+    }
+
+    /// Give VC `vci` a class (new arrivals follow it). Errors leave the port unchanged.
+    pub fn set_class(&mut self, vci: u32, c: VcClass) -> Result<(), String> {
+        if c.level as usize >= LEVELS {
+            return Err(format!("VC {vci}: priority level {} (levels are 0..=3)", c.level));
+        }
+        let v = vci as usize;
+        if self.rate_controlled() {
+            let Some(spec) = c.spec else {
+                return Err(format!("VC {vci}: an RCSP port needs a traffic spec"));
+            };
+            if v >= self.regs.len() {
+                self.regs.resize_with(v + 1, || None);
+            }
+            match &mut self.regs[v] {
+                Some(r) => {
+                    r.level = c.level;
+                    r.reg.reset(spec);
+                }
+                slot => *slot = Some(Regulated { level: c.level, reg: Regulator::new(spec, self.slot) }),
+            }
+        }
+        if v >= self.class.len() {
+            self.class.resize(v + 1, None);
+        }
+        self.class[v] = Some(c.level);
+        Ok(())
+    }
+
+    /// VC `vci` is best effort again (its regulated cells still leave at their times).
+    pub fn clear_class(&mut self, vci: u32) {
+        if let Some(c) = self.class.get_mut(vci as usize) {
+            *c = None;
+        }
+    }
+
+    /// The class level of VC `vci`, if any.
+    pub fn level_of(&self, vci: u32) -> Option<u8> {
+        self.class.get(vci as usize).copied().flatten()
+    }
+
+    /// Queue a cell arriving at `now`; false if its regulator is full (2 s, spec A-26).
+    #[inline(never)]
+    pub fn push(&mut self, now: SimTime, cell: Cell) -> bool {
+        let Some(level) = self.level_of(cell.vci) else {
+            self.best_effort.push_back(cell);
+            return true;
+        };
+        if !self.rate_controlled() {
+            self.levels[level as usize].push_back(cell);
+            return true;
+        }
+        let r = match self.regs.get_mut(cell.vci as usize) {
+            Some(Some(r)) => &mut r.reg,
+            _ => unreachable!("a classified VC at an RCSP port has a regulator"),
+        };
+        let was_idle = r.waiting.is_empty();
+        match r.admit(now, cell) {
+            None => false,
+            Some(t) => {
+                if was_idle {
+                    self.heads.push(Reverse((t, cell.vci)));
+                }
+                true
+            }
+        }
+    }
+
+    /// Take the head cell of VC `v`'s regulator and re-key the heap on the next one.
+    fn take_head(&mut self, v: u32) -> (u8, Cell) {
+        let r = self.regs[v as usize].as_mut().expect("heap entry of a regulator");
+        let (_, cell) = r.reg.waiting.pop_front().expect("heap entry of a non-empty regulator");
+        if let Some(&(t, _)) = r.reg.waiting.front() {
+            self.heads.push(Reverse((t, v)));
+        }
+        (r.level, cell)
+    }
+
+    /// Move every cell eligible by `now` from its regulator to its level.
+    fn release(&mut self, now: SimTime) {
+        while let Some(&Reverse((t, v))) = self.heads.peek() {
+            if t > now {
+                return;
+            }
+            self.heads.pop();
+            let (level, cell) = self.take_head(v);
+            self.levels[level as usize].push_back(cell);
+        }
+    }
+
+    /// Whether an eligible cell of a guaranteed level waits at `now` (signalling yields to it).
+    #[inline(never)]
+    pub fn guaranteed_ready(&mut self, now: SimTime) -> bool {
+        self.release(now);
+        self.levels.iter().any(|q| !q.is_empty())
+    }
+
+    /// The next cell to send at `now`, if any (see the module docs for the order).
+    #[inline(never)]
+    pub fn pop(&mut self, now: SimTime) -> Option<Cell> {
+        self.release(now);
+        for q in &mut self.levels {
+            if let Some(c) = q.pop_front() {
+                return Some(c);
+            }
+        }
+        if let Some(c) = self.best_effort.pop_front() {
+            return Some(c);
+        }
+        if self.mode == Mode::RcspWc {
+            let Reverse((_, v)) = self.heads.pop()?;
+            return Some(self.take_head(v).1);
+        }
+        None
+    }
+
+    /// nwc, after [`Priority::pop`] found nothing: the next release time, if no wake-up at or
+    /// before it is already pending (recorded as pending).
+    pub fn wake_needed(&mut self) -> Option<SimTime> {
+        let &Reverse((t, _)) = self.heads.peek()?;
+        if self.wake_pending.is_some_and(|w| w <= t) {
+            return None;
+        }
+        self.wake_pending = Some(t);
+        Some(t)
+    }
+
+    /// A wake-up scheduled for `now` was delivered.
+    pub fn woken(&mut self, now: SimTime) {
+        if self.wake_pending == Some(now) {
+            self.wake_pending = None;
+        }
+    }
+
+    /// Cells held by regulators (not yet eligible).
+    pub fn regulated_cells(&self) -> usize {
+        self.regs.iter().flatten().map(|r| r.reg.waiting.len()).sum()
+    }
+}
+
+impl OutPort {
+    /// Set VC `vci`'s class at this port when the VC is set up (the signalling layer's call;
+    /// its admission test is its own business). Static priority uses the level only; RCSP
+    /// also needs `spec` and starts the VC's regulator afresh. On a FIFO or round-robin port
+    /// this does nothing (every VC is served alike). Cells already queued keep their place.
+    pub fn set_vc_class(&mut self, vci: u32, class: VcClass) -> Result<(), String> {
+        match &mut self.sched {
+            super::sched::Scheduler::Priority(p) => p.set_class(vci, class),
+            _ => Ok(()),
+        }
+    }
+
+    /// VC `vci` was released: later cells on that VCI are best effort. Cells already queued
+    /// (in a regulator too) still leave in their turn.
+    pub fn clear_vc_class(&mut self, vci: u32) {
+        if let super::sched::Scheduler::Priority(p) = &mut self.sched {
+            p.clear_class(vci);
+        }
+    }
+
+    /// After [`OutPort::start_next`] found nothing to send: the time at which a held cell
+    /// becomes eligible, if the fabric must schedule a wake-up then (nwc only; `None` when one
+    /// at or before that time is already pending, or nothing is held).
+    #[inline]
+    pub fn wake_needed(&mut self) -> Option<SimTime> {
+        match &mut self.sched {
+            super::sched::Scheduler::Priority(p) if p.mode == Mode::RcspNwc => p.wake_needed(),
+            _ => None,
+        }
+    }
+
+    /// A wake-up scheduled by [`OutPort::wake_needed`] fired at `now`.
+    pub fn woken(&mut self, now: SimTime) {
+        if let super::sched::Scheduler::Priority(p) = &mut self.sched {
+            p.woken(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
