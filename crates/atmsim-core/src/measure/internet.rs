@@ -7,6 +7,7 @@
 //! maximum of VCs in use (bound + cached) over the 1-s samples, and the peak of setups
 //! requested in any 1-s bin.
 
+use crate::iface::ipoa::qos::Scheme;
 use crate::net::Network;
 use serde_json::{json, Value};
 
@@ -43,6 +44,12 @@ pub fn hosts(net: &Network) -> Vec<Value> {
                     "peak_setups_per_s": c.peak_setups_per_sec(),
                     "hit_rate": c.hit_rate(),
                 });
+                if cfg.qos.scheme != Scheme::Noqos {
+                    v["ipoa"]["qos"] = json!(cfg.qos.to_string());
+                    v["ipoa"]["guaranteed_requested"] = json!(c.guaranteed_requested);
+                    v["ipoa"]["guaranteed_refused"] = json!(c.guaranteed_refused);
+                    v["ipoa"]["guaranteed_failure_rate"] = json!(c.guaranteed_failure_rate());
+                }
             }
             v
         })

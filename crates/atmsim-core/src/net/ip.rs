@@ -162,7 +162,7 @@ impl Network {
                 let port = host.port.expect("an ATM-attached node has an adapter");
                 self.send_datagram(n, port, vci, datagram);
             }
-            Action::RequestSetup { vc, egress, .. } => self.sig_request(n, vc, egress),
+            Action::RequestSetup { vc, egress, descriptor, .. } => self.sig_request(n, vc, egress, descriptor),
             Action::Release { vc } => self.sig_release(n, vc),
             Action::ArmTimer { at, token } => {
                 let slot = self.driver_timers.put((n, token));

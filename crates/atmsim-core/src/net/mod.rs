@@ -27,6 +27,7 @@ mod adapter;
 mod fabric;
 mod ip;
 mod probes;
+pub mod qos;
 mod sessions;
 mod signalling;
 mod sources;

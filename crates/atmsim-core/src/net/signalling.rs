@@ -17,16 +17,18 @@
 //! Ledger: `messages sent = delivered + lost + in flight` (frames whose cells were dropped
 //! or failed reassembly are lost).
 
+use super::qos::{self, QosPlane};
 use super::{Ev, Network, SigEv};
 use crate::atm::aal5::{Reassembled, Reassembler, NO_DATAGRAM};
 use crate::atm::cell::{flags, Cell};
 use crate::atm::link::{Route, Sink};
 use crate::ids::{LinkId, NodeId};
 use crate::iface::atm::NO_VCI;
-use crate::iface::ipoa::{SetupOutcome, VcRef};
+use crate::iface::ipoa::{SetupOutcome, TrafficDescriptor, VcRef};
 use crate::kernel::Slots;
 use crate::signalling::{
-    AcceptAll, Action, Admission, CallId, Controller, CtrlId, Descriptor, EndpointId, Frame, PortIx, Timer, SIG_VCI,
+    AcceptAll, Action, Admission, CallId, Controller, CtrlId, Descriptor, EndpointId, Frame, PortIx, RejectReason,
+    Timer, SIG_VCI,
 };
 use std::collections::HashMap;
 
@@ -53,14 +55,16 @@ pub struct SigNet {
     reasm: Vec<Reassembler>,
     /// The message each signalling frame in flight carries, by frame id.
     in_flight: HashMap<u32, Frame>,
-    /// Signalling calls: the node and driver VC each one serves.
-    calls: Slots<(NodeId, VcRef)>,
+    /// Signalling calls: the node and driver VC each one serves, and its descriptor.
+    calls: Slots<(NodeId, VcRef, Descriptor)>,
     timers: Slots<(CtrlId, Timer)>,
     actions: Vec<Action>,
     pub counts: SigCounts,
     /// The admission test every controller runs at its outgoing ports (accept all by
     /// default; the delay-bound test under the rate-controlled QoS schemes).
     pub adm: Box<dyn Admission>,
+    /// The network's QoS scheme: how ports serve guaranteed VCs ([`super::qos`]).
+    pub qos: QosPlane,
 }
 
 impl SigNet {
@@ -85,6 +89,7 @@ impl SigNet {
             actions: Vec::new(),
             counts: SigCounts::default(),
             adm: Box::new(AcceptAll),
+            qos: QosPlane::default(),
         }
     }
 
@@ -118,9 +123,9 @@ impl Network {
         }
     }
 
-    /// Driver of node `n` asks for a VC for its `vc` to `egress`: start a call. Without
-    /// signalling the setup fails at once.
-    pub(super) fn sig_request(&mut self, n: NodeId, vc: VcRef, egress: NodeId) {
+    /// Driver of node `n` asks for a VC for its `vc` to `egress`, described by `td`: start a
+    /// call. Without signalling the setup fails at once.
+    pub(super) fn sig_request(&mut self, n: NodeId, vc: VcRef, egress: NodeId, td: TrafficDescriptor) {
         let now = self.now;
         let target =
             self.sig.as_ref().and_then(|s| Some((s.ctrl_of_node[n.idx()]?, s.endpoint_of_node[egress.idx()]?)));
@@ -130,9 +135,10 @@ impl Network {
             return;
         };
         let sig = self.sig();
-        let call = sig.calls.put((n, vc));
+        let d = qos::descriptor(td);
+        let call = sig.calls.put((n, vc, d));
         let mut out = std::mem::take(&mut sig.actions);
-        sig.ctrls[c.idx()].request_setup(now, CallId(call), dest, Descriptor(0), &mut *sig.adm, &mut out);
+        sig.ctrls[c.idx()].request_setup(now, CallId(call), dest, d, &mut *sig.adm, &mut out);
         self.hosts[n.idx()].atm.as_mut().expect("driver").set_call(vc, call);
         self.run_sig(c, out);
     }
@@ -140,10 +146,15 @@ impl Network {
     /// Driver of node `n` tears down its `vc`.
     pub(super) fn sig_release(&mut self, n: NodeId, vc: VcRef) {
         let now = self.now;
+        let port = self.hosts[n.idx()].port;
         let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
         let call = atm.call(vc);
+        let vci = atm.vci(vc);
         atm.bind(vc, NO_VCI);
         atm.driver.release_done(vc);
+        if let (Some(port), true) = (port, vci != NO_VCI) {
+            self.qos_remove(port, vci);
+        }
         let (Some(call), Some(c)) = (call, self.sig.as_ref().and_then(|s| s.ctrl_of_node[n.idx()])) else {
             return;
         };
@@ -173,21 +184,31 @@ impl Network {
                 let slot = self.sig().timers.put((c, timer));
                 self.q.schedule(at, Ev::Sig(SigEv::Timer(slot)));
             }
-            Action::Install { in_link, in_vci, out_port, out_vci, .. } => {
+            Action::Install { in_link, in_vci, out_port, out_vci, descriptor } => {
                 set_route(&mut self.links[in_link.idx()].to, in_vci, Some(Route { port: out_port, vci: out_vci }));
+                self.qos_install(out_port, out_vci, descriptor);
             }
-            Action::Remove { in_link, in_vci } => set_route(&mut self.links[in_link.idx()].to, in_vci, None),
-            Action::Connected { call, vci, .. } => {
-                let (n, vc) = *self.sig().calls.get(call.0);
+            Action::Remove { in_link, in_vci } => {
+                if let Some(r) = set_route(&mut self.links[in_link.idx()].to, in_vci, None) {
+                    self.qos_remove(r.port, r.vci);
+                }
+            }
+            Action::Connected { call, port, vci } => {
+                let (n, vc, d) = *self.sig().calls.get(call.0);
+                self.qos_install(port, vci, d);
                 let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
                 atm.bind(vc, vci);
                 atm.driver.setup_result(now, vc, SetupOutcome::Connected, &mut atm.actions);
                 self.run_driver(n);
             }
-            Action::SetupFailed { call, .. } => {
-                let (n, vc) = self.sig().calls.take(call.0);
+            Action::SetupFailed { call, reason } => {
+                let (n, vc, _) = self.sig().calls.take(call.0);
+                let outcome = match reason {
+                    RejectReason::Admission => SetupOutcome::Refused,
+                    RejectReason::NoVci | RejectReason::NoRoute => SetupOutcome::Failed,
+                };
                 let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
-                atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);
+                atm.driver.setup_result(now, vc, outcome, &mut atm.actions);
                 self.run_driver(n);
             }
             // The destination adapter reassembles every VCI it receives: nothing to bind.
@@ -244,12 +265,12 @@ impl Network {
     }
 }
 
-/// Set or clear the translation of `vci` at switch input `sink`.
-fn set_route(sink: &mut Sink, vci: u32, r: Option<Route>) {
+/// Set or clear the translation of `vci` at switch input `sink`; returns the one replaced.
+fn set_route(sink: &mut Sink, vci: u32, r: Option<Route>) -> Option<Route> {
     let Sink::Switch { table, .. } = sink else { unreachable!("a translation at a host") };
     let i = vci as usize;
     if i >= table.len() {
         table.resize(i + 1, None);
     }
-    table[i] = r;
+    std::mem::replace(&mut table[i], r)
 }

@@ -53,9 +53,16 @@ pub struct IpoaSec {
     #[serde(default)]
     pub cache_timeout_s: Option<f64>,
     /// "pooled" (default, noqos: any cached VC to the egress matches) or "by_type" (only a
-    /// VC created by the same conversation type, §6.3).
+    /// VC created by the same conversation type, §6.3). A QoS policy other than noqos
+    /// implies "by_type".
     #[serde(default)]
     pub class_match: ClassMatchName,
+    /// QoS policy (Mah Chapter 4): "noqos" (default), or "sp-", "wc-" or "nwc-" followed by
+    /// the favoured applications: telnet, ftp, http, audio, video, isp (telnet and HTTP), av
+    /// (audio and video) or qos1 (all five). Not with `mux = "router"` or "type", nor with
+    /// `vc = "pvc"` (Mah §2.6, §3.5.1).
+    #[serde(default)]
+    pub qos: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

@@ -274,6 +274,11 @@ impl DelayBoundAdmission {
         Ok(DelayBoundAdmission { specs, ports })
     }
 
+    /// The specification `d` stands for (`None` for best effort or an unknown descriptor).
+    pub fn spec(&self, d: Descriptor) -> Option<&TrafficSpec> {
+        self.specs.get(d.0 as usize)
+    }
+
     /// The admitted descriptors at `port` and how many times each is held, in order.
     pub fn reserved(&self, port: PortId) -> Vec<(Descriptor, u32)> {
         self.ports

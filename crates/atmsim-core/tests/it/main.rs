@@ -12,6 +12,7 @@ mod magic_table1;
 mod mah_workload;
 mod on_off_sources;
 mod pcap_captures;
+mod qos_policies;
 mod results_are_unchanged;
 mod scenario_errors;
 mod shaping_and_pacing;

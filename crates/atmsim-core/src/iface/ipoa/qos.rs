@@ -150,6 +150,46 @@ impl QosPolicy {
     }
 }
 
+impl QosPolicy {
+    /// Parse a QoS policy name: `noqos` (or `sp-noqos`), or `sp-`, `wc-` or `nwc-` and an
+    /// application (module docs).
+    pub fn parse(name: &str) -> Result<QosPolicy, String> {
+        let parts: Vec<&str> = name.trim().split('-').collect();
+        match QosPolicy::parse_prefix(name, &parts)? {
+            (q, []) => Ok(q),
+            (_, [extra, ..]) => Err(format!("{name:?}: unexpected {extra:?} after the QoS policy")),
+        }
+    }
+
+    /// The QoS policy at the head of `parts` (the pieces of `name` between dashes) and the
+    /// pieces after it.
+    fn parse_prefix<'a, 'b>(name: &str, parts: &'a [&'b str]) -> Result<(QosPolicy, &'a [&'b str]), String> {
+        match parts {
+            ["noqos", rest @ ..] | ["sp", "noqos", rest @ ..] => Ok((QosPolicy::NOQOS, rest)),
+            [scheme @ ("sp" | "wc" | "nwc"), app, rest @ ..] => {
+                let favoured = Favoured::ALL.into_iter().find(|f| f.name() == *app).ok_or_else(|| {
+                    format!(
+                        "{name:?}: unknown application {app:?} (expected telnet, ftp, http, audio, video, isp, av or qos1)"
+                    )
+                })?;
+                let scheme = match *scheme {
+                    "sp" => Scheme::Sp,
+                    "wc" => Scheme::Wc,
+                    _ => Scheme::Nwc,
+                };
+                Ok((QosPolicy { scheme, favoured: Some(favoured) }, rest))
+            }
+            [scheme @ ("sp" | "wc" | "nwc")] => {
+                Err(format!("{name:?}: expected an application after {scheme:?}, e.g. {scheme}-telnet"))
+            }
+            [first, ..] if !first.is_empty() => {
+                Err(format!("{name:?}: unknown QoS policy {first:?} (expected noqos, sp-<app>, wc-<app> or nwc-<app>)"))
+            }
+            _ => Err(format!("{name:?}: empty QoS policy (expected noqos, sp-<app>, wc-<app> or nwc-<app>)")),
+        }
+    }
+}
+
 impl fmt::Display for QosPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let scheme = match self.scheme {
@@ -173,6 +213,21 @@ pub struct QosParams {
     pub x_ave: SimDuration,
     pub interval: SimDuration,
 }
+
+/// The conversation types Tab 4-5 gives parameters for, in its row order (every other type is
+/// always best effort).
+pub const TAB_4_5_TYPES: [ConvType; 10] = [
+    ConvType::TelnetUp,
+    ConvType::TelnetDown,
+    ConvType::FtpControlUp,
+    ConvType::FtpControlDown,
+    ConvType::FtpDataUp,
+    ConvType::FtpDataDown,
+    ConvType::HttpUp,
+    ConvType::HttpDown,
+    ConvType::Audio,
+    ConvType::Video,
+];
 
 const fn ms(tenths: u64) -> SimDuration {
     SimDuration(tenths * 100_000_000)
@@ -252,29 +307,7 @@ impl Configuration {
     /// Parse a configuration name (module docs, "Names") and check it.
     pub fn parse(name: &str) -> Result<Configuration, String> {
         let parts: Vec<&str> = name.trim().split('-').collect();
-        let (qos, rest) = match parts.as_slice() {
-            ["noqos", rest @ ..] => (QosPolicy::NOQOS, rest),
-            ["sp", "noqos", rest @ ..] => (QosPolicy::NOQOS, rest),
-            [scheme, app, rest @ ..] if matches!(*scheme, "sp" | "wc" | "nwc") => {
-                let favoured = Favoured::ALL.into_iter().find(|f| f.name() == *app).ok_or_else(|| {
-                    format!(
-                        "{name:?}: unknown application {app:?} (expected telnet, ftp, http, audio, video, isp, av or qos1)"
-                    )
-                })?;
-                let scheme = match *scheme {
-                    "sp" => Scheme::Sp,
-                    "wc" => Scheme::Wc,
-                    _ => Scheme::Nwc,
-                };
-                (QosPolicy { scheme, favoured: Some(favoured) }, rest)
-            }
-            [first, ..] => {
-                return Err(format!(
-                    "{name:?}: unknown QoS policy {first:?} (expected noqos, sp-<app>, wc-<app> or nwc-<app>)"
-                ))
-            }
-            [] => return Err("empty configuration name".into()),
-        };
+        let (qos, rest) = QosPolicy::parse_prefix(name, &parts)?;
         let (mut mux, mut vc) = (None, None);
         for p in rest {
             match *p {
@@ -336,9 +369,7 @@ mod tests {
     use super::*;
     use ConvType::*;
 
-    /// The Tab 4-5 types, then those that are always best effort.
-    const FAVOURABLE: [ConvType; 10] =
-        [TelnetUp, TelnetDown, FtpControlUp, FtpControlDown, FtpDataUp, FtpDataDown, HttpUp, HttpDown, Audio, Video];
+    const FAVOURABLE: [ConvType; 10] = TAB_4_5_TYPES;
     const BEST_EFFORT: [ConvType; 3] = [Smtp, Nntp, Other];
 
     #[test]
@@ -362,6 +393,17 @@ mod tests {
         assert_eq!(canon("noqos-pvc-router").as_deref(), Ok("noqos-router-pvc"), "§2.6 order");
         assert_eq!(canon("sp-noqos-app-svc").as_deref(), Ok("noqos-app-svc"), "Tab 4-6 name");
         assert_eq!(canon("nwc-qos1-svccache-app").as_deref(), Ok("nwc-qos1-app-svccache"));
+    }
+
+    #[test]
+    fn a_qos_policy_alone_parses_and_prints_back() {
+        for name in ["noqos", "sp-telnet", "wc-isp", "nwc-qos1"] {
+            assert_eq!(QosPolicy::parse(name).map(|q| q.to_string()).as_deref(), Ok(name));
+        }
+        assert_eq!(QosPolicy::parse("sp-noqos"), Ok(QosPolicy::NOQOS));
+        assert!(QosPolicy::parse("sp-telnet-conv").unwrap_err().contains("unexpected \"conv\""));
+        assert!(QosPolicy::parse("wc").unwrap_err().contains("expected an application after \"wc\""));
+        assert!(QosPolicy::parse("").unwrap_err().contains("empty QoS policy"));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::apps::udp::{Spacing, UdpFlow, UdpStats};
 use crate::error::Result;
 use crate::ids::{IfaceId, NodeId};
 use crate::iface::atm::AtmIface;
+use crate::iface::ipoa::qos::{Configuration, QosPolicy, Scheme};
 use crate::iface::ipoa::{ClassMatch, DriverConfig, MuxKey, MuxPolicy, VcPolicy};
 use crate::iface::lan::Lan;
 use crate::iface::pipe::PacketLine;
@@ -83,7 +84,7 @@ pub(super) fn routers(doc: &ScenarioDoc) -> Result<Vec<HostSec>> {
 }
 
 /// The field path of node `n`'s section (`host[i]` or `router[j]`).
-fn node_field(doc: &ScenarioDoc, n: NodeId, k: &str) -> String {
+pub(super) fn node_field(doc: &ScenarioDoc, n: NodeId, k: &str) -> String {
     let h = doc.hosts.len() - doc.routers.len();
     if n.idx() < h {
         format!("host[{}].{k}", n.idx())
@@ -126,6 +127,17 @@ fn driver_config(doc: &ScenarioDoc, n: NodeId, s: Option<&IpoaSec>) -> Result<Dr
     }
     if let Some(d) = timeout("cache_timeout_s", s.cache_timeout_s)? {
         cfg.cache_timeout = d;
+    }
+    if let Some(name) = &s.qos {
+        let field = node_field(doc, n, "ipoa.qos");
+        let qos = QosPolicy::parse(name).or_else(|e| invalid(field.clone(), e))?;
+        if qos.scheme != Scheme::Noqos {
+            let c = Configuration { qos, mux, vc };
+            if let Err(e) = c.check() {
+                return invalid(field, format!("{e} (set ipoa.mux to conv or app and ipoa.vc to svc or svccache)"));
+            }
+        }
+        cfg = cfg.with_qos(qos);
     }
     Ok(cfg)
 }

@@ -42,6 +42,7 @@ mod captures;
 mod internet;
 mod links;
 mod nodes;
+mod qos;
 mod shaping;
 mod signalling;
 mod simulation;
@@ -109,7 +110,8 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let sources = sources::cell_sources(&doc.cell_sources, &names, &vcs, &mut fabric.ports, run.seed)?;
     let mut shapers = shapers;
     shaping::socket_buffer_bounds(&mut shapers, doc, &conns, &tcp_vcs, &sources, &fabric.ports, &hosts);
-    let sig = signalling::signalling(doc.signalling.as_ref(), &mut fabric, &switches, &hosts)?;
+    let mut sig = signalling::signalling(doc.signalling.as_ref(), &mut fabric, &switches, &hosts)?;
+    qos::plane(doc, &hosts, &mut fabric.ports, sig.as_deref_mut())?;
     let gens = traffic::generators(doc, &names, &run)?;
     let fixed_conns = conns.len();
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;
