@@ -3,9 +3,11 @@
 //! Owns: [`TrafficSpec`] (the (X_min, X_ave, I) traffic model of Ferrari & Verma, Mah Tab 4-3)
 //! and [`Regulator`] (the eligibility times it assigns, and the cells that wait for them).
 //!
-//! **Rule** (Zhang & Ferrari, "Rate-Controlled Static-Priority Queueing", INFOCOM 1993, §3,
-//! the rate-jitter-controlling regulator for the (X_min, X_ave, I) model; spec `mah96.md`
-//! §4.1): the exact eligibility time of cell k arriving at `a_k` is
+//! **Rule** (Zhang & Ferrari, "Rate-Controlled Static-Priority Queueing", INFOCOM 1993: the
+//! rate-jitter-controlling regulator for the (X_min, X_ave, I) model; spec `mah96.md` §4.1,
+//! marked [X] there; the paper's own text was not at hand, so this is the spec's statement of
+//! it, with the window taken half-open): the exact eligibility time of cell k arriving at
+//! `a_k` is
 //!
 //! ```text
 //! e_k = max(a_k, e_{k-1} + X_min, e_{k-n} + I),   n = ⌊I / X_ave⌋

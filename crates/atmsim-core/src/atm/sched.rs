@@ -77,10 +77,23 @@ impl Scheduler {
     /// RCSP regulator refused it (its 2-second queue is full): the cell was not queued.
     #[inline(always)]
     pub fn push(&mut self, now: SimTime, cell: Cell) -> bool {
+        match self.push_plain(cell) {
+            Ok(()) => true,
+            Err(cell) => match self {
+                Scheduler::Priority(p) => p.push(now, cell),
+                _ => unreachable!("push_plain refuses only for a priority scheduler"),
+            },
+        }
+    }
+
+    /// [`Scheduler::push`] for FIFO and round robin; `Err(cell)` (nothing done) for a priority
+    /// scheduler. The port's per-cell path: one tag test, as before the priority disciplines.
+    #[inline(always)]
+    pub fn push_plain(&mut self, cell: Cell) -> Result<(), Cell> {
         match self {
             Scheduler::Fifo(q) => {
                 q.push_back(cell);
-                true
+                Ok(())
             }
             Scheduler::RoundRobin { tokens, queues } => {
                 let v = cell.vci as usize;
@@ -92,15 +105,25 @@ impl Scheduler {
                     tokens.push_back(cell.vci);
                 }
                 q.push_back(cell);
-                true
+                Ok(())
             }
-            Scheduler::Priority(p) => p.push(now, cell),
+            Scheduler::Priority(_) => Err(cell),
         }
     }
 
     /// The next cell to transmit at `now`, if any.
     #[inline(always)]
     pub fn pop(&mut self, now: SimTime) -> Option<Cell> {
+        match self {
+            Scheduler::Priority(p) => p.pop(now),
+            _ => self.pop_plain(),
+        }
+    }
+
+    /// [`Scheduler::pop`] for FIFO and round robin; always `None` for a priority scheduler
+    /// (whose pop needs the time): the port asks [`Scheduler::is_priority`] only then.
+    #[inline(always)]
+    pub fn pop_plain(&mut self) -> Option<Cell> {
         match self {
             Scheduler::Fifo(q) => q.pop_front(),
             Scheduler::RoundRobin { tokens, queues } => {
@@ -113,7 +136,7 @@ impl Scheduler {
                 }
                 c
             }
-            Scheduler::Priority(p) => p.pop(now),
+            Scheduler::Priority(_) => None,
         }
     }
 

@@ -572,6 +572,26 @@ load_bps = 424
         (net, tx)
     }
 
+    /// A QoS port whose VCs have no class serves them as FIFO does (signalling first, data in
+    /// arrival order): the same cells, drops and deliveries.
+    #[test]
+    fn qos_ports_without_classes_behave_as_fifo() {
+        let run = |discipline: &str| {
+            let text = CTRL_OVER_CONGESTION
+                .replace("buffer_cells = 1000", &format!("buffer_cells = 1000\nscheduler = \"{discipline}\""));
+            let doc = crate::scenario::parse(&text, crate::api::Format::Toml, "t").unwrap();
+            let mut net = crate::scenario::build(&doc, None, None).unwrap();
+            net.run(&mut |_| ControlFlow::Continue(()));
+            let ports: Vec<_> = net.ports.iter().map(|p| p.stats).collect();
+            let rcvd: Vec<_> = net.sources.iter().map(|s| s.frames_rcvd).collect();
+            (net.cells, ports, rcvd, net.cell_hops)
+        };
+        let fifo = run("fifo");
+        for d in ["static_priority", "rcsp_wc", "rcsp_nwc"] {
+            assert!(fifo == run(d), "{d}");
+        }
+    }
+
     #[test]
     fn rcsp_ports_hold_regulated_cells_wake_for_them_and_keep_the_ledger() {
         let (wc, wc_tx) = run_rcsp("rcsp_wc");

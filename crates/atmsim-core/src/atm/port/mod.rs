@@ -264,14 +264,12 @@ impl OutPort {
 
     /// Queue a data cell; false if an RCSP regulator refused it (counted here). FIFO and
     /// round robin never refuse; the priority path is out of line, so theirs is as it was.
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, now: SimTime, cell: Cell) -> bool {
-        if self.sched.is_priority() {
+        if let Err(cell) = self.sched.push_plain(cell) {
             return self.enqueue_priority(now, cell);
         }
         self.count_in(now, cell.vci);
-        let queued = self.sched.push(now, cell);
-        debug_assert!(queued, "FIFO and round robin queue every cell");
         true
     }
 
@@ -465,6 +463,15 @@ impl OutPort {
         Some(now + self.ser.next_unit())
     }
 
+    /// FIFO and round robin found no cell: the port goes idle; a priority port picks its own.
+    #[inline(never)]
+    fn start_idle(&mut self, now: SimTime) -> Option<SimTime> {
+        if self.sched.is_priority() {
+            return self.start_priority(now);
+        }
+        None
+    }
+
     /// Start the data cell a static-priority or RCSP scheduler picks at `now`, if any.
     #[cold]
     #[inline(never)]
@@ -496,10 +503,9 @@ impl OutPort {
         if !self.ctrl.is_empty() {
             return self.start_ctrl(now);
         }
-        if self.sched.is_priority() {
-            return self.start_priority(now);
-        }
-        let cell = self.sched.pop(now)?;
+        let Some(cell) = self.sched.pop_plain() else {
+            return self.start_idle(now);
+        };
         Some(self.launch(now, cell))
     }
 
