@@ -148,9 +148,7 @@ impl QosPolicy {
             _ => None,
         }
     }
-}
 
-impl QosPolicy {
     /// Parse a QoS policy name: `noqos` (or `sp-noqos`), or `sp-`, `wc-` or `nwc-` and an
     /// application (module docs).
     pub fn parse(name: &str) -> Result<QosPolicy, String> {
@@ -229,7 +227,7 @@ pub const TAB_4_5_TYPES: [ConvType; 10] = [
     ConvType::Video,
 ];
 
-const fn ms(tenths: u64) -> SimDuration {
+const fn tenths_of_ms(tenths: u64) -> SimDuration {
     SimDuration(tenths * 100_000_000)
 }
 
@@ -250,7 +248,8 @@ pub fn tab_4_5(ty: ConvType) -> Option<QosParams> {
         Video => (500, 26, 35, 20_000),
         Smtp | Nntp | Other => return None,
     };
-    Some(QosParams { d: ms(d), x_min: ms(x_min), x_ave: ms(x_ave), interval: ms(interval) })
+    let t = tenths_of_ms;
+    Some(QosParams { d: t(d), x_min: t(x_min), x_ave: t(x_ave), interval: t(interval) })
 }
 
 /// One point of the design space (Tab 3-4): QoS policy, multiplexing, VC management.
