@@ -24,11 +24,19 @@
 //! The history keeps the exact `e_k`, so rounding delays each cell by less than one slot and
 //! never accumulates; released times therefore conform to the spec to within one slot.
 //!
-//! **State** is bounded: the last n exact eligibility times in a ring (allocated once, when
-//! the VC's class is set), and a queue of waiting cells limited to what 2 s at X_ave allows
-//! (Mah §6.4.3 fn 1: "up to two seconds' worth of buffering and rate control information";
-//! spec A-26). A cell beyond that limit is refused (the port counts it as a regulator drop)
-//! and does not enter the history.
+//! **State** is bounded to 2 s (Mah §6.4.3 fn 1: each queue kept "up to two seconds' worth
+//! of buffering and rate control information"; spec A-26): a cell whose exact eligibility
+//! time would lie more than 2 s after its arrival is refused (the port counts it as a
+//! regulator drop) and does not enter the history. The history itself is the last n exact
+//! eligibility times in a ring (allocated once, when the VC's class is set).
+//!
+//! The bound is on the *eligibility time*, not on the number of waiting cells: it covers the
+//! footnote's "rate control information" as well as its "buffering". The two readings differ
+//! only under work-conserving RCSP, whose cells may leave before their eligibility time: a
+//! source sending faster than its spec then runs ahead of its eligibility times without
+//! holding cells here, and only this rule stops that debt at 2 s. A limit on waiting cells
+//! (2 s at X_ave) was the first implementation; `docs/mah96.md` ("Rate-control state")
+//! gives both readings' results at the thesis' scale.
 
 use super::cell::Cell;
 use crate::time::{SimDuration, SimTime};
@@ -67,11 +75,6 @@ impl TrafficSpec {
     pub fn window_cells(&self) -> u32 {
         (self.i.as_ps() / self.x_ave.as_ps()) as u32
     }
-
-    /// Cells that 2 s at X_ave allow (at least 1): the regulator queue's limit (A-26).
-    pub fn queue_limit(&self) -> u32 {
-        (REGULATOR_HORIZON.as_ps() / self.x_ave.as_ps()).clamp(1, u32::MAX as u64) as u32
-    }
 }
 
 /// Round `t` up to the slotted clock of period `slot` (origin 0); `slot` 0 = no rounding.
@@ -96,7 +99,6 @@ pub struct Regulator {
     head: usize,
     /// Cells waiting to become eligible, with their (rounded) eligibility times, in order.
     pub waiting: VecDeque<(SimTime, Cell)>,
-    limit: u32,
 }
 
 impl Regulator {
@@ -109,7 +111,6 @@ impl Regulator {
             ring: Vec::with_capacity(spec.window_cells() as usize),
             head: 0,
             waiting: VecDeque::new(),
-            limit: spec.queue_limit(),
         }
     }
 
@@ -120,24 +121,26 @@ impl Regulator {
         self.ring.clear();
         self.ring.reserve(spec.window_cells() as usize);
         self.head = 0;
-        self.limit = spec.queue_limit();
     }
 
-    /// Whether the waiting queue is at its 2-second limit.
+    /// The exact eligibility time a cell arriving at `now` would get (nothing recorded).
     #[inline]
-    pub fn is_full(&self) -> bool {
-        self.waiting.len() as u32 >= self.limit
-    }
-
-    /// The exact eligibility time of a cell arriving at `now`, recorded in the history.
-    pub fn assign_exact(&mut self, now: SimTime) -> SimTime {
+    pub fn peek_exact(&self, now: SimTime) -> SimTime {
         let mut e = now;
         if let Some(last) = self.last {
             e = e.max(last + self.spec.x_min);
         }
+        if self.ring.len() == self.spec.window_cells() as usize {
+            e = e.max(self.ring[self.head] + self.spec.i);
+        }
+        e
+    }
+
+    /// The exact eligibility time of a cell arriving at `now`, recorded in the history.
+    pub fn assign_exact(&mut self, now: SimTime) -> SimTime {
+        let e = self.peek_exact(now);
         let n = self.spec.window_cells() as usize;
         if self.ring.len() == n {
-            e = e.max(self.ring[self.head] + self.spec.i);
             self.ring[self.head] = e;
             self.head = (self.head + 1) % n;
         } else {
@@ -156,9 +159,10 @@ impl Regulator {
     }
 
     /// Admit a cell arriving at `now`: `Some(its release time)` (the cell waits), or `None`
-    /// if the queue is at its limit (the cell is refused and leaves no trace).
+    /// if its eligibility time would lie more than [`REGULATOR_HORIZON`] ahead (the cell is
+    /// refused and leaves no trace).
     pub fn admit(&mut self, now: SimTime, cell: Cell) -> Option<SimTime> {
-        if self.is_full() {
+        if self.peek_exact(now) > now + REGULATOR_HORIZON {
             return None;
         }
         let t = self.assign(now);
@@ -233,23 +237,27 @@ mod tests {
         assert!(r.ring.capacity() <= 16);
     }
 
-    /// The waiting queue holds at most what 2 s at X_ave allow; the next cell is refused and
-    /// does not enter the history.
+    /// A greedy audio source (Tab 4-5: X_min 4 ms, X_ave 5 ms, I 100 ms; 20 cells per 100 ms)
+    /// at time 0: cell k is eligible at 100·⌊k/20⌋ + 4·(k mod 20) ms, so cells 0..=400 (the
+    /// last at exactly 2 s) are admitted and cell 401 (2.004 s) is refused, leaving no trace.
+    /// Sending waiting cells early (work-conserving RCSP) does not make room: the bound is on
+    /// the rate-control state, which only time frees.
     #[test]
-    fn queue_is_limited_to_two_seconds_at_the_average_rate() {
+    fn eligibility_times_are_bounded_to_two_seconds_ahead() {
         let ms = |m: u64| SimDuration::from_millis(m);
-        let s = TrafficSpec::new(ms(4), ms(5), ms(100)).unwrap(); // audio, Tab 4-5
-        assert_eq!(s.queue_limit(), 400, "spec A-26: 400 cells for audio");
+        let s = TrafficSpec::new(ms(4), ms(5), ms(100)).unwrap();
         let mut r = Regulator::new(s, SimDuration::ZERO);
         let c = Cell { vci: 1, frame: 0, flags: 0 };
-        for _ in 0..400 {
-            assert!(r.admit(SimTime::ZERO, c).is_some());
+        for k in 0..=400u64 {
+            let t = r.admit(SimTime::ZERO, c).expect("within 2 s");
+            assert_eq!(t, SimTime::ZERO + ms(100 * (k / 20) + 4 * (k % 20)));
         }
         let last = r.last;
         assert_eq!(r.admit(SimTime::ZERO, c), None);
-        assert_eq!(r.last, last);
-        r.waiting.pop_front();
-        assert!(r.admit(SimTime::ZERO, c).is_some());
+        assert_eq!(r.last, last, "a refused cell leaves no trace");
+        r.waiting.clear(); // all sent early
+        assert_eq!(r.admit(SimTime::ZERO, c), None, "early service frees no rate-control state");
+        assert_eq!(r.admit(SimTime::ZERO + ms(4), c), Some(SimTime::ZERO + ms(2004)), "4 ms later: one more");
     }
 
     #[test]

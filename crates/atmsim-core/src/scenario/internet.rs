@@ -205,6 +205,11 @@ pub struct SignallingSec {
     /// [cells]. Default 256.
     #[serde(default)]
     pub control_buffer_cells: Option<i64>,
+    /// Admission control of guaranteed VCs under the `wc`/`nwc` QoS policies:
+    /// `"delay_bound"` (default: the Zhang–Ferrari test) or `"none"` (every setup accepted,
+    /// guarantees void: an experiment that isolates rate control from admission).
+    #[serde(default)]
+    pub admission: Option<String>,
 }
 
 fn mtu_default() -> i64 {

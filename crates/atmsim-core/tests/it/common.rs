@@ -38,6 +38,7 @@ pub fn assert_conserved(s: &serde_json::Value) {
         "dropped_police",
         "dropped_reshape",
         "dropped_ctrl",
+        "dropped_regulator",
     ]
     .iter()
     .map(|k| c[k].as_u64().unwrap())

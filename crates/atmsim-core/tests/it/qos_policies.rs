@@ -90,6 +90,25 @@ fn rate_control_throttles_http_and_refusals_fall_back_to_best_effort() {
     }
 }
 
+/// §4.5.1, §4.6.1: rate control throttles FTP (its Tab 4-5 spec is 19.2
+/// kb/s down); under wc a transfer runs ahead of its eligibility times until the 2 s of
+/// rate-control state is spent, then loses cells, while nwc holds the cells back and loses far
+/// fewer. Measured here (seed 1): FTP file p90 1.09 s (noqos), 6.25 s (wc-ftp), 15.0 s
+/// (nwc-ftp); regulator drops 47,817 (wc) and 10,812 (nwc) cells, 3028 and 660 frames lost.
+/// (That nwc's file times are the longer is an open difference from the thesis: docs/mah96.md.)
+#[test]
+fn rate_control_throttles_ftp_and_wc_loses_more_than_nwc() {
+    let noqos = run("noqos");
+    let (wc, nwc) = (run("wc-ftp"), run("nwc-ftp"));
+    assert_conserved(&wc);
+    assert_conserved(&nwc);
+    let file = |s: &Value| metric(s, "ftp", "file_s", "p90");
+    assert!(file(&wc) > 3.0 * file(&noqos) && file(&nwc) > 3.0 * file(&noqos));
+    let lost = |s: &Value| s["conservation"]["frames"]["lost"].as_u64().unwrap();
+    assert!(cells_dropped(&wc, "regulator") > 2 * cells_dropped(&nwc, "regulator"));
+    assert!(lost(&wc) > 2 * lost(&nwc), "frames lost: wc {}, nwc {}", lost(&wc), lost(&nwc));
+}
+
 /// §4.4.1: FTP at levels 2–3 takes the T1 ahead of everything else, so the other
 /// applications' tails stretch, and even signalling, served below the guaranteed levels (Tab
 /// 4-2), loses cells from its overflowing control queue. Measured here (seed 1), noqos →
@@ -154,4 +173,31 @@ fn bad_qos_settings_are_refused_with_the_rule() {
     assert!(err(no_sig).contains("needs a [signalling] section"));
     let rr = base.replacen("name = \"HW\"\n", "name = \"HW\"\nscheduler = \"round_robin\"\n", 1);
     assert!(err(rr).contains("needs the static_priority scheduler at every port, but port HW->HE has another"));
+    let adm = |qos: &str, what: &str| {
+        reduced(qos).replace("[signalling]\n", &format!("[signalling]\nadmission = \"{what}\"\n"))
+    };
+    assert!(
+        err(adm("sp-telnet", "delay_bound")).contains("signalling.admission: static priority (sp) has no admission")
+    );
+    assert!(
+        err(adm("wc-telnet", "peak_rate")).contains("signalling.admission: unknown admission control \"peak_rate\"")
+    );
+    assert!(
+        err(adm("noqos", "delay_bound")).contains("signalling.admission: admission \"delay_bound\" needs a wc or nwc")
+    );
+}
+
+/// `signalling.admission = "none"`: the experiment that isolates rate control from admission
+/// (docs/mah96.md): every guaranteed setup succeeds, and the default (the delay-bound test)
+/// refuses some of the same requests.
+#[test]
+fn admission_none_accepts_every_guaranteed_setup() {
+    let short = |text: String| text.replace("duration_s = 300.0", "duration_s = 120.0");
+    let none = short(reduced("nwc-http").replace("[signalling]\n", "[signalling]\nadmission = \"none\"\n"));
+    let s = run_text(&none, RunOptions::default()).summary;
+    assert_conserved(&s);
+    let (requested, refused) = guaranteed(&s);
+    assert!(requested > 100 && refused == 0, "{refused} of {requested} refused");
+    let (requested, refused) = guaranteed(&run_text(&short(reduced("nwc-http")), RunOptions::default()).summary);
+    assert!(refused > 0, "the delay-bound test refuses some of {requested}");
 }

@@ -145,7 +145,8 @@ impl Priority {
         self.class.get(vci as usize).copied().flatten()
     }
 
-    /// Queue a cell arriving at `now`; false if its regulator is full (2 s, spec A-26).
+    /// Queue a cell arriving at `now`; false if its regulator refuses it (eligible more than
+    /// 2 s ahead, spec A-26).
     #[inline(never)]
     pub fn push(&mut self, now: SimTime, cell: Cell) -> bool {
         let Some(level) = self.level_of(cell.vci) else {

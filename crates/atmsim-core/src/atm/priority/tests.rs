@@ -419,18 +419,19 @@ fn an_idle_nwc_port_asks_once_for_a_wake_up_at_the_next_release() {
 fn a_full_regulator_drops_and_the_port_ledger_balances() {
     let mut p = port(Discipline::RcspNwc);
     let ms = SimDuration::from_millis;
-    // X_ave 500 ms: 2 s allows 4 cells in the regulator.
-    p.set_vc_class(100, VcClass { level: 2, spec: Some(TrafficSpec::new(ms(100), ms(500), ms(5000)).unwrap()) })
+    // X_min = X_ave = 500 ms: a burst at 0 is eligible at 0, 0.5, …, 2 s (5 cells); the
+    // rest would be eligible more than 2 s ahead and is refused.
+    p.set_vc_class(100, VcClass { level: 2, spec: Some(TrafficSpec::new(ms(500), ms(500), ms(5000)).unwrap()) })
         .unwrap();
     let v: Vec<_> = (0..10).map(|k| p.offer_cell(SimTime::ZERO, cell(100, k))).collect();
-    assert_eq!(v.iter().filter(|x| **x == Some(DropReason::Regulator)).count(), 6);
-    assert_eq!((p.stats.drop_regulator, p.stats.drops(), p.occupancy), (6, 6, 4));
+    assert_eq!(v.iter().filter(|x| **x == Some(DropReason::Regulator)).count(), 5);
+    assert_eq!((p.stats.drop_regulator, p.stats.drops(), p.occupancy), (5, 5, 5));
     assert_eq!(p.stats.cells_in, p.queued_cells() + p.stats.drops());
     // Cleared: the held cells still leave at their times (the first is eligible at once, at
     // level 2, before best effort); new cells are best effort.
     p.clear_vc_class(100);
     let out = simulate(&mut p, &[(SimTime::ZERO, cell(100, 10))]);
     let got: Vec<(u32, SimTime)> = out.iter().map(|x| (x.cell.frame, x.start)).collect();
-    let at = |k: u64| SimTime(k * ms(100).0);
-    assert_eq!(got, vec![(0, at(0)), (10, t(1)), (1, at(1)), (2, at(2)), (3, at(3))]);
+    let at = |k: u64| SimTime(k * ms(500).0);
+    assert_eq!(got, vec![(0, at(0)), (10, t(1)), (1, at(1)), (2, at(2)), (3, at(3)), (4, at(4))]);
 }

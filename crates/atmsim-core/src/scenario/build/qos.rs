@@ -47,7 +47,15 @@ fn scheme(doc: &ScenarioDoc, hosts: &[Host]) -> Result<Option<(Scheme, NodeId)>>
 
 /// Set up the QoS plane (module docs); nothing under noqos.
 pub fn plane(doc: &ScenarioDoc, hosts: &[Host], ports: &mut [OutPort], sig: Option<&mut SigNet>) -> Result<()> {
-    let Some((scheme, first)) = scheme(doc, hosts)? else { return Ok(()) };
+    let Some((scheme, first)) = scheme(doc, hosts)? else {
+        return match doc.signalling.as_ref().and_then(|s| s.admission.as_deref()) {
+            None | Some("none") => Ok(()),
+            Some(other) => invalid(
+                "signalling.admission",
+                format!("admission {other:?} needs a wc or nwc QoS policy (ipoa.qos); without one, leave it out"),
+            ),
+        };
+    };
     let field = node_field(doc, first, "ipoa.qos");
     let Some(sig) = sig else {
         return invalid(
@@ -80,9 +88,27 @@ pub fn plane(doc: &ScenarioDoc, hosts: &[Host], ports: &mut [OutPort], sig: Opti
         }
     }
     sig.qos.scheme = scheme;
-    if matches!(scheme, Scheme::Wc | Scheme::Nwc) {
+    if delay_bound_admission(doc, scheme)? {
         let rates: Vec<_> = ports.iter().map(|p| p.ser.rate()).collect();
         sig.adm = Box::new(crate::net::qos::admission(&rates));
     }
     Ok(())
+}
+
+/// Whether `signalling.admission` asks for the delay-bound test (the default) or for none;
+/// `sp` has no admission control (Tab 4-4), so naming the test there is an error.
+fn delay_bound_admission(doc: &ScenarioDoc, scheme: Scheme) -> Result<bool> {
+    let chosen = doc.signalling.as_ref().and_then(|s| s.admission.as_deref());
+    match chosen {
+        None | Some("delay_bound") if scheme != Scheme::Sp => Ok(true),
+        None | Some("none") => Ok(false),
+        Some("delay_bound") => invalid(
+            "signalling.admission",
+            "static priority (sp) has no admission control (Mah Tab 4-4): use \"none\" or a wc/nwc policy",
+        ),
+        Some(other) => invalid(
+            "signalling.admission",
+            format!("unknown admission control {other:?}: expected \"delay_bound\" or \"none\""),
+        ),
+    }
 }
