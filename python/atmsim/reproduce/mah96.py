@@ -171,6 +171,18 @@ def _rows_html(judged: list[tuple[oracle.Row, oracle.Verdict]]) -> str:
     return "".join(parts)
 
 
+def _recommendations_html(study: Study) -> str:
+    """§4.7, §5.6, §6.7, §7.1: the thesis' recommendations in our words, checked on these runs."""
+    rows = "".join(
+        f"<tr><td>{_e(rid)}</td><td>{_e(where)}</td><td style='text-align:left'>{_e(text)}</td>"
+        f"<td style='text-align:left'><small>{_e(ours)}</small></td><td><b>{_e(word)}</b></td></tr>"
+        for rid, where, text, word, ours in oracle.recommendations(study.stats, study.mode.at_scale))
+    return ("<h2>The thesis' recommendations</h2><p>Restated in our words; each is checked by the comparisons its evidence "
+            "rests on (direction in most or all setups, no more significant side effects than chance, magnitudes at the "
+            "thesis' scale only).</p><table><tr><th>id</th><th>where</th><th>recommendation</th><th>atmsim</th>"
+            f"<th>verdict</th></tr>{rows}</table>")
+
+
 def _rules_html(mode: Mode) -> str:
     o = oracle
     return (
@@ -334,7 +346,7 @@ def write(study: Study, out: Path) -> Path:
         "are listed with that reason. Files: <code>per_run.csv</code> (every run's "
         "statistics), <code>rows.csv</code> (this table).</p>")
     body = [summary_html(items, study.elapsed_s, mode), intro, "<h2>Rows beside the thesis</h2>", _rows_html(judged),
-            _rules_html(study.mode), _config_table(study), _figures(study, out), _consistency(study), _runtime(study),
+            _recommendations_html(study), _rules_html(study.mode), _config_table(study), _figures(study, out), _consistency(study), _runtime(study),
             f"<p class='meta'>mode: {mode}; {_e(study.mode.label())}; seeds {study.seeds}; {study.elapsed_s:.1f} s wall.</p>"]
     _write_csv(study, judged, out)
     return write_report(out, TITLE, "".join(body))

@@ -525,6 +525,14 @@ def _judge_change(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: 
     return Verdict(AGREES if inside >= need else DIFFERS, "; ".join(parts), test, reason)
 
 
+def recommendations(runs: dict[str, list[dict]], at_scale: bool) -> list[tuple[str, str, str, str, str]]:
+    """The thesis' recommendations (§4.7, §5.6, §6.7, §7.1) checked on ``runs``: (id, where, our
+    restatement, verdict word, what our runs say); see :mod:`.mah96_recommend`."""
+    from .mah96_recommend import recommendations as check  # imports this module: not at the top
+
+    return check(runs, at_scale)
+
+
 def judge(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: str, diffs: list[list[str]] | None = None) -> Verdict:
     """The verdict of one row on the per-run statistics ``runs[config]`` (seed order).
     ``at_scale``: the runs are at the thesis' scale; ``scale`` describes it; ``diffs`` (V-10):
