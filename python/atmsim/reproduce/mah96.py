@@ -90,11 +90,13 @@ QUICK = Mode(50, 1200.0, 3)
 
 
 def scenario(config: str, workstations: int, duration_s: float) -> Scenario:
-    """The Mah internetwork with every site router's driver set to ``config`` (e.g. ``conv-svc``)."""
-    mux, vc = config.split("-")
+    """The Mah internetwork with every site router's driver set to ``config``, a canonical
+    name such as ``noqos-conv-svc`` or ``wc-ftp-app-svccache``."""
+    qos, mux, vc = oracle.parse(config)
+    ipoa = {"mux": mux, "vc": vc} | ({} if qos == "noqos" else {"qos": qos})
     sc = Scenario.from_toml(SCENARIO)
     for k in range(len(sc.doc["site"])):
-        sc.set(f"site[{k}].ipoa", {"mux": mux, "vc": vc})
+        sc.set(f"site[{k}].ipoa", ipoa)
         sc.set(f"site[{k}].workstations", workstations)
     return sc.set("simulation.duration_s", duration_s).set("simulation.sample_interval_ms", 0)
 
@@ -113,7 +115,7 @@ class Study:
         return {c: [tables.run_stats(s) for s in ss] for c, ss in self.summaries.items()}
 
     def pvc_vs_svccache(self) -> list[list[str]]:
-        return [tables.identical_metrics(a, b) for a, b in zip(self.summaries["router-pvc"], self.summaries["router-svccache"])]
+        return [tables.identical_metrics(a, b) for a, b in zip(self.summaries["noqos-router-pvc"], self.summaries["noqos-router-svccache"])]
 
 
 def collect(mode: Mode, seed: int = 1, progress=None) -> Study:
@@ -140,7 +142,7 @@ def collect(mode: Mode, seed: int = 1, progress=None) -> Study:
 
 # ----- report ------------------------------------------------------------------------------
 
-_SECTIONS = (("Chapter 5 — multiplexing (spec §5.3)", "M-"), ("Chapter 6 — VC management (spec §5.4, §5.8 item 16)", ("V-", "F-")),
+_SECTIONS = (("Chapter 4 — QoS policies against noqos (spec §5.2)", "Q-"), ("Chapter 5 — multiplexing (spec §5.3)", "M-"), ("Chapter 6 — VC management (spec §5.4, §5.8 item 16)", ("V-", "F-")),
              ("Implied noqos levels (spec §5.6, derived from the thesis' percentages)", "K-"))
 
 
@@ -169,6 +171,18 @@ def _rows_html(judged: list[tuple[oracle.Row, oracle.Verdict]]) -> str:
     return "".join(parts)
 
 
+def _recommendations_html(study: Study) -> str:
+    """§4.7, §5.6, §6.7, §7.1: the thesis' recommendations in our words, checked on these runs."""
+    rows = "".join(
+        f"<tr><td>{_e(rid)}</td><td>{_e(where)}</td><td style='text-align:left'>{_e(text)}</td>"
+        f"<td style='text-align:left'><small>{_e(ours)}</small></td><td><b>{_e(word)}</b></td></tr>"
+        for rid, where, text, word, ours in oracle.recommendations(study.stats, study.mode.at_scale))
+    return ("<h2>The thesis' recommendations</h2><p>Restated in our words; each is checked by the comparisons its evidence "
+            "rests on (direction in most or all setups, no more significant side effects than chance, magnitudes at the "
+            "thesis' scale only).</p><table><tr><th>id</th><th>where</th><th>recommendation</th><th>atmsim</th>"
+            f"<th>verdict</th></tr>{rows}</table>")
+
+
 def _rules_html(mode: Mode) -> str:
     o = oracle
     return (
@@ -191,6 +205,9 @@ def _rules_html(mode: Mode) -> str:
         "Hit rates, the router VC-request range and the svc/svccache setup ratio are judged at any scale: a smaller "
         "population and shorter runs can only lower hit rates and ratios and lengthen router-pair idle gaps (more "
         "requests), so quick scale is biased against agreement.</li>"
+        f"<li><b>Magnitudes</b> (\"change\" rows): the change of the means over seeds, B / A − 1 (B − A where the thesis "
+        f"gives only a difference), per pair — or averaged, or the largest, where the thesis says so — within the published "
+        f"range widened outwards by {100 * o.TOL_LEVEL:.0f} % of each bound; judged at the thesis' scale only.</li>"
         f"<li><b>V-21</b>: svc / svccache setups ≥ {o.ORDER_OF_MAGNITUDE:g} (\"more than an order of magnitude\").</li>"
         "<li><b>V-10</b>: every application's counters and metrics and every switch's drops equal between router-pvc "
         "and router-svccache, seed by seed.</li>"
@@ -240,11 +257,11 @@ def _bars(study: Study, keys: list[str], path: Path, title: str, ylabel: str, lo
     if log:
         ax.set_yscale("log")
     ax.set_xticks(x, [c.replace("-", "\n") for c in CONFIGS], fontsize="small")
-    return save_axes(fig, ax, path, xlabel="configuration (noqos-)", ylabel=ylabel, title=title)
+    return save_axes(fig, ax, path, xlabel="configuration", ylabel=ylabel, title=title)
 
 
 def _figures(study: Study, out: Path) -> str:
-    svc, cache = ("app-svc", "conv-svc"), ("app-svccache", "conv-svccache")
+    svc, cache = ("noqos-app-svc", "noqos-conv-svc"), ("noqos-app-svccache", "noqos-conv-svccache")
     figs = [
         _bars(study, ["telnet.connect.median", "telnet.connect.p90"], figure_path(out, "telnet_connect.png"),
               "Telnet connect time per configuration", "ms",
@@ -254,7 +271,7 @@ def _figures(study: Study, out: Path) -> str:
         _bars(study, ["audio.loss", "video.loss"], figure_path(out, "media_loss.png"), "Audio and video loss by multiplexing", "%",
               lines=[("thesis: audio, conv < 0.25 %", 0.25), ("thesis: audio, router > 1 %", 1.0)]),
         _bars(study, ["vc.setups"], figure_path(out, "vc_setups.png"), "VC setups per run (Σ six routers)", "setups", log=True,
-              marks={"vc.setups": {"conv-svc": 168_936, "conv-svccache": 4337, "app-svc": 71_136, "app-svccache": 1424}}),
+              marks={"vc.setups": {"noqos-conv-svc": 168_936, "noqos-conv-svccache": 4337, "noqos-app-svc": 71_136, "noqos-app-svccache": 1424}}),
         _bars(study, ["vc.max_in_use", "vc.peak_busy"], figure_path(out, "vc_max_peak.png"),
               "Max VCs at one router; peak setups/s at berkeley, illinois", "count",
               marks={"vc.max_in_use": oracle.MAX_VCS, "vc.peak_busy": oracle.PEAKS}),
@@ -273,9 +290,9 @@ def _consistency(study: Study) -> str:
         v = [r[k] for r in st[c] if r[k] is not None]
         return float(np.mean(v)) if v else None
 
-    cs, rs = mean("conv-svc", "telnet.connect.median"), mean("router-svc", "telnet.connect.median")
+    cs, rs = mean("noqos-conv-svc", "telnet.connect.median"), mean("noqos-router-svc", "telnet.connect.median")
     ours = ("atmsim: noqos svccache median telnet connect "
-            + ", ".join(f"{c} {oracle.show('telnet.connect.median', mean(c, 'telnet.connect.median'))}" for c in ("app-svccache", "conv-svccache"))
+            + ", ".join(f"{c} {oracle.show('telnet.connect.median', mean(c, 'telnet.connect.median'))}" for c in ("noqos-app-svccache", "noqos-conv-svccache"))
             + (f"; router-svc / conv-svc median = {rs / cs:.2f} (thesis ≈0.38)" if cs and rs else "") + ".")
     items = "".join(f"<li><b>{k}</b>: {_e(t)}" + (f" <i>{_e(ours)}</i>" if k == "C-1" else "") + "</li>" for k, t in oracle.CONSISTENCY)
     return ("<h2>The thesis' internal inconsistencies (spec §5.7)</h2><p>Noted, not fitted: where two of the thesis' "
@@ -324,11 +341,12 @@ def write(study: Study, out: Path) -> Path:
         "site, 4000 s, at least 3 seeds. "
         + ("" if study.mode.at_scale else "Quick scale has a quarter of the Web browsers (one per workstation) and shorter "
            "runs; the other arrival rates of Table 3-2 are per site and unchanged. ")
-        + load + "Each row below is one of the spec's oracle rows (§5.3, §5.4, §5.6) that concerns a best-effort configuration; "
-        "rows about the QoS policies are listed as not comparable. Files: <code>per_run.csv</code> (every run's "
+        + load + "Each row below is one of the spec's oracle rows (§5.2–5.4, §5.6); a row whose configurations were not run "
+        "(the QoS policies here) is not comparable for want of samples, and statements with neither a number nor a test "
+        "are listed with that reason. Files: <code>per_run.csv</code> (every run's "
         "statistics), <code>rows.csv</code> (this table).</p>")
     body = [summary_html(items, study.elapsed_s, mode), intro, "<h2>Rows beside the thesis</h2>", _rows_html(judged),
-            _rules_html(study.mode), _config_table(study), _figures(study, out), _consistency(study), _runtime(study),
+            _recommendations_html(study), _rules_html(study.mode), _config_table(study), _figures(study, out), _consistency(study), _runtime(study),
             f"<p class='meta'>mode: {mode}; {_e(study.mode.label())}; seeds {study.seeds}; {study.elapsed_s:.1f} s wall.</p>"]
     _write_csv(study, judged, out)
     return write_report(out, TITLE, "".join(body))

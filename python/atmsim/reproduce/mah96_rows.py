@@ -1,0 +1,108 @@
+"""Mah (1996) reproduction: the oracle's row type and the configuration names.
+
+This module owns two small things the oracle modules share: the canonical configuration
+names of the thesis (§2.6, §3.5.1: ``<qos>-<mux>-<vc>``, 103 configurations) and the
+:class:`Row` record with its constructors. The rows themselves live in
+:mod:`.mah96_oracle` (best effort, Chapters 5–6) and :mod:`.mah96_qos_rows` (Chapter 4 and
+the QoS comparisons of Chapters 5–6); the verdict rules in :mod:`.mah96_oracle`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: §4.4–4.6: the three schedulers and the eight favoured conversation types.
+SCHEMES = ("sp", "wc", "nwc")
+FAVOURED = ("telnet", "ftp", "http", "audio", "video", "isp", "av", "qos1")
+#: §4.4: the four setups every QoS policy ran in.
+SETUPS = ("app-svc", "app-svccache", "conv-svc", "conv-svccache")
+#: The seven best-effort configurations (the four setups, then router multiplexing).
+CONFIGS = tuple(f"noqos-{s}" for s in SETUPS) + ("noqos-router-pvc", "noqos-router-svc", "noqos-router-svccache")
+NOQOS4 = CONFIGS[:4]
+#: Every configuration of the study (§3.5.1: 103): noqos first, then scheme × type × setup.
+ALL_CONFIGS = CONFIGS + tuple(f"{q}-{a}-{s}" for q in SCHEMES for a in FAVOURED for s in SETUPS)
+
+_QOS = "noqos|(?:" + "|".join(SCHEMES) + ")-(?:" + "|".join(FAVOURED) + ")"
+#: The canonical grammar ``<qos>-<mux>-<vc>`` (spec §4.7).
+CANONICAL = re.compile(rf"^(?P<qos>{_QOS})-(?P<mux>conv|app|router)-(?P<vc>pvc|svc|svccache)$")
+
+
+def name(config: str) -> str:
+    """The canonical name of a configuration: the identity for a full name; a two-part
+    best-effort key (``conv-svc``) gets ``noqos-`` in front."""
+    return config if config.count("-") >= 2 else f"noqos-{config}"
+
+
+def parse(config: str) -> tuple[str, str, str]:
+    """(qos, mux, vc) of a configuration name; ValueError if it is not canonical."""
+    m = CANONICAL.match(name(config))
+    if not m:
+        raise ValueError(f"not a configuration name <qos>-<mux>-<vc>: {config!r}")
+    return m["qos"], m["mux"], m["vc"]
+
+
+def policy_pairs(a: str, b: str, setups=SETUPS) -> tuple[tuple[str, str], ...]:
+    """(A, B) pairs of two QoS policies at the same setups: ``("noqos", "sp-ftp")`` →
+    ``(noqos-app-svc, sp-ftp-app-svc), …``."""
+    return tuple((f"{a}-{s}", f"{b}-{s}") for s in setups)
+
+
+def mux_pairs(policy: str, vcs=("svc", "svccache")) -> tuple[tuple[str, str], ...]:
+    """app → conv under one QoS policy (Ch. 5): ``(sp-ftp-app-svc, sp-ftp-conv-svc), …``."""
+    return tuple((f"{policy}-app-{v}", f"{policy}-conv-{v}") for v in vcs)
+
+
+def vc_pairs(policy: str, muxes=("app", "conv")) -> tuple[tuple[str, str], ...]:
+    """svc → svccache under one QoS policy (Ch. 6): ``(wc-ftp-conv-svc, wc-ftp-conv-svccache)``."""
+    return tuple((f"{policy}-{m}-svc", f"{policy}-{m}-svccache") for m in muxes)
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    where: str
+    what: str
+    thesis: str
+    kind: str  # shift | chance | level | change | identical | ratio | qos | conflict
+    pairs: tuple[tuple[str, str], ...] = ()
+    stats: tuple[str, ...] = ()
+    expect: str | None = None  # "lower" / "higher": B against A
+    sig: bool | None = None  # True: sig. at 90 %; False: not sig.; None: not stated
+    need: int | None = None
+    targets: tuple[tuple[str, float | None, float | None], ...] = ()  # (config, low, high) of level rows
+    tol_pp: bool = False
+    exact: bool = False
+    full_only: bool = True
+    every_run: bool = False
+    change: tuple[float | None, float | None] | None = None  # published change range (kind "change")
+    agg: str = "each"  # change rows: "each" pair, the "mean" or the "max" over the pairs
+    delta: bool = False  # change rows: B − A in stored units, not B / A − 1
+    note: str = ""  # kind "qos": why the row is not judged
+
+
+def cmp_row(rid, where, what, thesis, pairs, st, expect, sig, need=None) -> Row:
+    """A comparison row (kind ``shift``)."""
+    return Row(rid, where, what, thesis, "shift", tuple(pairs), tuple(st), expect, sig, need)
+
+
+def lvl_row(rid, where, what, thesis, configs, stat, lo=None, hi=None, targets=None, **kw) -> Row:
+    """A level row: every configuration's value within [lo, hi] (or per-configuration targets)."""
+    targets = targets if targets is not None else {c: (lo, hi) for c in configs}
+    return Row(rid, where, what, thesis, "level", stats=(stat,), targets=tuple((c, a, b) for c, (a, b) in targets.items()), **kw)
+
+
+def chg_row(rid, where, what, thesis, pairs, st, lo, hi, **kw) -> Row:
+    """A magnitude row (kind ``change``): the published change B / A − 1 (or B − A with
+    ``delta=True``) per pair, or of the pairs' mean or maximum (``agg``), within [lo, hi]."""
+    return Row(rid, where, what, thesis, "change", tuple(pairs), tuple(st), change=(lo, hi), **kw)
+
+
+def chance_row(rid, where, what, thesis, pairs, st) -> Row:
+    """No significant differences beyond what chance gives (kind ``chance``)."""
+    return Row(rid, where, what, thesis, "chance", tuple(pairs), tuple(st))
+
+
+def prose_row(rid, where, what, thesis, note) -> Row:
+    """A statement with no testable statistic: listed, not judged, with the reason."""
+    return Row(rid, where, what, thesis, "qos", note=note)
