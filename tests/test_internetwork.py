@@ -18,7 +18,7 @@ import atmsim
 from atmsim import Results
 from atmsim.cli import lines_table, nodes_table, print_summary, udp_table
 from atmsim.plots import write_run_report
-from atmsim.store import flatten_summary
+from atmsim.store import flatten_summary, unflatten_metrics
 
 # 1000-byte datagrams every 1 ms on an idle 100 Mb/s LAN of 0.01 ms: 80 µs on the medium,
 # then 10 µs, every time.
@@ -164,6 +164,32 @@ def test_flattening_keeps_nested_numbers_and_drops_nulls_and_strings():
         ("signalling", "messages.balanced", 1.0),
     ])
     assert not [row for row in flatten_summary({**summary, "signalling": None}) if row[0] == "signalling"]
+
+
+def test_unflattening_gives_the_numbers_back_nested_as_in_the_summary():
+    summary = {
+        "scenario": "s",
+        "seed": 1,
+        "duration_s": 100.0,
+        "run": {"events": 5, "wall_s": 0.5},
+        "hosts": [{"name": "r1", "forwarded": 7, "ipoa": {"mux": "conv", "cache_hits": 2}}, {"name": "h1", "forwarded": 0}],
+        "ports": [{"name": "S1->r1", "drops": 3, "utilization": 0.25}],
+        "applications": {"telnet": {"app": "telnet", "completed": 4,
+                                    "metrics": {"connect_s": {"n": 4, "median": 0.2, "p90": None}}},
+                         "audio": {"media": {"lost": 1, "delivered": 9}}},
+        "conservation": {"cells": {"injected": 10, "balanced": True}},
+    }
+    flat = flatten_summary(summary)
+    assert ("app:telnet", "metrics.connect_s.median", 0.2) in flat
+    assert unflatten_metrics(flat) == {
+        "duration_s": 100.0,
+        "run": {"events": 5.0, "wall_s": 0.5},
+        "hosts": [{"name": "r1", "forwarded": 7.0, "ipoa": {"cache_hits": 2.0}}, {"name": "h1", "forwarded": 0.0}],
+        "ports": [{"name": "S1->r1", "drops": 3.0, "utilization": 0.25}],
+        "applications": {"telnet": {"completed": 4.0, "metrics": {"connect_s": {"n": 4.0, "median": 0.2}}},
+                         "audio": {"media": {"lost": 1.0, "delivered": 9.0}}},
+        "conservation": {"cells": {"injected": 10.0, "balanced": 1.0}},
+    }
 
 
 def test_views_of_a_summary_without_an_internetwork_are_empty():

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from atmsim.errors import ScenarioError
 from atmsim.reproduce import STUDIES
 from atmsim.reproduce import mah96
 from atmsim.reproduce import mah96_oracle as o
@@ -141,12 +142,16 @@ def test_every_unjudged_row_is_listed_not_comparable_with_its_reason():
 # ----- end to end, tiny ---------------------------------------------------------------------
 
 
+#: The tiny study: the seven noqos configurations and three QoS ones.
+TINY_QOS = ("sp-ftp-conv-svc", "wc-ftp-conv-svccache", "nwc-http-app-svc")
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("mah96")
-    mode = mah96.Mode(8, 120.0, 3)
-    study = mah96.collect(mode, seed=1)
-    report = mah96.write(study, out)
+    mode = mah96.Mode(8, 120.0, 3, o.CONFIGS + TINY_QOS)
+    study = mah96.collect(mode, seed=1, store=out / "results.duckdb", jobs=2)
+    report = mah96.report.write(study, out)
     return study, out, report
 
 
@@ -154,15 +159,39 @@ def test_study_is_registered():
     assert STUDIES["mah96"] == "atmsim.reproduce.mah96"
 
 
-def test_configurations_and_common_seeds(tiny):
-    study, _, _ = tiny
-    assert list(study.summaries) == list(o.CONFIGS)
-    for c, runs in study.summaries.items():
-        _, mux, vc = c.split("-")
-        assert [s["seed"] for s in runs] == [1, 2, 3]
-        for s in runs:
-            assert s["duration_s"] == 120.0
-            assert {(r["mux"], r["vc"]) for r in t.routers(s)} == {(mux, vc)}
+def test_configurations_and_common_seeds_in_the_store(tiny):
+    import atmsim
+
+    study, out, _ = tiny
+    assert list(study.summaries) == [*o.CONFIGS, *TINY_QOS] and study.ran == 30
+    runs = atmsim.results(store=out / "results.duckdb", wide=True)
+    assert len(runs) == 30 and set(runs["status"]) == {"ok"}
+    for c in study.summaries:
+        qos, mux, vc = o.parse(c)
+        ipoa = {"mux": mux, "vc": vc} | ({} if qos == "noqos" else {"qos": qos})
+        mine = runs[[p == ipoa for p in runs[mah96.IPOA_PATH]]]
+        assert sorted(mine["seed"]) == [1, 2, 3], c
+        assert all(s["duration_s"] == 120.0 for s in study.summaries[c])
+    # Guaranteed VCs are requested only under a QoS policy that favours something.
+    st = study.stats
+    assert all(r["vc.guaranteed_failure_rate"] is None for c in o.CONFIGS for r in st[c])
+    assert all(r["vc.guaranteed_failure_rate"] is not None for c in TINY_QOS[1:] for r in st[c])
+
+
+def test_a_study_resumes_from_its_store(tiny):
+    """Run again into the same store: nothing is simulated and the statistics are the same."""
+    study, out, _ = tiny
+    again = mah96.collect(study.mode, seed=1, store=out / "results.duckdb", jobs=2)
+    assert again.ran == 0 and again.stats == study.stats
+
+
+def test_configuration_patterns():
+    assert mah96.select("noqos-*") == o.CONFIGS
+    assert mah96.select("wc-ftp-*,nwc-ftp-conv-svc") == (
+        "wc-ftp-app-svc", "wc-ftp-app-svccache", "wc-ftp-conv-svc", "wc-ftp-conv-svccache", "nwc-ftp-conv-svc")
+    assert len(mah96.select(None)) == 103
+    with pytest.raises(ScenarioError, match="no configuration matches 'sp-mail-\\*'"):
+        mah96.select("sp-mail-*")
 
 
 def test_tiny_run_physics(tiny):
@@ -197,10 +226,11 @@ def test_tiny_report_has_a_verdict_for_every_row(tiny):
     assert all(next(x for x in rows if x["row"] == r.id)["verdict"] == o.NOT_COMPARABLE for r in levels)
     summary = page[page.index("<h2>Summary"):page.index("</table>", page.index("<h2>Summary"))]
     assert sum(int(n) for n in re.findall(r"<td>(\d+)</td>", summary)) == len(o.ROWS)
-    for fig in ("telnet_connect.png", "http_page_p90.png", "media_loss.png", "vc_setups.png", "vc_max_peak.png"):
+    for fig in ("telnet_connect.png", "http_page_p90.png", "media_loss.png", "vc_setups.png", "vc_max_peak.png",
+                "qos_overview.png", "qos_failures.png"):
         assert (out / fig).stat().st_size > 5_000 and fig in page
     per_run = list(csv.DictReader((out / "per_run.csv").open()))
-    assert len(per_run) == 21 and all(not math.isnan(float(r["wall_s"])) for r in per_run)
+    assert len(per_run) == 30 and all(not math.isnan(float(r["wall_s"])) for r in per_run)
     assert "C-1" in page and "Run time" in page
 
 

@@ -2,7 +2,7 @@
 
     atmsim run SCENARIO.toml [--seed N] [--out DIR] [--no-batching] [--no-plot] [--quiet]
     atmsim check SCENARIO.toml
-    atmsim reproduce STUDY [--full] [--seed N] [--out DIR]
+    atmsim reproduce STUDY [--full] [--seed N] [--out DIR] [--configs P] [--store F] [-j N]
     atmsim sweep SCENARIO.toml --grid PATH=V1,V2 [--grid ...] [--seeds 1-20] [--jobs N]
                  [--scheduler ADDRESS] [--store PATH | --out DIR] [--retry-failed]
     atmsim report [STORE] [--out DIR] [--sweep ID] [--quiet]
@@ -253,8 +253,48 @@ def check(scenario: Path) -> None:
     help="Runs per configuration, at seeds --seed, --seed + 1, …, where the study supports it (mah96).",
     show_default="the study's: mah96 3, as the thesis",
 )
+@click.option(
+    "--configs",
+    metavar="PATTERNS",
+    help="Comma-separated shell patterns of the configurations to run, where the study has many (mah96: "
+    "<qos>-<mux>-<vc> names, e.g. 'noqos-*', '*-ftp-*', 'wc-ftp-conv-svccache').",
+    show_default="mah96: all 103",
+)
+@click.option(
+    "--store",
+    type=PATH,
+    metavar="FILE",
+    help="Results store the study's runs go to and are read back from; runs already in it are not run "
+    "again, so an interrupted study resumes (mah96).",
+    show_default="DIR/results.duckdb",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Worker processes (0: in this process) (mah96).",
+    show_default="all cores",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Dask scheduler to run on (tcp://host:8786) instead of local workers (mah96).",
+    show_default="local workers",
+)
 @_quiet_option("No progress bar.")
-def reproduce(study: str, full: bool, seed: int, out: Path | None, seeds: int | None, quiet: bool) -> None:
+def reproduce(
+    study: str,
+    full: bool,
+    seed: int,
+    out: Path | None,
+    seeds: int | None,
+    configs: str | None,
+    store: Path | None,
+    jobs: int | None,
+    scheduler: str | None,
+    quiet: bool,
+) -> None:
     """Run a study's experiments and write its report (tables and figures beside the paper's)."""
     import inspect
 
@@ -266,11 +306,13 @@ def reproduce(study: str, full: bool, seed: int, out: Path | None, seeds: int | 
     console = _stderr()
     with _reported_errors():
         module = importlib.import_module(STUDIES[study])  # inside: Ctrl-C while importing is one line too
-        extra = {}
-        if seeds is not None:
-            if "seeds" not in inspect.signature(module.run).parameters:
-                raise _fail(f"--seeds: `{study}` has a fixed number of runs per configuration (supported by: mah96)", EXIT_USER_ERROR)
-            extra["seeds"] = seeds
+        given = {"seeds": seeds, "configs": configs, "store": store, "jobs": jobs, "scheduler": scheduler}
+        extra = {k: v for k, v in given.items() if v is not None}
+        supported = inspect.signature(module.run).parameters
+        for k in extra:
+            if k not in supported:
+                why = "has a fixed number of runs per configuration" if k == "seeds" else "does not take it"
+                raise _fail(f"--{k}: `{study}` {why} (supported by: mah96)", EXIT_USER_ERROR)
         check_writable(out_dir)
         # The bar only on a terminal: elsewhere it would print its last state as a line of
         # its own (also when interrupted, before the one `error:` line).

@@ -1,4 +1,5 @@
-"""Reading the results store back as pandas DataFrames: :func:`results`."""
+"""Reading the results store back: :func:`results` and :func:`series` as pandas DataFrames,
+:func:`summaries` as the runs' numeric summaries."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import pandas as pd
 
 from .errors import ScenarioError
 from .scenario import parse_path
-from .store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreError, resolve_store
+from .store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreError, resolve_store, unflatten_metrics
 
-__all__ = ["results", "series"]
+__all__ = ["results", "series", "summaries"]
 
 ID_COLUMNS = ["run_id", "sweep_id", "scenario", "seed", "status"]
 _MISSING = object()
@@ -97,7 +98,13 @@ def results(
         runs[path] = pd.Series([_lookup(d, keys) for d in docs], index=runs.index, dtype=object).infer_objects()
     runs = runs.drop(columns=["params", "scenario_doc"])
     param_cols = [p for p in paths if p in runs.columns]
-    runs = runs.sort_values([*param_cols, "seed", "run_id"], kind="stable", na_position="last").reset_index(drop=True)
+    # Tables and lists (grid values may be either) sort by their canonical JSON.
+    keys = {p: f"_sort:{p}" for p in param_cols if any(isinstance(v, dict | list) for v in runs[p])}
+    for p, k in keys.items():
+        runs[k] = [json.dumps(v, sort_keys=True) for v in runs[p]]
+    order = [keys.get(p, p) for p in param_cols]
+    runs = runs.sort_values([*order, "seed", "run_id"], kind="stable", na_position="last").reset_index(drop=True)
+    runs = runs.drop(columns=list(keys.values()))
     runs["seed"] = runs["seed"].astype(np.int64)
 
     if wide:
@@ -126,3 +133,25 @@ def series(run_id: str, store: str | Path | None = None) -> pd.DataFrame:
     if row[0] is None:
         return pd.DataFrame({"time_s": [], "entity": [], "metric": [], "value": []})
     return pd.read_parquet(db.path.parent / row[0])
+
+
+def summaries(
+    run_ids: list[str], store: str | Path | None = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S
+) -> dict[str, dict[str, Any]]:
+    """The numeric summaries of the stored runs among ``run_ids`` that succeeded, rebuilt from
+    their metrics (:func:`atmsim.store.unflatten_metrics`: the summary's numbers, nested as in
+    ``summary.json``; strings and nulls are not stored). Runs not stored or failed are absent."""
+    db = Store(resolve_store(store), lock_timeout=lock_timeout)
+    wanted = pd.DataFrame({"run_id": list(dict.fromkeys(run_ids))}, dtype=object)
+    with db.connect(read_only=True) as con:
+        con.register("_want", wanted)
+        ok = con.execute("SELECT r.run_id FROM runs r JOIN _want USING (run_id) WHERE r.status = 'ok'").fetchall()
+        rows = con.execute(
+            "SELECT m.run_id, m.entity, m.metric, m.value FROM metrics m JOIN _want USING (run_id)"
+        ).fetchall()
+        con.unregister("_want")
+    per_run: dict[str, list[tuple[str, str, float]]] = {rid: [] for (rid,) in ok}
+    for rid, entity, metric, value in rows:
+        if rid in per_run:
+            per_run[rid].append((entity, metric, value))
+    return {rid: unflatten_metrics(r) for rid, r in per_run.items()}

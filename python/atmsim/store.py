@@ -46,6 +46,7 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "flatten_summary",
+    "unflatten_metrics",
 ]
 
 DEFAULT_STORE = "results.duckdb"
@@ -118,6 +119,9 @@ _OBJECTS = ("run", "conservation", "signalling")
 """Summary objects flattened as one entity each, named after the key (``signalling`` is
 ``null`` without a ``[signalling]`` section, and then adds nothing)."""
 
+_TOP = ("duration_s", "warmup_s", "batching")
+"""Top-level summary numbers, stored in the ``run`` entity beside ``summary["run"]``'s."""
+
 
 def _numeric(value: Any) -> float | None:
     if isinstance(value, bool):
@@ -148,8 +152,10 @@ def flatten_summary(summary: Mapping[str, Any]) -> list[tuple[str, str, float]]:
     ``ipoa`` counters as ``ipoa.setups_requested``, ...), ``run`` (top-level numbers such as
     ``duration_s`` and ``warmup_s`` plus everything in ``summary["run"]``),
     ``conservation`` (nested fields joined with dots: ``cells.injected``,
-    ``datagrams.no_vc``, ``frames.balanced``) and ``signalling`` (``setups_connected``,
-    ``messages.sent``, ...). Booleans become 0/1; strings and nulls are left out.
+    ``datagrams.no_vc``, ``frames.balanced``), ``signalling`` (``setups_connected``,
+    ``messages.sent``, ...) and ``app:NAME`` (an application workload's counters and
+    statistics: ``completed``, ``metrics.connect_s.p90``, ``media.lost``, ...). Booleans
+    become 0/1; strings and nulls are left out. :func:`unflatten_metrics` is the inverse.
     """
     out: list[tuple[str, str, float]] = []
     for key, prefix in _LISTS:
@@ -162,6 +168,41 @@ def flatten_summary(summary: Mapping[str, Any]) -> list[tuple[str, str, float]]:
     for key in _OBJECTS:
         if isinstance(summary.get(key), Mapping):
             _flatten_into(out, key, summary[key])
+    apps = summary.get("applications")
+    for app, row in (apps.items() if isinstance(apps, Mapping) else ()):
+        if isinstance(row, Mapping):
+            _flatten_into(out, f"app:{app}", row)
+    return out
+
+
+def _nest(into: dict[str, Any], metric: str, value: float) -> None:
+    *parents, leaf = metric.split(".")
+    for key in parents:
+        into = into.setdefault(key, {})
+    into[leaf] = value
+
+
+def unflatten_metrics(rows: Iterable[tuple[str, str, float]]) -> dict[str, Any]:
+    """The numeric summary back from ``(entity, metric, value)`` rows: the inverse of
+    :func:`flatten_summary` for every number it stores (strings, nulls and the order of list
+    entries are not kept; booleans come back as 0.0/1.0, integers as floats)."""
+    prefixes = {prefix: key for key, prefix in _LISTS}
+    out: dict[str, Any] = {}
+    entries: dict[tuple[str, str], dict[str, Any]] = {}
+    for entity, metric, value in rows:
+        kind, _, name = entity.partition(":")
+        if kind in prefixes and name:
+            entry = entries.get((kind, name))
+            if entry is None:
+                entry = entries[(kind, name)] = {"name": name}
+                out.setdefault(prefixes[kind], []).append(entry)
+            _nest(entry, metric, value)
+        elif kind == "app" and name:
+            _nest(out.setdefault("applications", {}).setdefault(name, {}), metric, value)
+        elif entity == "run" and metric in _TOP:
+            out[metric] = value
+        elif entity in _OBJECTS:
+            _nest(out.setdefault(entity, {}), metric, value)
     return out
 
 

@@ -59,8 +59,10 @@ __all__ = [
     "parse_grid_option",
     "parse_seeds",
     "parse_value",
+    "plan_points",
     "plan_sweep",
     "run_id_of",
+    "run_plan",
     "sweep",
 ]
 
@@ -447,6 +449,36 @@ def plan_sweep(
     return SweepPlan(sweep_id, label, origin, grid, seeds, runs)
 
 
+def plan_points(
+    label: str,
+    origin: str,
+    points: Sequence[tuple[str, Any, Scenario]],
+    seeds: str | int | Iterable[int],
+) -> SweepPlan:
+    """A sweep over explicitly built scenarios: ``points`` are ``(path, value, scenario)``,
+    the scenario having ``value`` at the dotted ``path`` (and whatever else goes with it,
+    e.g. the same value at every site); each is validated by the core (raises ScenarioError)
+    before anything runs. The plan's grid is ``{path: [values]}``, so :func:`atmsim.results`
+    shows the varied value as a column."""
+    seeds = parse_seeds(seeds)
+    check_size(len(points), len(seeds))
+    grid: dict[str, list[Any]] = {}
+    runs: list[PlannedRun] = []
+    seen: set[str] = set()
+    for path, value, scen in points:
+        _check_document(scen._doc, origin)
+        text = scen.to_json()
+        _core.validate(text, "json", origin)
+        grid.setdefault(path, []).append(value)
+        for seed in seeds:
+            rid = run_id_of(scen._doc, seed)
+            if rid not in seen:
+                seen.add(rid)
+                runs.append(PlannedRun(rid, {path: value}, scen._doc, text, seed))
+    sweep_id = hashlib.sha256(_canonical({"runs": sorted(seen), "seeds": seeds}).encode()).hexdigest()[:16]
+    return SweepPlan(sweep_id, label, origin, grid, seeds, runs)
+
+
 # ----- execution ------------------------------------------------------------------------------
 
 
@@ -776,12 +808,35 @@ def sweep(
     Raises :class:`ScenarioError` (before any run, store untouched) if a grid point is
     invalid, :class:`atmsim.store.StoreLockedError` if the store stays busy.
     """
-    from . import __version__
-
     t_start = time.perf_counter()
+    _check_jobs(jobs)
+    plan = plan_sweep(scenario, grid, seeds)
+    return run_plan(plan, store, jobs, scheduler, progress, retry_failed, lock_timeout, flush_interval, fsync, t_start)
+
+
+def _check_jobs(jobs: Any) -> None:
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0):
         raise ScenarioError(f"jobs must be an integer >= 0, got {_short(jobs)}", field="jobs")
-    plan = plan_sweep(scenario, grid, seeds)
+
+
+def run_plan(
+    plan: SweepPlan,
+    store: str | Path | None = None,
+    jobs: int | None = None,
+    scheduler: Any = None,
+    progress: bool | ProgressCallback | None = False,
+    retry_failed: bool = False,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S,
+    flush_interval: float = 1.0,
+    fsync: bool = True,
+    _t_start: float | None = None,
+) -> SweepSummary:
+    """Run a planned sweep (:func:`plan_sweep`, :func:`plan_points`) into the results store:
+    the runs already stored are skipped; the arguments are :func:`sweep`'s."""
+    from . import __version__
+
+    t_start = time.perf_counter() if _t_start is None else _t_start
+    _check_jobs(jobs)
     db = Store(resolve_store(store), lock_timeout=lock_timeout)
 
     def on_wait(_text: str) -> None:

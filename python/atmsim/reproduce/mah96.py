@@ -47,6 +47,7 @@ thesis' inconsistent numbers (§5.7) are noted, not fitted.
 from __future__ import annotations
 
 import csv
+import fnmatch
 import html
 import time
 from dataclasses import dataclass
@@ -55,25 +56,31 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import query, sweeps
+from ..errors import AtmsimError, ScenarioError
 from ..output import atomic_file
 from ..report import figure_path, new_axes, save_axes, summary_html, write_report
 from ..scenario import Scenario
 from . import mah96_oracle as oracle
+from . import mah96_report as report
 from . import mah96_tables as tables
-from .runner import run_many
 
 SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "mah96" / "noqos_conv_svc.toml"
 CONFIGS = oracle.CONFIGS
-TITLE = "Mah 1996 — IP over ATM: multiplexing and VC management, best effort (atmsim reproduction)"
+TITLE = "Mah 1996 — IP over ATM: quality of service, multiplexing and VC management (atmsim reproduction)"
+#: The varied value's path in the results store (every site's router has the same driver).
+IPOA_PATH = "site[0].ipoa"
 
 
 @dataclass(frozen=True)
 class Mode:
-    """Workstations per site, simulated seconds and seeds per configuration."""
+    """Workstations per site, simulated seconds, seeds per configuration, and the
+    configurations (canonical ``<qos>-<mux>-<vc>`` names)."""
 
     workstations: int
     duration_s: float
     seeds: int
+    configs: tuple[str, ...] = oracle.ALL_CONFIGS
 
     @property
     def at_scale(self) -> bool:
@@ -86,19 +93,36 @@ class Mode:
 
 
 FULL = Mode(200, 4000.0, 3)
-QUICK = Mode(50, 1200.0, 3)
+QUICK = Mode(50, 600.0, 3)
+
+
+def ipoa_of(config: str) -> dict[str, str]:
+    """The driver settings of a canonical configuration name (``wc-ftp-conv-svccache``);
+    ``qos`` is left out under noqos, its default."""
+    qos, mux, vc = oracle.parse(config)
+    return {"mux": mux, "vc": vc} | ({} if qos == "noqos" else {"qos": qos})
 
 
 def scenario(config: str, workstations: int, duration_s: float) -> Scenario:
-    """The Mah internetwork with every site router's driver set to ``config``, a canonical
-    name such as ``noqos-conv-svc`` or ``wc-ftp-app-svccache``."""
-    qos, mux, vc = oracle.parse(config)
-    ipoa = {"mux": mux, "vc": vc} | ({} if qos == "noqos" else {"qos": qos})
+    """The Mah internetwork with every site router's driver set to ``config``."""
     sc = Scenario.from_toml(SCENARIO)
     for k in range(len(sc.doc["site"])):
-        sc.set(f"site[{k}].ipoa", ipoa)
+        sc.set(f"site[{k}].ipoa", ipoa_of(config))
         sc.set(f"site[{k}].workstations", workstations)
     return sc.set("simulation.duration_s", duration_s).set("simulation.sample_interval_ms", 0)
+
+
+def select(patterns: str | None) -> tuple[str, ...]:
+    """The configurations matching any of the comma-separated shell patterns (``noqos-*``,
+    ``*-ftp-*``, ``wc-ftp-conv-svccache``), in the study's order; all when ``None``."""
+    if patterns is None:
+        return oracle.ALL_CONFIGS
+    pats = [p.strip() for p in patterns.split(",") if p.strip()]
+    chosen = tuple(c for c in oracle.ALL_CONFIGS if any(fnmatch.fnmatchcase(c, p) for p in pats))
+    if not chosen:
+        raise ScenarioError(f"no configuration matches {patterns!r}: names are <qos>-<mux>-<vc>, e.g. "
+                            "noqos-conv-svc, wc-ftp-app-svccache (patterns: noqos-*, *-ftp-*)", field="configs")
+    return chosen
 
 
 @dataclass
@@ -109,254 +133,73 @@ class Study:
     seeds: list[int]
     summaries: dict[str, list[dict]]
     elapsed_s: float = 0.0
+    store: Path | None = None
+    ran: int = 0  # runs simulated by this invocation (the others were in the store)
 
     @cached_property
     def stats(self) -> dict[str, list[dict]]:
         return {c: [tables.run_stats(s) for s in ss] for c, ss in self.summaries.items()}
 
+    @property
+    def configs(self) -> tuple[str, ...]:
+        return tuple(c for c in self.mode.configs if self.summaries.get(c))
+
     def pvc_vs_svccache(self) -> list[list[str]]:
-        return [tables.identical_metrics(a, b) for a, b in zip(self.summaries["noqos-router-pvc"], self.summaries["noqos-router-svccache"])]
+        a, b = self.summaries.get("noqos-router-pvc", []), self.summaries.get("noqos-router-svccache", [])
+        return [tables.identical_metrics(x, y) for x, y in zip(a, b)]
 
 
-def collect(mode: Mode, seed: int = 1, progress=None) -> Study:
-    """Run every configuration at the mode's seeds (the same seeds for all)."""
-    t0 = time.perf_counter()
+def plan(mode: Mode, seed: int = 1):
+    """The study as one sweep: every configuration of ``mode`` at its seeds (the same for
+    all: common random numbers), validated before anything runs."""
     seeds = list(range(seed, seed + mode.seeds))
-    keys, runs = [], []
-    for c in CONFIGS:
-        sc = scenario(c, mode.workstations, mode.duration_s)
-        for s in seeds:
-            keys.append((c, s))
-            runs.append((sc, s))
+    points = [(IPOA_PATH, ipoa_of(c), scenario(c, mode.workstations, mode.duration_s)) for c in mode.configs]
+    return sweeps.plan_points("mah96", str(SCENARIO), points, seeds)
 
-    def tick(done: int, total: int) -> None:
+
+def collect(mode: Mode, seed: int = 1, progress=None, *, store: str | Path, jobs: int | None = None,
+            scheduler=None) -> Study:
+    """Run every configuration at the mode's seeds into the results store ``store`` (runs
+    already there are not run again: an interrupted study resumes), then read them back."""
+    t0 = time.perf_counter()
+    p = plan(mode, seed)
+
+    def tick(done: int, failed: int, total: int) -> None:
         if progress:
-            progress(done, total, f"{oracle.name(keys[done - 1][0])} seed {keys[done - 1][1]}")
+            progress(done, total, f"{done} of {total} runs" + (f", {failed} failed" if failed else ""))
 
-    out = run_many(runs, progress=tick)
-    summaries: dict[str, list[dict]] = {c: [] for c in CONFIGS}
-    for (c, _), summ in zip(keys, out):
-        summaries[c].append(summ)
-    return Study(mode, seeds, summaries, time.perf_counter() - t0)
-
-
-# ----- report ------------------------------------------------------------------------------
-
-_SECTIONS = (("Chapter 4 — QoS policies against noqos (spec §5.2)", "Q-"), ("Chapter 5 — multiplexing (spec §5.3)", "M-"), ("Chapter 6 — VC management (spec §5.4, §5.8 item 16)", ("V-", "F-")),
-             ("Implied noqos levels (spec §5.6, derived from the thesis' percentages)", "K-"))
+    done = sweeps.run_plan(p, store=store, jobs=jobs, scheduler=scheduler, progress=tick)
+    if done.failed:
+        rid, err = done.failures[0]
+        raise StudyError(f"{done.failed} of {done.total} runs failed (first: run {rid}: {err})")
+    got = query.summaries([r.run_id for r in p.runs], store=done.store)
+    summaries: dict[str, list[dict]] = {c: [] for c in mode.configs}
+    for r in p.runs:
+        summaries[_config_of(r.params[IPOA_PATH])].append(got[r.run_id])
+    return Study(mode, p.seeds, summaries, time.perf_counter() - t0, done.store, done.ok)
 
 
-def _e(x: str) -> str:
-    return html.escape(x)
+def _config_of(ipoa: dict) -> str:
+    return f"{ipoa.get('qos', 'noqos')}-{ipoa['mux']}-{ipoa['vc']}"
 
 
-def verdicts(study: Study) -> list[tuple[oracle.Row, oracle.Verdict]]:
-    """Every oracle row with its verdict on this study's runs."""
-    st, diffs = study.stats, study.pvc_vs_svccache()
-    return [(row, oracle.judge(row, st, study.mode.at_scale, study.mode.label(), diffs)) for row in oracle.ROWS]
+class StudyError(AtmsimError):
+    """A run of the study failed (its error is stored; ``--retry`` is not needed: fix and rerun)."""
 
 
-def _rows_html(judged: list[tuple[oracle.Row, oracle.Verdict]]) -> str:
-    head = ("<tr><th>row</th><th>where</th><th>comparison</th><th>thesis</th><th>atmsim</th><th>test</th>"
-            "<th>verdict</th><th>reason</th></tr>")
-    parts = []
-    for title, prefix in _SECTIONS:
-        rows = [(r, v) for r, v in judged if r.id.startswith(prefix)]
-        body = "".join(
-            f"<tr><td>{_e(r.id)}</td><td>{_e(r.where)}</td><td style='text-align:left'>{_e(r.what)}</td>"
-            f"<td style='text-align:left'>{_e(r.thesis)}</td><td style='text-align:left'><small>{_e(v.ours)}</small></td>"
-            f"<td style='text-align:left'><small>{_e(v.test)}</small></td><td><b>{_e(v.word)}</b></td><td>{_e(v.reason)}</td></tr>"
-            for r, v in rows)
-        parts.append(f"<h3>{_e(title)}</h3><table>{head}{body}</table>")
-    return "".join(parts)
+def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None, *, seeds: int | None = None,
+        configs: str | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
+        workstations: int | None = None, duration_s: float | None = None) -> Path:
+    """Run the study into its results store and write ``report.html`` into ``out_dir``.
 
-
-def _recommendations_html(study: Study) -> str:
-    """§4.7, §5.6, §6.7, §7.1: the thesis' recommendations in our words, checked on these runs."""
-    rows = "".join(
-        f"<tr><td>{_e(rid)}</td><td>{_e(where)}</td><td style='text-align:left'>{_e(text)}</td>"
-        f"<td style='text-align:left'><small>{_e(ours)}</small></td><td><b>{_e(word)}</b></td></tr>"
-        for rid, where, text, word, ours in oracle.recommendations(study.stats, study.mode.at_scale))
-    return ("<h2>The thesis' recommendations</h2><p>Restated in our words; each is checked by the comparisons its evidence "
-            "rests on (direction in most or all setups, no more significant side effects than chance, magnitudes at the "
-            "thesis' scale only).</p><table><tr><th>id</th><th>where</th><th>recommendation</th><th>atmsim</th>"
-            f"<th>verdict</th></tr>{rows}</table>")
-
-
-def _rules_html(mode: Mode) -> str:
-    o = oracle
-    return (
-        "<h2>Rules and tolerances</h2><ul>"
-        "<li><b>Comparisons</b> (B against A; \"conv→router\" means A = conv, B = router, same VC policy): Mann-Whitney "
-        "shift interval of B − A over the per-run statistics (atmsim.stats.compare; thesis §3.5.2). With 3 runs "
-        "against 3 the exact levels are 90, 80 and 60 %; at 90 % the interval is the range of the nine differences, so "
-        "\"significant\" means the two triples do not overlap. The column gives the Hodges-Lehmann shift Δ, its 90 % "
-        "interval (achieved level) and the highest level at which the interval excludes zero. A row <i>agrees</i> when "
-        "every comparison matches the thesis: \"sig.\" — our 90 % interval excludes zero on the thesis' side; \"not "
-        "sig.\" — our shift is on the thesis' side and the 90 % interval includes zero; a change stated without a test — "
-        "the direction only. F-16 needs 3 of its 4 comparisons (\"in almost all cases\").</li>"
-        "<li><b>No differences</b> (M-7, V-11): agrees when at most as many tests are significant at 90 % as identical "
-        "configurations would give in 95 % of repetitions (binomial, 0.10 per test with 3 against 3).</li>"
-        f"<li><b>Levels</b>: the mean over seeds within the published value or range widened by {100 * o.TOL_LEVEL:.0f} % "
-        f"(hit rates: ± {o.TOL_HIT_PP:g} percentage points; M-8: every run within 30–48, no tolerance; \"below\"/"
-        "\"above\" bounds are widened the same way). Levels that depend on the offered load — setup counts and rates, "
-        "peaks, maximum VCs, times, loss and drop rates — are judged only at the thesis' scale (200 workstations per site, "
-        f"4000 s); {'this run is at that scale' if mode.at_scale else 'this run is not, so they are shown and marked not comparable'}. "
-        "Hit rates, the router VC-request range and the svc/svccache setup ratio are judged at any scale: a smaller "
-        "population and shorter runs can only lower hit rates and ratios and lengthen router-pair idle gaps (more "
-        "requests), so quick scale is biased against agreement.</li>"
-        f"<li><b>Magnitudes</b> (\"change\" rows): the change of the means over seeds, B / A − 1 (B − A where the thesis "
-        f"gives only a difference), per pair — or averaged, or the largest, where the thesis says so — within the published "
-        f"range widened outwards by {100 * o.TOL_LEVEL:.0f} % of each bound; judged at the thesis' scale only.</li>"
-        f"<li><b>V-21</b>: svc / svccache setups ≥ {o.ORDER_OF_MAGNITUDE:g} (\"more than an order of magnitude\").</li>"
-        "<li><b>V-10</b>: every application's counters and metrics and every switch's drops equal between router-pvc "
-        "and router-svccache, seed by seed.</li>"
-        "<li>No rule or tolerance was changed after seeing a verdict; nothing was tuned to make a row agree.</li></ul>")
-
-
-def _config_table(study: Study) -> str:
-    st = study.stats
-    head = "<tr><th>statistic</th>" + "".join(f"<th>{_e(oracle.name(c))}</th>" for c in CONFIGS) + "</tr>"
-    rows = []
-    for key, s in tables.STATS.items():
-        cells = []
-        for c in CONFIGS:
-            vals = [r[key] for r in st[c]]
-            ok = [v for v in vals if v is not None]
-            mean = s.show(float(np.mean(ok))) if ok else "—"
-            cells.append(f"<td>{mean}<br><small>{', '.join(s.show(v) for v in vals)}</small></td>")
-        rows.append(f"<tr><td style='text-align:left'>{_e(s.label)}{f' [{s.unit}]' if s.unit else ''}</td>{''.join(cells)}</tr>")
-    return ("<h2>Per-configuration results</h2><p>Mean over the seeds, the per-seed values below it (seeds "
-            f"{', '.join(map(str, study.seeds))}, in order). Times are each run's median or 90th percentile; media rates "
-            "are pooled over the run's conversations.</p><table>" + head + "".join(rows) + "</table>")
-
-
-def _bars(study: Study, keys: list[str], path: Path, title: str, ylabel: str, log: bool = False,
-          marks: dict[str, dict[str, float]] | None = None, lines=()) -> Path:
-    """Per-configuration bars (mean over seeds) of each statistic in ``keys``, seeds as dots;
-    ``marks[key][config]``: the thesis' value beside a bar; ``lines``: (label, value) of the
-    thesis across the plot; both in shown units."""
-    st = study.stats
-    fig, ax = new_axes((8.0, 4.4))
-    x = np.arange(len(CONFIGS))
-    w = 0.8 / len(keys)
-    marked = False
-    for i, key in enumerate(keys):
-        s = tables.STATS[key]
-        vals = [[v * s.scale for v in (r[key] for r in st[c]) if v is not None] for c in CONFIGS]
-        means = [float(np.mean(v)) if v else np.nan for v in vals]
-        pos = x - 0.4 + w * (i + 0.5)
-        ax.bar(pos, means, w, label=s.label, alpha=0.7)
-        for p, v in zip(pos, vals):
-            ax.plot([p] * len(v), v, "k.", ms=4)
-        for c, v in (marks or {}).get(key, {}).items():
-            ax.plot([pos[CONFIGS.index(c)]], [v], "rx", ms=9, mew=2, label=None if marked else "thesis (200 ws, 4000 s)")
-            marked = True
-    for j, (label, v) in enumerate(lines):
-        ax.axhline(v, color=f"C{3 + j}", ls="--", lw=1, label=label)
-    if log:
-        ax.set_yscale("log")
-    ax.set_xticks(x, [c.replace("-", "\n") for c in CONFIGS], fontsize="small")
-    return save_axes(fig, ax, path, xlabel="configuration", ylabel=ylabel, title=title)
-
-
-def _figures(study: Study, out: Path) -> str:
-    svc, cache = ("noqos-app-svc", "noqos-conv-svc"), ("noqos-app-svccache", "noqos-conv-svccache")
-    figs = [
-        _bars(study, ["telnet.connect.median", "telnet.connect.p90"], figure_path(out, "telnet_connect.png"),
-              "Telnet connect time per configuration", "ms",
-              marks={"telnet.connect.median": {c: 232.5 for c in svc}, "telnet.connect.p90": {c: 332.5 for c in svc} | {c: 194.5 for c in cache}}),
-        _bars(study, ["http.page.p90"], figure_path(out, "http_page_p90.png"), "HTTP page time, 90th percentile", "s",
-              marks={"http.page.p90": {c: 3.9 for c in oracle.NOQOS4}}),
-        _bars(study, ["audio.loss", "video.loss"], figure_path(out, "media_loss.png"), "Audio and video loss by multiplexing", "%",
-              lines=[("thesis: audio, conv < 0.25 %", 0.25), ("thesis: audio, router > 1 %", 1.0)]),
-        _bars(study, ["vc.setups"], figure_path(out, "vc_setups.png"), "VC setups per run (Σ six routers)", "setups", log=True,
-              marks={"vc.setups": {"noqos-conv-svc": 168_936, "noqos-conv-svccache": 4337, "noqos-app-svc": 71_136, "noqos-app-svccache": 1424}}),
-        _bars(study, ["vc.max_in_use", "vc.peak_busy"], figure_path(out, "vc_max_peak.png"),
-              "Max VCs at one router; peak setups/s at berkeley, illinois", "count",
-              marks={"vc.max_in_use": oracle.MAX_VCS, "vc.peak_busy": oracle.PEAKS}),
-    ]
-    note = ("" if study.mode.at_scale else " The thesis' marks are at its scale (200 workstations, 4000 s): at quick scale "
-            "absolute counts and times are not expected to meet them.")
-    return ("<h2>Figures</h2><p>Bars: mean over seeds; dots: each seed; red crosses: the thesis' values (telnet connect "
-            "and HTTP page: the middle of the ranges implied in spec §5.6); dashed lines: the thesis' bounds." + note
-            + "</p>" + "".join(f"<p><img src='{_e(f.name)}' alt='{_e(f.stem)}'></p>" for f in figs))
-
-
-def _consistency(study: Study) -> str:
-    st = study.stats
-
-    def mean(c: str, k: str) -> float | None:
-        v = [r[k] for r in st[c] if r[k] is not None]
-        return float(np.mean(v)) if v else None
-
-    cs, rs = mean("noqos-conv-svc", "telnet.connect.median"), mean("noqos-router-svc", "telnet.connect.median")
-    ours = ("atmsim: noqos svccache median telnet connect "
-            + ", ".join(f"{c} {oracle.show('telnet.connect.median', mean(c, 'telnet.connect.median'))}" for c in ("noqos-app-svccache", "noqos-conv-svccache"))
-            + (f"; router-svc / conv-svc median = {rs / cs:.2f} (thesis ≈0.38)" if cs and rs else "") + ".")
-    items = "".join(f"<li><b>{k}</b>: {_e(t)}" + (f" <i>{_e(ours)}</i>" if k == "C-1" else "") + "</li>" for k, t in oracle.CONSISTENCY)
-    return ("<h2>The thesis' internal inconsistencies (spec §5.7)</h2><p>Noted, not fitted: where two of the thesis' "
-            "numbers disagree no row is judged against either (K-7).</p><ul>" + items + "</ul>")
-
-
-def _runtime(study: Study) -> str:
-    walls = {c: [s["run"]["wall_s"] for s in study.summaries[c]] for c in CONFIGS}
-    rows = "".join(f"<tr><td>{_e(oracle.name(c))}</td><td>{', '.join(f'{x:.1f}' for x in walls[c])}</td>"
-                   f"<td>{sum(walls[c]):.1f}</td></tr>" for c in CONFIGS)
-    total = sum(s["run"]["wall_s"] for ss in study.summaries.values() for s in ss)
-    return ("<h2>Run time</h2><p>Each run's simulation wall time (the core's), per seed, on a thread per core "
-            f"(runs overlap): Σ {total:.0f} s over {sum(map(len, study.summaries.values()))} runs; the whole study took "
-            f"{study.elapsed_s:.0f} s wall.</p><table><tr><th>configuration</th><th>per run [s]</th><th>Σ [s]</th></tr>"
-            f"{rows}</table>")
-
-
-def _write_csv(study: Study, judged, out: Path) -> None:
-    with atomic_file(out / "per_run.csv", "w") as f:
-        w = csv.writer(f)
-        w.writerow(["configuration", "seed", "wall_s", *tables.STATS])
-        for c in CONFIGS:
-            for seed, summ, r in zip(study.seeds, study.summaries[c], study.stats[c]):
-                w.writerow([oracle.name(c), seed, f"{summ['run']['wall_s']:.2f}", *("" if r[k] is None else f"{r[k]:.6g}" for k in tables.STATS)])
-    with atomic_file(out / "rows.csv", "w") as f:
-        w = csv.writer(f)
-        w.writerow(["row", "where", "comparison", "thesis", "atmsim", "test", "verdict", "reason"])
-        for r, v in judged:
-            w.writerow([r.id, r.where, r.what, r.thesis, v.ours, v.test, v.word, v.reason])
-
-
-def write(study: Study, out: Path) -> Path:
-    """Write ``report.html``, its figures and CSV files for ``study`` into ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    judged = verdicts(study)
-    items = [(r.id, v.word) for r, v in judged]
-    mode = "full" if study.mode == FULL else "quick" if study.mode == QUICK else "custom"
-    util = [r["bottleneck.util"] for rs in study.stats.values() for r in rs if r["bottleneck.util"] is not None]
-    load = (f"The 30 ms HW–HE bottleneck is busy {100 * min(util):.0f}–{100 * max(util):.0f} % of the time in its busier "
-            "direction over these runs. " if util else "")
-    intro = (
-        "<p>The seven best-effort configurations of the thesis (Appendix B) on the Mah internetwork "
-        "(<code>scenarios/mah96/noqos_conv_svc.toml</code>; six sites, a T1 ATM backbone with one 30 ms bottleneck, the "
-        f"Table 3-2 workload), every site router's IP-over-ATM driver set to each configuration. Scale: {_e(study.mode.label())}"
-        f" (seeds {', '.join(map(str, study.seeds))}, the same for every configuration); the thesis: 200 workstations per "
-        "site, 4000 s, at least 3 seeds. "
-        + ("" if study.mode.at_scale else "Quick scale has a quarter of the Web browsers (one per workstation) and shorter "
-           "runs; the other arrival rates of Table 3-2 are per site and unchanged. ")
-        + load + "Each row below is one of the spec's oracle rows (§5.2–5.4, §5.6); a row whose configurations were not run "
-        "(the QoS policies here) is not comparable for want of samples, and statements with neither a number nor a test "
-        "are listed with that reason. Files: <code>per_run.csv</code> (every run's "
-        "statistics), <code>rows.csv</code> (this table).</p>")
-    body = [summary_html(items, study.elapsed_s, mode), intro, "<h2>Rows beside the thesis</h2>", _rows_html(judged),
-            _recommendations_html(study), _rules_html(study.mode), _config_table(study), _figures(study, out), _consistency(study), _runtime(study),
-            f"<p class='meta'>mode: {mode}; {_e(study.mode.label())}; seeds {study.seeds}; {study.elapsed_s:.1f} s wall.</p>"]
-    _write_csv(study, judged, out)
-    return write_report(out, TITLE, "".join(body))
-
-
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None, *,
-        workstations: int | None = None, duration_s: float | None = None, seeds: int | None = None) -> Path:
-    """Run the seven noqos configurations and write ``report.html`` into ``out_dir``.
-
-    ``workstations``, ``duration_s`` and ``seeds`` (a count) override the mode's (for tests)."""
+    ``configs``: comma-separated patterns of the configurations to run (:func:`select`;
+    default: the mode's); ``store``: the results store (default ``out_dir/results.duckdb``);
+    ``jobs``/``scheduler``: as :func:`atmsim.sweep` (local worker processes or a Dask
+    scheduler). ``workstations``, ``duration_s`` and ``seeds`` (a count) override the mode's."""
     base = FULL if full else QUICK
-    mode = Mode(workstations or base.workstations, duration_s or base.duration_s, seeds or base.seeds)
-    return write(collect(mode, seed, progress), Path(out_dir))
+    mode = Mode(workstations or base.workstations, duration_s or base.duration_s, seeds or base.seeds,
+                select(configs) if configs is not None else base.configs)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    study = collect(mode, seed, progress, store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler)
+    return report.write(study, out)
