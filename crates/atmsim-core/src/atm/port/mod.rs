@@ -99,7 +99,8 @@ pub enum DropReason {
     Police,
     /// A control (signalling) cell found the port's control FIFO full.
     Ctrl,
-    /// An RCSP regulator's queue held its 2 s of cells (`atm::regulator`; spec A-26).
+    /// An RCSP regulator refused the cell: it would become eligible more than 2 s ahead
+    /// (`atm::regulator`; spec A-26). Under PPD or EPD the rest of its frame is dropped too.
     Regulator,
 }
 
@@ -379,7 +380,14 @@ impl OutPort {
             self.stats.frames_refused += 1;
         }
         match verdict {
-            None if !self.enqueue(now, cell) => return Some(DropReason::Regulator),
+            None if !self.enqueue(now, cell) => {
+                // A regulator refusal mid-frame is a lost cell like an overflow: under PPD or
+                // EPD the rest of the frame goes too (its EOF cell still delimits it).
+                if policy != DropPolicy::Tail && !eof {
+                    self.vc(cell.vci).discard = Discard::Partial;
+                }
+                return Some(DropReason::Regulator);
+            }
             None => {}
             Some(DropReason::Tail) => self.stats.drop_tail += 1,
             Some(DropReason::Ppd) => self.stats.drop_ppd += 1,

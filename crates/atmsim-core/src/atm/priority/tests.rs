@@ -435,3 +435,26 @@ fn a_full_regulator_drops_and_the_port_ledger_balances() {
     let at = |k: u64| SimTime(k * ms(500).0);
     assert_eq!(got, vec![(0, at(0)), (10, t(1)), (1, at(1)), (2, at(2)), (3, at(3)), (4, at(4))]);
 }
+
+/// A regulator refusal mid-frame is a lost cell like an overflow: under PPD (and EPD) the
+/// rest of the frame is discarded at the port and its EOF cell still goes to the regulator;
+/// under tail drop each later cell meets the regulator on its own.
+#[test]
+fn a_regulator_refusal_mid_frame_discards_the_rest_of_the_frame_under_ppd() {
+    let ms = SimDuration::from_millis;
+    let spec = Some(TrafficSpec::new(ms(500), ms(500), ms(5000)).unwrap());
+    let mid = |k| Cell { vci: 100, frame: k, flags: 0 };
+    let ser = || Serializer::new(Rate::bps(424_000_000), crate::atm::cell::CELL_BITS);
+    for (policy, want) in [(DropPolicy::Ppd, DropReason::Ppd), (DropPolicy::Tail, DropReason::Regulator)] {
+        let mut p = OutPort::new("p".into(), LinkId(0), Discipline::RcspNwc, u32::MAX, policy, ser());
+        p.set_vc_class(100, VcClass { level: 2, spec }).unwrap();
+        // Eligible at 0, 0.5, …, 2 s: five cells; the sixth would be 2.5 s ahead.
+        let v: Vec<_> = (0..8).map(|k| p.offer_cell(SimTime::ZERO, mid(k))).collect();
+        assert_eq!(&v[..5], &[None; 5]);
+        assert_eq!(v[5], Some(DropReason::Regulator));
+        assert_eq!(&v[6..], &[Some(want); 2], "{policy:?}");
+        // The EOF cell, 1 s later, is eligible at 2.5 s: within 2 s, so it is queued.
+        assert_eq!(p.offer_cell(SimTime::ZERO + ms(1000), cell(100, 8)), None, "{policy:?}");
+        assert_eq!(p.stats.cells_in, p.queued_cells() + p.stats.drops());
+    }
+}
