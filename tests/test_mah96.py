@@ -256,6 +256,11 @@ def test_seeds_option_only_for_studies_that_take_it(tmp_path):
     assert r.returncode == 2
     assert r.stderr.strip() == "error: --seeds: `magic95` has a fixed number of runs per configuration (supported by: mah96)"
     assert not (tmp_path / "m").exists()
+    r = cli("reproduce", "kocyigit", "--configs", "noqos-*", "--out", str(tmp_path / "k"))
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: --configs: `kocyigit` does not take it (supported by: mah96)"
+    r = cli("reproduce", "mah96", "--configs", "sp-mail-*", "--out", str(tmp_path / "x"))
+    assert r.returncode == 2 and "configs: no configuration matches 'sp-mail-*'" in r.stderr
     r = cli("reproduce", "mah96", "--seeds", "1")
     assert r.returncode == 2 and "--seeds" in r.stderr and "2<=x<=100" in r.stderr
     assert "seeds" in mah96.run.__code__.co_varnames
