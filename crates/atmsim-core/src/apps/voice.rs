@@ -10,11 +10,14 @@
 //! The thesis gives neither packet size nor interval. Decisions (digest `mah96.md` §0.0 and
 //! A-16; each is a [`VoiceConfig`] parameter or stated here):
 //!
-//! 1. **Packetization: 160 B of payload every 20 ms** (160·8/0.020 = 64 kb/s exactly). 160 B +
-//!    28 B of IP/UDP headers = 188 B fits 4 cells if the AAL adds at most 4 B, and a packet
-//!    every 20 ms then puts exactly 20 cells in any 100-ms window: Tab 4-5's audio averaging
-//!    window (X_ave = 5 ms over I = 100 ms). 320 B every 40 ms would put 21–24 cells in some
-//!    windows. The 64 kb/s is of UDP payload (voice-grade PCM); headers are not counted in it.
+//! 1. **Packetization: a fixed payload every 20 ms**, 160 B by default (160·8/0.020 = 64 kb/s
+//!    of UDP payload, voice-grade PCM). With 28 B of IP/UDP headers and AAL5's 8-byte trailer
+//!    that is 196 B, 5 cells: 25 cells per 100 ms in a talkspurt, more than Tab 4-5's audio
+//!    spec allows (X_ave = 5 ms over I = 100 ms: 20). The Mah study file therefore reads the
+//!    thesis' "constant throughput of 64 Kbps" (§3.3.6) as 64 kb/s of IP datagrams: 132 B of
+//!    payload, 160-byte datagrams, 4 cells, exactly 20 per 100 ms (spec errata §0.0, A-6,
+//!    A-16; tested in `tests/it/qos_policies.rs`). 320 B every 40 ms would put 21–24 cells
+//!    in some windows.
 //! 2. **Packets per talkspurt `n = max(1, round(T/Δ))`** for a talkspurt of `T` ms drawn from the
 //!    table and an interval `Δ` (half rounds up). Each packet carries `Δ` of speech, so the on
 //!    period lasts exactly `nΔ` and the payload rate in it is exactly 64 kb/s. Rounding to

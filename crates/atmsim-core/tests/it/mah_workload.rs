@@ -182,7 +182,7 @@ fn workload_fields_are_checked() {
         ),
         (r#"rank_sites = ["illinois","#, r#"rank_sites = ["nowhere","#, "traffic[1].rank_sites[0]"),
         (
-            r#"app = { kind = "audio" }"#,
+            r#"app = { kind = "audio", payload_bytes = 132 }"#,
             r#"app = { kind = "audio", payload_bytes = 0 }"#,
             "traffic[5].app.payload_bytes",
         ),

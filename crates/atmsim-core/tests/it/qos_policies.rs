@@ -201,3 +201,22 @@ fn admission_none_accepts_every_guaranteed_setup() {
     let (requested, refused) = guaranteed(&run_text(&short(reduced("nwc-http")), RunOptions::default()).summary);
     assert!(refused > 0, "the delay-bound test refuses some of {requested}");
 }
+
+/// Spec errata §0.0 / A-16: the study's audio must conform to Tab 4-5's audio spec (X_min
+/// 4 ms, X_ave 5 ms, I 100 ms: at most 20 cells in any 100 ms). The Mah file sends 132 B of
+/// payload + 28 B of UDP/IP = 160-byte datagrams, 4 cells with AAL5's trailer, every 20 ms
+/// during talkspurts: exactly 20 cells per 100 ms, so under nwc-audio no audio cell waits past
+/// the regulators' 2 s and none is lost. (160 B of payload would be 5 cells, 25 per 100 ms:
+/// the regulators would fall behind through every talkspurt, by a quarter of its length: the
+/// quick study measured 60 % of audio packets overdue (> 150 ms) that way.) Measured here
+/// (seed 1): 35,172 packets, none lost, no regulator drop, 1.3 % overdue (noqos 0.3 %: the
+/// rate-jitter control re-spaces each packet's cells 4 ms apart).
+#[test]
+fn the_studys_audio_conforms_to_its_tab_4_5_spec() {
+    let s = run("nwc-audio");
+    assert_conserved(&s);
+    let m = &s["applications"]["audio"]["media"];
+    assert!(m["sent"].as_u64().unwrap() > 10_000);
+    assert_eq!((m["lost"].as_u64(), cells_dropped(&s, "regulator")), (Some(0), 0), "{m}");
+    assert!(m["overdue_rate"].as_f64().unwrap() < 0.05, "{m}");
+}
