@@ -244,3 +244,17 @@ def test_recommendations_on_constructed_runs():
                      for st in t.STATS} for k in range(3)]
     r11 = {r[0]: r for r in o.recommendations(cache, False)}["R-11"]
     assert r11[3] == o.AGREES and re.search(r"20\.0×", r11[4])
+
+
+def test_one_run_per_configuration_leaves_significance_unjudged():
+    """With one seed a 90 % interval is unbounded: rows that state a significance (or its
+    absence) and the chance rows are not comparable, whatever the direction."""
+    a = ("noqos-app-svc", "noqos-app-svccache", "noqos-conv-svc", "noqos-conv-svccache")
+    b = tuple(c.replace("noqos", "sp-ftp") for c in a)
+    runs = {c: [{"telnet.response.p90": 0.2}] for c in a} | {c: [{"telnet.response.p90": 0.4}] for c in b}
+    q7 = next(r for r in o.ROWS if r.id == "Q-7")
+    v = o.judge(q7, runs, True, "x")
+    assert v.word == o.NOT_COMPARABLE and "1 run(s) against 1" in v.reason
+    runs3 = {c: [{"telnet.response.p90": x} for x in (0.2, 0.21, 0.19)] for c in a}
+    runs3 |= {c: [{"telnet.response.p90": x} for x in (0.4, 0.41, 0.39)] for c in b}
+    assert o.judge(q7, runs3, False, "x").word == o.AGREES
