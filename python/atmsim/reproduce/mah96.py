@@ -1,73 +1,50 @@
 """Mah (1996), *Quality of Service and Asynchronous Transfer Mode in IP Internetworks* (UC
-Berkeley PhD thesis; the INSANE simulator): the best-effort part — Chapter 5 (multiplexing)
-and Chapter 6 (VC management) for the seven ``noqos`` configurations.
+Berkeley PhD thesis; the INSANE simulator): the study — Chapter 4 (QoS policies), Chapter 5
+(multiplexing) and Chapter 6 (VC management) over the 103 configurations of Appendix B.
+
+Owns the study's modes, its configurations (:func:`select`, :func:`ipoa_of`), the scenario
+of each (:func:`scenario`), the plan of the whole design space as one sweep (:func:`plan`)
+and running it into a results store (:func:`collect`, :func:`run`); the verdicts are
+:mod:`.mah96_oracle`'s, the report :mod:`.mah96_report`'s.
 
 The network and workload are ``scenarios/mah96/noqos_conv_svc.toml`` (six sites of
 workstations and 2 servers on idealised LANs, one router per site, a T1 ATM backbone with
 one 30 ms bottleneck, the Table 3-2 workload; every decision where the thesis is silent is
-the spec's, ``shared/specs/mah96.md``). What is run: the file with every site router's
-``ipoa`` set to each of the seven configurations of Appendix B without a QoS policy —
-``noqos-app-svc``, ``-app-svccache``, ``-conv-svc``, ``-conv-svccache``, ``-router-pvc``,
-``-router-svc``, ``-router-svccache`` — each at seeds ``seed``, ``seed + 1``, ``seed + 2``:
-the same seeds for every configuration (common random numbers, as §6.5's "exactly identical"
-pvc and svccache runs require; every traffic source draws from its own stream).
+the spec's, ``shared/specs/mah96.md``, or stated in ``docs/mah96.md``). What is run: the
+file with every site router's ``ipoa`` set to each configuration (canonical
+``<qos>-<mux>-<vc>`` names), each at seeds ``seed``, ``seed + 1``, …: the same seeds for
+every configuration (common random numbers, as §6.5's "exactly identical" pvc and svccache
+runs require; every traffic source draws from its own stream). A run's identity in the store
+is its scenario document and seed, so a study run again simulates only what is missing.
 
 Modes. ``--full`` is the thesis' scale (§3.2, §3.5.1): 200 workstations per site, 4000 s
 simulated, 3 seeds (the thesis ran "at least three"). Quick mode keeps 3 seeds — fewer would
 leave no 90 % Mann-Whitney interval (2 against 2 reaches only 67 %) — and shrinks the load
-and the length: 50 workstations per site (so 50 Web browsers instead of 200; the other
-Table 3-2 arrival rates are per site and unchanged) and 1200 s simulated. Measured on a
-shared two-core machine: a quick run takes 6–30 s (two at a time), the 21 about 3 minutes;
-a full-scale run about a minute (noqos-conv-svc, seed 1: 60 s), the 21 some 10–15 minutes.
-What quick scale changes is stated where it matters: levels that depend on the offered load
-(setup counts, rates, peaks, maximum VCs, times, loss and drop rates) are judged at the
-thesis' scale only.
+and the length: 50 workstations per site (50 Web browsers instead of 200; the other Table
+3-2 arrival rates are per site and unchanged) and 600 s simulated. Measured on two cores:
+quick mode's 309 runs 15 min; one seed of the 103 at full scale 42 min (docs/mah96.md).
+Levels and magnitudes that depend on the offered load are judged at the thesis' scale only.
 
-Per run (``mah96_tables``): the Table 3-3 statistics — telnet connect and response, FTP
-file and session, HTTP item and page times, each as the run's median and 90th percentile;
-pooled audio loss and overdue (> 150 ms) rates and video loss rate — and the §6.6 counters:
-VC setups (Σ over the six routers), setups per router per second, peak setups per second
-(any router; the berkeley and illinois routers, the sites of the rank-1 Web and FTP
-servers, as in §6.6 fn 4), maximum VCs in use at one router (once-a-second samples),
-cache hit rate (hits / (hits + setups)), and the cell drop rate over every switch output
-queue (Σ dropped / Σ offered).
-
-Verdicts (``mah96_oracle``; the rules were fixed before the first report and none was
-changed after seeing a verdict): comparisons between configurations
-use Mann-Whitney's shift interval at 90 % (§3.5.2; with 3 runs against 3, the range of the
-nine differences; 80 % and 60 % are reported when only they are significant), and agree
-when the thesis' direction and significance both match; "no significant differences"
-agree when no more tests are significant than identical configurations would give (95th
-percentile of a binomial at the test's error rate); absolute values agree within 25 % of
-the published value or range (hit rates: 2 percentage points; the router VC-request range
-30–48: exact). Rows about QoS policies are listed as not comparable (issue 15); the
-thesis' inconsistent numbers (§5.7) are noted, not fitted.
+Per run (``mah96_tables``): the Table 3-3 statistics, the §6.6 counters and the
+guaranteed-VC failure rate; the verdict rules are stated in ``mah96_oracle``.
 """
 
 from __future__ import annotations
 
-import csv
 import fnmatch
-import html
 import time
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-import numpy as np
-
 from .. import query, sweeps
 from ..errors import AtmsimError, ScenarioError
-from ..output import atomic_file
-from ..report import figure_path, new_axes, save_axes, summary_html, write_report
 from ..scenario import Scenario
 from . import mah96_oracle as oracle
 from . import mah96_report as report
 from . import mah96_tables as tables
 
 SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "mah96" / "noqos_conv_svc.toml"
-CONFIGS = oracle.CONFIGS
-TITLE = "Mah 1996 — IP over ATM: quality of service, multiplexing and VC management (atmsim reproduction)"
 #: The varied value's path in the results store (every site's router has the same driver).
 IPOA_PATH = "site[0].ipoa"
 

@@ -401,7 +401,7 @@ def _ours_text(t: Test) -> str:
     return f"{STATS[t.stat].label}, {t.a} → {t.b}: {show(t.stat, ma)} → {show(t.stat, mb)}{pct}"
 
 
-def _untestable(tests: list[Test]) -> str | None:
+def untestable(tests: list[Test]) -> str | None:
     """Why significance cannot be judged: a comparison whose 90 % interval is unbounded (one
     run against one) can never be significant, so its verdict would be decided by the
     number of runs, not by the results."""
@@ -416,7 +416,7 @@ def _judge_shift(row: Row, runs: dict[str, list[dict]]) -> Verdict:
     tests, missing = _tests(row, runs)
     if missing:
         return Verdict(NOT_COMPARABLE, "", "", "no samples: " + ", ".join(missing))
-    if row.sig is not None and (why := _untestable(tests)):
+    if row.sig is not None and (why := untestable(tests)):
         return Verdict(NOT_COMPARABLE, "; ".join(map(_ours_text, tests)), "; ".join(map(_test_text, tests)), why)
     oks = [judge_test(t, row.expect, row.sig) for t in tests]
     need = row.need or len(tests)
@@ -431,7 +431,7 @@ def _judge_chance(row: Row, runs: dict[str, list[dict]]) -> Verdict:
     tests, missing = _tests(row, runs)
     if not tests:
         return Verdict(NOT_COMPARABLE, "", "", "no samples: " + ", ".join(missing))
-    if why := _untestable(tests):
+    if why := untestable(tests):
         return Verdict(NOT_COMPARABLE, "", "", why)
     sig = [t for t in tests if t.sig90]
     allowed = chance_allowance(len(tests), tests[0].achieved)

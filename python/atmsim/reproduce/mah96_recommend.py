@@ -19,13 +19,12 @@ A recommendation *agrees* when every check judged agrees, *differs* when one dif
 
 from __future__ import annotations
 
-import math
 
 from collections.abc import Callable
 
 import numpy as np
 
-from .mah96_oracle import AGREES, DIFFERS, NOT_COMPARABLE, STATS, chance_allowance, mean_change, shift_test
+from .mah96_oracle import AGREES, DIFFERS, NOT_COMPARABLE, STATS, chance_allowance, mean_change, shift_test, untestable
 from .mah96_rows import SETUPS, mux_pairs, policy_pairs, vc_pairs
 
 Pairs = tuple[tuple[str, str], ...]
@@ -74,8 +73,8 @@ def calm(label: str, pairs: Pairs, stats: tuple[str, ...]) -> Check:
         tests, missing = _tests(runs, pairs, stats)
         if tests is None:
             return None, f"{label}: no samples ({missing})"
-        if any(not (math.isfinite(t.low) or math.isfinite(t.high)) for t in tests):
-            return None, f"{label}: one run per configuration, no 90 % interval to count"
+        if why := untestable(tests):
+            return None, f"{label}: {why}"
         sig = [t for t in tests if t.sig90]
         allowed = chance_allowance(len(tests), tests[0].achieved)
         worse = ", ".join(f"{STATS[t.stat].label} {t.b} {t.direction}" for t in sig[:4]) + (" …" if len(sig) > 4 else "")
