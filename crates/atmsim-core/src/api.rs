@@ -61,6 +61,18 @@ pub fn run_str(
     let seed = opts.seed.unwrap_or(doc.simulation.seed as u64);
     let wall = std::time::Instant::now();
     if !net.run(progress) {
+        if net.q.generation_overflow() {
+            return Err(Error {
+                kind: ErrorKind::Invalid,
+                file: origin.to_string(),
+                field: String::new(),
+                message: format!(
+                    "a zero-delay loop: more than 255 events caused one another at t = {} s without time \
+                     advancing (look for zero delays, processing times or timer periods)",
+                    net.now.as_secs_f64()
+                ),
+            });
+        }
         return Err(Error {
             kind: ErrorKind::Interrupted,
             file: origin.to_string(),
@@ -88,7 +100,22 @@ pub fn run_doc(doc: &ScenarioDoc, opts: RunOptions) -> Result<(Network, serde_js
 /// warm-up cut to half of that if longer) with batching as given (`None`: the file's), and
 /// return its [`results_digest`].
 pub fn capped_digest(text: &str, origin: &str, cap_s: f64, batching: Option<bool>) -> Result<String> {
+    capped_digest_with_ties(text, origin, cap_s, batching, None)
+}
+
+/// [`capped_digest`] with the engine's tie order set (`None`: the file's). The digest leaves
+/// the tie order out: results must not depend on it (DESIGN §2b).
+pub fn capped_digest_with_ties(
+    text: &str,
+    origin: &str,
+    cap_s: f64,
+    batching: Option<bool>,
+    ties: Option<scenario::model::TieOrderSpec>,
+) -> Result<String> {
     let mut doc = scenario::parse(text, Format::Toml, origin)?;
+    if let Some(t) = ties {
+        doc.simulation.tie_order = t;
+    }
     if doc.simulation.duration_s > cap_s {
         doc.simulation.duration_s = cap_s;
         if doc.simulation.warmup_s >= cap_s {
@@ -103,8 +130,8 @@ pub fn capped_digest(text: &str, origin: &str, cap_s: f64, batching: Option<bool
 }
 
 /// A digest of a run's results: FNV-1a (64 bit) over the summary as compact JSON with its keys
-/// sorted, the `run` section (wall-clock times and rates) and the `batching` setting (results
-/// are the same either way) left out. Equal digests mean
+/// sorted, the `run` section (wall-clock times and rates) and the `batching` and `tie_order`
+/// settings (results are the same either way: DESIGN §2b) left out. Equal digests mean
 /// bit-identical results; the determinism tests compare them before and after a change to a
 /// hot path (`tests/it/results_are_unchanged.rs`).
 pub fn results_digest(summary: &serde_json::Value) -> String {
@@ -112,6 +139,7 @@ pub fn results_digest(summary: &serde_json::Value) -> String {
     if let Some(m) = s.as_object_mut() {
         m.remove("run");
         m.remove("batching");
+        m.remove("tie_order");
     }
     // serde_json's map is ordered by key (no `preserve_order` feature): the text is canonical.
     let text = serde_json::to_string(&s).expect("a summary serializes");

@@ -1,62 +1,99 @@
-//! The event queue: deterministic ordering, cancellation, and the batching horizon.
+//! The event queue: the model's order of simultaneous events, cancellation, and the batching
+//! horizon.
 //!
-//! Owns: [`EventQueue`], a monotone priority queue of small `Copy` events keyed on
-//! `(time, insertion sequence)`, kept as a radix heap.
+//! Owns: [`EventQueue`], a monotone priority queue of small `Copy` events, kept as a radix heap;
+//! [`Ranked`], the trait by which an event tells the queue its place within an instant.
+//!
+//! **Order (DESIGN §2b).** Events are delivered in non-decreasing time. Within one instant the
+//! *model* orders them, not the engine: the key of an event is
+//!
+//! `(time, generation, kind, entity, tie)`
+//!
+//! - *kind* and *entity* come from the event ([`Ranked::rank`]): the model's phases within an
+//!   instant (for the network: probes, then servers' completions, then arrivals, then the ports'
+//!   admission of simultaneous arrivals, then protocol and application timers — `net` module
+//!   docs), and within a kind the index of the entity the event belongs to (a port, a link, a
+//!   connection endpoint);
+//! - the *generation* is causal: an event scheduled for the current instant with a rank above
+//!   the running event's joins the running event's generation (it still runs after it); one
+//!   with a rank at or below it goes to the next generation, after every event already pending
+//!   for this instant. An event scheduled for a later instant is of generation 0 there;
+//! - the *tie* is the engine's insertion sequence, the last tie-break: it orders only events of
+//!   the same time, generation, kind and entity — one entity's own events, which do not
+//!   interact with each other. `simulation.tie_order` permutes it ([`TieOrder`]: first in
+//!   first out, last in first out, or a seeded permutation), and no result may depend on it
+//!   (tested on every shipped scenario).
+//!
+//! Every key pushed is at least the key of the running event (a later instant, a later
+//! generation, or a higher rank in the same generation), so the queue is *monotone* under every
+//! tie order, which the radix heap needs.
+//!
+//! **Layout.** One `u128`: time 64 bits, generation 8, rank 28 (kind 5, entity 23), tie 28.
+//! Entities beyond 2^23 share ranks modulo 2^23 (their order falls to the tie); ties wrap after
+//! 2^28 events, which is harmless because an instant's events of one rank are all pushed before
+//! the first of them is popped. More than 255 generations in one instant is a zero-delay loop:
+//! the queue flags it ([`EventQueue::generation_overflow`]) and the run stops with an error.
 //!
 //! **Two structures.** While at most a few hundred events are pending (one TCP connection, a
 //! few VCs) a binary heap is fastest: it stays in L1 cache and a pop is a handful of
 //! comparisons. With thousands pending (a dumbbell of 500–2000 flows) its O(log n) pops dominate,
 //! and the queue moves its events into a radix heap (above 256 pending; back below 64).
 //!
-//! **Why a radix heap.** A discrete-event simulation never schedules into the past, and an
-//! event scheduled *now* gets a larger sequence number than any event already popped, so every
-//! key pushed is at least the last key popped: the queue is *monotone*. A radix heap exploits
-//! that (Ahuja, Mehlhorn, Orlin & Tarjan 1990): keys live in 129 buckets by the highest bit in
-//! which they differ from the last key popped; a push is an append to one bucket (O(1)); a pop
-//! empties only the lowest non-empty bucket into lower ones, so each entry moves at most once
-//! per bit of the key, and in practice a few times. A binary heap pays O(log n) per operation,
-//! which was 33–40 % of the profile with thousands of pending events (issue 13). The order is
-//! exactly the binary heap's, `(time, seq)` (tested against a reference heap), so results are
+//! **Why a radix heap.** Every key pushed is at least the last key popped (above), so a radix
+//! heap applies (Ahuja, Mehlhorn, Orlin & Tarjan 1990): keys live in 129 buckets by the highest
+//! bit in which they differ from the last key popped; a push is an append to one bucket (O(1));
+//! a pop empties only the lowest non-empty bucket into lower ones, so each entry moves at most
+//! once per bit of the key, and in practice a few times. A binary heap pays O(log n) per
+//! operation, which was 33–40 % of the profile with thousands of pending events (issue 13). The
+//! order is exactly the binary heap's (tested against a reference heap), so results are
 //! bit-identical whichever structure holds the events.
-//!
-//! **Ordering guarantee.** Events are delivered in non-decreasing time; events scheduled for
-//! the same instant are delivered in the order they were scheduled (first in, first out).
-//! The key is one `u128` (`time << 64 | seq`), so the order is total and identical on every
-//! machine — the basis of atmsim's bit-for-bit determinism.
-//!
-//! **Tie order.** The default above ([`TieOrder::Fifo`], DESIGN §2) is one convention among
-//! several a modeller could defend: at one instant, which of two simultaneous cell arrivals
-//! takes the last buffer place is decided by scheduling history, not by physics. To test how
-//! much a result depends on it, a run may order simultaneous events last-scheduled first
-//! ([`TieOrder::Lifo`]) or by a seeded pseudo-random permutation of their sequence numbers
-//! ([`TieOrder::Random`]) — `simulation.tie_order`. Causality holds in every order: an event
-//! scheduled for *now* is only queued once its cause has run. Those keys are not monotone, so
-//! the queue keeps them in the binary heap whatever the population.
 //!
 //! **Cancellation.** [`EventQueue::schedule`] returns an [`EventKey`]; [`EventQueue::cancel`]
 //! marks it dead and the queue drops it when it reaches the front. Cancellation is rare in
 //! atmsim (TCP timers are tick counters, as in BSD), so the common path pays one
 //! `is_empty()` test per pop.
 //!
-//! **Batching horizon.** A busy server (an output port, a link) whose next step happens
-//! strictly before every pending event may take that step inline instead of scheduling an
-//! event: nothing can change its decision in between, so the result is identical to
-//! event-by-event execution. [`EventQueue::horizon`] gives the bound to compare with. Ties
-//! are *not* taken inline, because an event already queued for the same instant must run
-//! first (it was scheduled earlier).
+//! **Batching horizon.** A busy server (an output port, a link) may take its next step inline
+//! instead of scheduling an event when that step's key would come before every pending event's
+//! ([`EventQueue::enter_inline`]): it is the event the queue would deliver next, so the result
+//! is identical to event-by-event execution.
 
 use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 
-/// Handle of a scheduled event, used to cancel it: the tie-breaking half of its key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct EventKey(u64);
+/// An event's place within an instant: `kind << ENTITY_BITS | entity` (module docs, "Order").
+pub trait Ranked {
+    /// The rank: the kind (below `1 << KIND_BITS`) in the high bits, the entity index (taken
+    /// modulo `1 << ENTITY_BITS`) in the low ones. Lower ranks run first.
+    fn rank(&self) -> u32;
+}
 
-/// How events scheduled for the same instant are ordered (module docs, "Tie order").
+/// Bits of the entity index in a rank.
+pub const ENTITY_BITS: u32 = 23;
+/// Bits of the kind in a rank.
+pub const KIND_BITS: u32 = 5;
+const RANK_BITS: u32 = ENTITY_BITS + KIND_BITS;
+const GEN_BITS: u32 = 8;
+const TIE_BITS: u32 = 28;
+const TIE_MASK: u64 = (1 << TIE_BITS) - 1;
+const MAX_GEN: u64 = (1 << GEN_BITS) - 1;
+
+/// A rank from a kind and an entity index (the index taken modulo `1 << ENTITY_BITS`).
+#[inline(always)]
+pub const fn rank(kind: u32, entity: u32) -> u32 {
+    kind << ENTITY_BITS | (entity & ((1 << ENTITY_BITS) - 1))
+}
+
+/// Handle of a scheduled event, used to cancel it: its key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EventKey(u128);
+
+/// How the engine orders events of the same time, generation, kind and entity (the last
+/// tie-break; module docs, "Order").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TieOrder {
-    /// In the order they were scheduled (the default; DESIGN §2).
+    /// In the order they were scheduled (the default).
     Fifo,
     /// Last scheduled first.
     Lifo,
@@ -65,9 +102,9 @@ pub enum TieOrder {
     Random(u64),
 }
 
-/// The tie-breaking half of an event's key is a bijection of its sequence number `seq` (so
-/// keys stay unique): `seq ^ xor`, then mixed if `mix`. FIFO: `xor` 0; LIFO: `xor` all ones;
-/// random: `xor` the salt, mixed by SplitMix64's output function.
+/// The tie is a bijection of the low [`TIE_BITS`] of the sequence number: `seq ^ xor`, then
+/// mixed if `mix`. FIFO: `xor` 0; LIFO: `xor` all ones; random: `xor` the salt, mixed by an
+/// xorshift-multiply permutation of the tie's bits.
 #[derive(Clone, Copy)]
 struct TieKey {
     xor: u64,
@@ -78,14 +115,14 @@ impl TieKey {
     fn of(t: TieOrder) -> Self {
         match t {
             TieOrder::Fifo => TieKey { xor: 0, mix: false },
-            TieOrder::Lifo => TieKey { xor: u64::MAX, mix: false },
-            TieOrder::Random(salt) => TieKey { xor: salt, mix: true },
+            TieOrder::Lifo => TieKey { xor: TIE_MASK, mix: false },
+            TieOrder::Random(salt) => TieKey { xor: salt & TIE_MASK, mix: true },
         }
     }
 
     #[inline]
     fn tie(self, seq: u64) -> u64 {
-        let x = seq ^ self.xor;
+        let x = (seq ^ self.xor) & TIE_MASK;
         if self.mix {
             mixed(x)
         } else {
@@ -94,10 +131,17 @@ impl TieKey {
     }
 }
 
-/// Kept out of line so [`EventQueue::schedule`] stays small enough to be inlined.
+/// A permutation of `0..2^TIE_BITS` (each step is invertible modulo 2^TIE_BITS). Kept out of
+/// line so [`EventQueue::schedule`] stays small enough to be inlined.
 #[inline(never)]
-fn mixed(x: u64) -> u64 {
-    crate::rng::splitmix64(x)
+fn mixed(mut x: u64) -> u64 {
+    for _ in 0..2 {
+        x ^= x >> 15;
+        x = x.wrapping_mul(0x2C1B_3C6D) & TIE_MASK;
+        x ^= x >> 12;
+        x = x.wrapping_mul(0x297A_2D39) & TIE_MASK;
+    }
+    x
 }
 
 #[derive(Clone, Copy)]
@@ -145,21 +189,32 @@ pub struct EventQueue<E: Copy> {
     bucket_min: [u128; BUCKETS],
     /// Bit `b` set iff bucket `b + 1` is non-empty (bucket 0 is `buckets[0]`).
     occupied: u128,
-    /// The last key popped (every key pushed is at least this).
+    /// The radix heap's reference: the last key it settled (every key pushed is at least this).
     last: u128,
+    /// Time, generation and rank of the running event (popped, or taken inline), tie bits
+    /// clear: what the generation of an event scheduled now is computed against. Before the
+    /// first event it is 0: the build runs as time 0, generation 0, rank 0 (so rank 0 is best
+    /// left unused: an event of rank 0 scheduled by the build for time 0 is in generation 1).
+    cur: u128,
     len: usize,
     seq: u64,
-    cancelled: HashSet<u64>,
+    cancelled: HashSet<u128>,
     popped: u64,
     ties: TieOrder,
     tie_key: TieKey,
-    /// Keys never go below the last popped (FIFO ties): the radix heap may hold them.
-    monotone: bool,
+    /// More than [`MAX_GEN`] generations were needed in one instant (a zero-delay loop).
+    gen_overflow: bool,
 }
 
 #[inline]
 fn bucket_of(key: u128, last: u128) -> usize {
     (128 - (key ^ last).leading_zeros()) as usize
+}
+
+/// The key without its tie bits: time, generation and rank.
+#[inline(always)]
+fn prefix(key: u128) -> u128 {
+    key & !(TIE_MASK as u128)
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -173,7 +228,7 @@ impl<E: Copy> EventQueue<E> {
         Self::with_ties(TieOrder::Fifo)
     }
 
-    /// A queue ordering simultaneous events by `ties`.
+    /// A queue ordering an entity's simultaneous events by `ties`.
     pub fn with_ties(ties: TieOrder) -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
@@ -182,13 +237,14 @@ impl<E: Copy> EventQueue<E> {
             bucket_min: [u128::MAX; BUCKETS],
             occupied: 0,
             last: 0,
+            cur: 0,
             len: 0,
             seq: 0,
             cancelled: HashSet::new(),
             popped: 0,
             ties,
             tie_key: TieKey::of(ties),
-            monotone: ties == TieOrder::Fifo,
+            gen_overflow: false,
         }
     }
 
@@ -209,26 +265,86 @@ impl<E: Copy> EventQueue<E> {
         bucket.push(e);
     }
 
-    /// Schedule `ev` at `time`. Events at equal times run in scheduling order. `time` must not
-    /// be earlier than the last event popped (a simulation never schedules into the past).
+    /// The generation an event of `rank` scheduled at `time` gets (module docs, "Order"),
+    /// unclamped.
     #[inline(always)]
-    pub fn schedule(&mut self, time: SimTime, ev: E) -> EventKey {
+    fn generation(&self, time: SimTime, rank: u32) -> u64 {
+        let cur = self.cur;
+        if time.0 != (cur >> 64) as u64 {
+            return 0;
+        }
+        let low = (cur as u64) >> TIE_BITS;
+        let cur_rank = low & ((1 << RANK_BITS) - 1);
+        (low >> RANK_BITS) + (rank as u64 <= cur_rank) as u64
+    }
+
+    /// Time, generation and rank of an event of `rank` scheduled now for `time`.
+    #[inline(always)]
+    fn prefix_for(&mut self, time: SimTime, rank: u32) -> u128 {
+        debug_assert!(time.0 >= (self.cur >> 64) as u64, "an event scheduled before the running one");
+        debug_assert!(rank < 1 << RANK_BITS);
+        let mut gen = self.generation(time, rank);
+        if gen > MAX_GEN {
+            self.gen_overflow = true;
+            gen = MAX_GEN;
+        }
+        ((time.0 as u128) << 64) | (((gen << RANK_BITS | rank as u64) << TIE_BITS) as u128)
+    }
+
+    /// Schedule `ev` at `time` (not before the running event's time). Its place among the
+    /// events of that instant is the model's (module docs, "Order").
+    #[inline(always)]
+    pub fn schedule(&mut self, time: SimTime, ev: E) -> EventKey
+    where
+        E: Ranked,
+    {
+        let p = self.prefix_for(time, ev.rank());
         let seq = self.seq;
         self.seq += 1;
-        let tie = self.tie_key.tie(seq);
-        let key = ((time.0 as u128) << 64) | tie as u128;
-        debug_assert!(time.0 >= (self.last >> 64) as u64, "an event scheduled before the last one popped");
-        debug_assert!(!self.monotone || key >= self.last, "FIFO keys are monotone");
+        let key = p | self.tie_key.tie(seq) as u128;
+        debug_assert!(key >= self.cur || self.gen_overflow, "keys are monotone");
         self.len += 1;
         if self.radix_on {
             self.push_entry(Entry { key, ev });
         } else {
             self.heap.push(Entry { key, ev });
-            if self.len > TO_RADIX && self.monotone {
+            if self.len > TO_RADIX {
                 self.spill_to_radix();
             }
         }
-        EventKey(tie)
+        EventKey(key)
+    }
+
+    /// Whether some pending event would run before an event of `rank` scheduled now for the
+    /// current instant.
+    #[inline]
+    pub fn pending_before(&self, rank: u32) -> bool {
+        let time = SimTime((self.cur >> 64) as u64);
+        let gen = self.generation(time, rank).min(MAX_GEN);
+        let p = ((time.0 as u128) << 64) | (((gen << RANK_BITS | rank as u64) << TIE_BITS) as u128);
+        self.peek_key().is_some_and(|k| prefix(k) < p)
+    }
+
+    /// The batching rule: a step at `time` of `rank` that the queue would deliver next — its
+    /// key before every pending event's, `time` at most `until` — may run inline instead of
+    /// being scheduled. If so it becomes the running event and true is returned.
+    #[inline]
+    pub fn enter_inline(&mut self, time: SimTime, rank: u32, until: SimTime) -> bool {
+        if time > until {
+            return false;
+        }
+        let p = self.prefix_for(time, rank);
+        if self.peek_key().is_some_and(|k| prefix(k) <= p) {
+            return false;
+        }
+        self.cur = p;
+        true
+    }
+
+    /// More than 255 generations of events were needed at one instant (a zero-delay loop);
+    /// the order is no longer the model's from then on.
+    pub fn generation_overflow(&self) -> bool {
+        self.gen_overflow
     }
 
     /// Cancel a scheduled event that has not run yet.
@@ -307,39 +423,34 @@ impl<E: Copy> EventQueue<E> {
                 e
             };
             self.len -= 1;
-            if !self.cancelled.is_empty() && self.cancelled.remove(&(e.key as u64)) {
+            if !self.cancelled.is_empty() && self.cancelled.remove(&e.key) {
                 continue;
             }
+            self.cur = prefix(e.key);
             self.popped += 1;
             return Some((SimTime((e.key >> 64) as u64), e.ev));
+        }
+    }
+
+    /// Key of the earliest pending event (cancelled ones included).
+    #[inline]
+    fn peek_key(&self) -> Option<u128> {
+        if !self.radix_on {
+            return self.heap.peek().map(|e| e.key);
+        }
+        if let Some(e) = self.buckets[0].last() {
+            Some(e.key)
+        } else if self.occupied != 0 {
+            Some(self.bucket_min[self.occupied.trailing_zeros() as usize + 1])
+        } else {
+            None
         }
     }
 
     /// Time of the earliest pending event (cancelled ones included: a conservative bound).
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        if !self.radix_on {
-            return self.heap.peek().map(|e| SimTime((e.key >> 64) as u64));
-        }
-        let key = if let Some(e) = self.buckets[0].last() {
-            e.key
-        } else if self.occupied != 0 {
-            self.bucket_min[self.occupied.trailing_zeros() as usize + 1]
-        } else {
-            return None;
-        };
-        Some(SimTime((key >> 64) as u64))
-    }
-
-    /// The batching horizon: a server may take a step at time `t` inline iff
-    /// `t < horizon(until)`, where `until` is the end of the run (inclusive).
-    #[inline]
-    pub fn horizon(&self, until: SimTime) -> SimTime {
-        let end = SimTime(until.0.saturating_add(1));
-        match self.peek_time() {
-            Some(t) if t < end => t,
-            _ => end,
-        }
+        self.peek_key().map(|k| SimTime((k >> 64) as u64))
     }
 
     pub fn len(&self) -> usize {
@@ -413,6 +524,27 @@ impl<T> Slots<T> {
 mod tests {
     use super::*;
 
+    impl Ranked for char {
+        fn rank(&self) -> u32 {
+            0
+        }
+    }
+    impl Ranked for u64 {
+        fn rank(&self) -> u32 {
+            0
+        }
+    }
+    impl Ranked for usize {
+        fn rank(&self) -> u32 {
+            0
+        }
+    }
+    impl Ranked for i32 {
+        fn rank(&self) -> u32 {
+            0
+        }
+    }
+
     #[test]
     fn same_time_events_run_in_insertion_order() {
         let mut q = EventQueue::new();
@@ -435,13 +567,20 @@ mod tests {
         assert_eq!(q.events_popped(), 1);
     }
 
+    /// A step taken inline must be the event the queue would deliver next.
     #[test]
-    fn horizon_is_next_event_or_just_past_the_end() {
-        let mut q: EventQueue<u8> = EventQueue::new();
-        assert_eq!(q.horizon(SimTime(100)), SimTime(101));
-        q.schedule(SimTime(40), 0);
-        assert_eq!(q.horizon(SimTime(100)), SimTime(40));
-        assert_eq!(q.horizon(SimTime(20)), SimTime(21));
+    fn a_step_is_taken_inline_only_before_every_pending_event() {
+        let mut q: EventQueue<Ev> = EventQueue::new();
+        assert!(q.enter_inline(SimTime(100), rank(3, 0), SimTime(100)), "empty queue, within the run");
+        assert!(!q.enter_inline(SimTime(101), rank(3, 0), SimTime(100)), "past the end of the run");
+        q.schedule(SimTime(140), Ev(2, 0, 'a'));
+        assert!(!q.enter_inline(SimTime(150), rank(1, 0), SimTime(1000)), "a later instant");
+        assert!(!q.enter_inline(SimTime(140), rank(2, 0), SimTime(1000)), "the same rank: not before it");
+        assert!(q.enter_inline(SimTime(140), rank(1, 9), SimTime(1000)), "a lower rank at that instant");
+        // Now running at (140, rank 1): the pending 'a' (rank 2) is in this generation.
+        assert!(!q.pending_before(rank(2, 0)));
+        assert!(q.pending_before(rank(2, 1)));
+        assert_eq!(q.pop(), Some((SimTime(140), Ev(2, 0, 'a'))));
     }
 
     /// The radix heap against a reference binary heap on (time, seq), with pushes interleaved
@@ -517,46 +656,108 @@ mod tests {
         }
     }
 
-    /// Last-in-first-out ties: simultaneous events come out newest first, times still in order,
-    /// and an event scheduled for the current instant runs after its cause (it did not exist
-    /// before) but before the older simultaneous ones.
-    #[test]
-    fn lifo_ties_reverse_the_scheduling_order_within_an_instant() {
-        let mut q = EventQueue::with_ties(TieOrder::Lifo);
-        for (t, e) in [(10u64, 'a'), (5, 'b'), (10, 'c'), (10, 'd'), (5, 'e')] {
-            q.schedule(SimTime(t), e);
+    /// A test event: kind, entity and a label.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Ev(u32, u32, char);
+    impl Ranked for Ev {
+        fn rank(&self) -> u32 {
+            rank(self.0, self.1)
         }
-        assert_eq!(q.pop(), Some((SimTime(5), 'e')));
-        assert_eq!(q.pop(), Some((SimTime(5), 'b')));
-        assert_eq!(q.pop(), Some((SimTime(10), 'd')));
-        q.schedule(SimTime(10), 'f');
-        let rest: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(rest, ['f', 'c', 'a']);
     }
 
-    /// Random ties: each instant's events come out in a permutation fixed by the salt; the
-    /// same salt gives the same order, another salt another; populations far above the radix
-    /// threshold stay ordered (they are kept in the binary heap).
+    fn drain(q: &mut EventQueue<Ev>) -> Vec<char> {
+        std::iter::from_fn(|| q.pop().map(|(_, e)| e.2)).collect()
+    }
+
+    /// Within an instant the rank decides, whatever the scheduling order and tie order: kind
+    /// first, then entity.
     #[test]
-    fn random_ties_are_a_seeded_permutation_within_each_instant() {
-        let order = |salt: u64| -> Vec<(u64, u32)> {
-            let mut q = EventQueue::with_ties(TieOrder::Random(salt));
-            for i in 0..2000u32 {
-                q.schedule(SimTime(u64::from(i % 7)), i);
+    fn an_instant_is_ordered_by_kind_then_entity_under_every_tie_order() {
+        for ties in [TieOrder::Fifo, TieOrder::Lifo, TieOrder::Random(7)] {
+            let mut q = EventQueue::with_ties(ties);
+            for e in [Ev(2, 5, 'd'), Ev(1, 9, 'b'), Ev(2, 1, 'c'), Ev(1, 3, 'a'), Ev(1, 9, 'b')] {
+                q.schedule(SimTime(10), e);
             }
-            assert!(!q.radix_on);
-            std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect()
+            q.schedule(SimTime(5), Ev(3, 0, 'z'));
+            assert_eq!(drain(&mut q), ['z', 'a', 'b', 'b', 'c', 'd'], "{ties:?}");
+        }
+    }
+
+    /// An event scheduled for the running instant with a rank above the running event's joins
+    /// its generation (and runs among the pending ones by rank); one at or below it goes to
+    /// the next generation, after everything already pending for the instant.
+    #[test]
+    fn events_caused_at_an_instant_follow_their_cause_by_generation() {
+        for ties in [TieOrder::Fifo, TieOrder::Lifo, TieOrder::Random(3)] {
+            let mut q = EventQueue::with_ties(ties);
+            q.schedule(SimTime(10), Ev(1, 0, 'a'));
+            q.schedule(SimTime(10), Ev(3, 0, 'c'));
+            q.schedule(SimTime(10), Ev(5, 0, 'e'));
+            assert_eq!(q.pop().unwrap().1 .2, 'a');
+            q.schedule(SimTime(10), Ev(4, 0, 'd')); // above 'a': this generation, before 'e'
+            q.schedule(SimTime(10), Ev(0, 0, 'x')); // below 'a': the next generation
+            q.schedule(SimTime(10), Ev(1, 0, 'y')); // equal to 'a': the next generation
+            assert_eq!(drain(&mut q), ['c', 'd', 'e', 'x', 'y'], "{ties:?}");
+        }
+    }
+
+    /// The tie order permutes only an entity's simultaneous events of one kind: LIFO reverses
+    /// them, a random order is a seeded permutation, and every event comes out once.
+    #[test]
+    fn tie_orders_permute_only_events_of_equal_rank() {
+        let run = |ties: TieOrder| -> Vec<(u64, u32, char)> {
+            let mut q = EventQueue::with_ties(ties);
+            for i in 0..2000u32 {
+                let label = char::from_u32(0x4E00 + i).unwrap();
+                q.schedule(SimTime(u64::from(i % 7)), Ev(1 + i % 3, 0, label));
+            }
+            assert!(q.radix_on, "every tie order keeps the queue monotone");
+            std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e.0, e.2))).collect()
         };
-        let a = order(1);
-        assert_eq!(a, order(1));
-        assert_ne!(a, order(2));
-        assert!(a.windows(2).all(|w| w[0].0 <= w[1].0), "times in order");
-        let mut ids: Vec<u32> = a.iter().map(|x| x.1).collect();
-        // Not the scheduling order within an instant...
-        assert!(a.windows(2).any(|w| w[0].0 == w[1].0 && w[0].1 > w[1].1));
-        // ...but every event exactly once.
-        ids.sort_unstable();
-        assert_eq!(ids, (0..2000).collect::<Vec<_>>());
+        let fifo = run(TieOrder::Fifo);
+        let key = |v: &Vec<(u64, u32, char)>| v.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
+        for ties in [TieOrder::Lifo, TieOrder::Random(1), TieOrder::Random(2)] {
+            let other = run(ties);
+            assert_eq!(key(&other), key(&fifo), "{ties:?}: the same (time, rank) sequence");
+            assert_ne!(other, fifo, "{ties:?}: another order among equals");
+            let mut a: Vec<char> = other.iter().map(|x| x.2).collect();
+            a.sort_unstable();
+            let mut b: Vec<char> = fifo.iter().map(|x| x.2).collect();
+            b.sort_unstable();
+            assert_eq!(a, b);
+        }
+        assert_eq!(run(TieOrder::Random(1)), run(TieOrder::Random(1)));
+        let lifo = run(TieOrder::Lifo);
+        assert_eq!(lifo[0], (0, 1, char::from_u32(0x4E00 + 1995).unwrap()), "the last (0, 1) scheduled");
+    }
+
+    #[test]
+    fn the_tie_permutation_is_a_bijection() {
+        // Distinct sequence numbers (a sample of 2^16, spread over the tie's range) give
+        // distinct ties within the tie's bits.
+        let mut images: Vec<u64> = (0..(1u64 << 16)).map(|x| mixed(x * 4093 & TIE_MASK)).collect();
+        assert!(images.iter().all(|&y| y <= TIE_MASK));
+        images.sort_unstable();
+        images.dedup();
+        assert_eq!(images.len(), 1 << 16);
+    }
+
+    #[test]
+    fn a_zero_delay_loop_is_flagged() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(1), Ev(0, 0, 'a'));
+        for _ in 0..300 {
+            let (t, e) = q.pop().unwrap();
+            q.schedule(t, e);
+        }
+        assert!(q.generation_overflow());
+        let mut ok = EventQueue::new();
+        ok.schedule(SimTime(1), Ev(0, 0, 'a'));
+        for _ in 0..200 {
+            let (t, e) = ok.pop().unwrap();
+            ok.schedule(t, e);
+        }
+        assert!(!ok.generation_overflow());
     }
 
     proptest::proptest! {

@@ -7,12 +7,13 @@
 //! else can happen first ([`Network::take_inline`]). Cells reaching a host are handed to
 //! [`Network::host_receive_cell`] (the adapter, `net/adapter.rs`).
 
-use super::{AtmEv, Ev, Network};
+use super::{kind, AtmEv, Ev, Network};
 use crate::atm::cell::{flags, Cell};
 use crate::atm::link::Sink;
 use crate::atm::port::DropReason;
 use crate::atm::shaping::ShaperKind;
 use crate::ids::{LinkId, NodeId, PortId};
+use crate::kernel::rank;
 use crate::signalling::SIG_VCI;
 
 impl Network {
@@ -28,6 +29,7 @@ impl Network {
                 self.ports[p.idx()].woken(self.now);
                 self.kick(p);
             }
+            AtmEv::Admit(p) => self.admit_arrivals(p),
         }
     }
 
@@ -53,10 +55,11 @@ impl Network {
                 self.source_frame_left(src);
             }
             if let Some(done) = next {
-                if self.take_inline(done) {
+                let ev = Ev::Atm(AtmEv::PortTx(p));
+                if self.take_inline(done, ev) {
                     continue;
                 }
-                self.q.schedule(done, Ev::Atm(AtmEv::PortTx(p)));
+                self.q.schedule(done, ev);
             }
             return;
         }
@@ -126,7 +129,7 @@ impl Network {
                         if self.shapers.police(l, self.now, &mut cell) {
                             let out = Cell { vci: r.vci, ..cell };
                             match self.shapers.reshaper(l, cell.vci) {
-                                None => self.offer_to_port(r.port, out),
+                                None => self.offer_to_port(r.port, out, Input::Link(l)),
                                 Some(s) => {
                                     let sh = &mut self.shapers.list[s as usize];
                                     if sh.held() as u32 >= sh.limit {
@@ -152,18 +155,61 @@ impl Network {
             }
             let link = &self.links[l.idx()];
             if let Some(&(t, _)) = link.pipe.front() {
-                if self.take_inline(t) {
+                let ev = Ev::Atm(AtmEv::Arrive(l));
+                if self.take_inline(t, ev) {
                     continue;
                 }
-                self.q.schedule(t, Ev::Atm(AtmEv::Arrive(l)));
+                self.q.schedule(t, ev);
             }
             return;
         }
     }
 
-    /// A cell offered to a switch output port.
+    /// A cell offered to output port `p` by `input` at this instant (DESIGN §2b; `net` module
+    /// docs, "Simultaneous events"): admitted at once if nothing else can reach the port in
+    /// this instant's arrival phase, else collected for the port's [`AtmEv::Admit`].
     #[inline]
-    pub(super) fn offer_to_port(&mut self, p: PortId, cell: Cell) {
+    pub(super) fn offer_to_port(&mut self, p: PortId, cell: Cell, input: Input) {
+        let port = &mut self.ports[p.idx()];
+        if port.arrivals.is_empty() {
+            if !self.q.pending_before(rank(kind::ADMIT, 0)) {
+                return self.admit(p, cell);
+            }
+            self.q.schedule(self.now, Ev::Atm(AtmEv::Admit(p)));
+        }
+        self.ports[p.idx()].arrivals.push((input.id(), cell));
+    }
+
+    /// Port `p` admits the cells offered to it at this instant in the round-robin order of
+    /// their inputs, starting at its arbiter; an input's own cells keep their order. After a
+    /// tie between inputs the arbiter moves to one past the input that went first.
+    #[inline(never)]
+    fn admit_arrivals(&mut self, p: PortId) {
+        let port = &mut self.ports[p.idx()];
+        let mut batch = std::mem::take(&mut port.arrivals);
+        let from = port.arbiter;
+        // Insertion sort: stable, no allocation, and batches are a few cells.
+        for i in 1..batch.len() {
+            let mut j = i;
+            while j > 0 && batch[j - 1].0.wrapping_sub(from) > batch[j].0.wrapping_sub(from) {
+                batch.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        if batch.iter().any(|a| a.0 != batch[0].0) {
+            port.arbiter = batch[0].0.wrapping_add(1);
+        }
+        for &(_, cell) in &batch {
+            self.admit(p, cell);
+        }
+        batch.clear();
+        self.ports[p.idx()].arrivals = batch;
+    }
+
+    /// Port `p` takes `cell` through its admission (drop policy, control FIFO) and starts it
+    /// if idle.
+    #[inline]
+    fn admit(&mut self, p: PortId, cell: Cell) {
         let now = self.now;
         let port = &mut self.ports[p.idx()];
         match port.offer_cell(now, cell) {
@@ -249,7 +295,7 @@ impl Network {
                 self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
             }
             for cell in cells.drain(..) {
-                self.offer_to_port(p, cell);
+                self.offer_to_port(p, cell, Input::Reshaper(s));
             }
             self.scratch_cells = cells;
             return;
@@ -273,7 +319,31 @@ impl Network {
         }
         self.kick(p);
     }
+}
 
+/// Who offers a cell to an output port: one input of the port's arbiter (DESIGN §2b).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Input {
+    /// A cell arriving on a switch's input link.
+    Link(LinkId),
+    /// A switch re-shaper (by its index in [`crate::atm::shaping::Shapers::list`]) releasing cells.
+    Reshaper(u32),
+    /// A signalling controller sending a message.
+    Controller(u32),
+}
+
+impl Input {
+    /// Distinct ids for the arbiter's cyclic order: links, then re-shapers, then controllers.
+    fn id(self) -> u32 {
+        match self {
+            Input::Link(l) => l.0,
+            Input::Reshaper(s) => 0x8000_0000 | s,
+            Input::Controller(c) => 0xC000_0000 | c,
+        }
+    }
+}
+
+impl Network {
     /// Cells inside the network now: held by a shaper, queued (data or control), in
     /// transmission, or on a link.
     pub fn cells_in_flight(&self) -> u64 {

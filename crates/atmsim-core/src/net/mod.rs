@@ -17,9 +17,37 @@
 //! | `signalling.rs` | [`SigEv`] `Timer`; signalling cells | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases |
 //! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample`, `VcCount` | end of warm-up, periodic probes, VCs in use counted each second |
 //!
+//! **Simultaneous events (DESIGN §2b).** Within an instant the model orders events by kind
+//! ([`kind`]), then by the index of the entity they belong to, in causal generations (kernel
+//! module docs, "Order"); the engine's insertion sequence decides nothing that interacts:
+//!
+//! 1. *Probes* (`Warm`, `Sample`, `VcCount`) see the state as it is at the instant, before any
+//!    of its events (the left limit, t−).
+//! 2. *Servers' completions* (`PortTx`, `LineTx`, CPU `Done`, RCSP `PortWake`): at every queue
+//!    the departing cell or packet leaves and frees its place, and the next one starts, before
+//!    anything arrives at that instant.
+//! 3. *Arrivals* (`Arrive` of a cell at a link's end, `LineArrive`, a re-shaper's or an ABR
+//!    source's release). Cells for one ATM output port at one instant are not queued yet: the
+//!    port collects them with their input and admits them in step 4.
+//! 4. *Port admission* (`Admit`): each port takes the instant's cells in the round-robin order
+//!    of their inputs ([`crate::atm::port::OutPort::arbiter`]): no input is favoured by its
+//!    index. A port with a single arrival and nothing else pending in the instant admits it at
+//!    once, without the event (the same result).
+//! 5. *Protocol and application timers* (TCP opens and ticks, application timers, messages of
+//!    cell sources, UDP flows, generators, sessions, the IP-over-ATM driver's and the
+//!    signalling controllers' timers): after the instant's arrivals, so a segment or message
+//!    that arrives at the instant a timer expires is seen first (an ACK arriving as the
+//!    retransmission timer fires cancels the retransmission, as in BSD where input runs at a
+//!    higher interrupt priority than the clock's soft interrupt).
+//!
+//! Within a kind, events of different entities at one instant run in entity-index order: where
+//! they meet at a queue other than an ATM port (a host CPU, an IP output queue, a LAN), that
+//! index decides which enters first. Nothing in the shipped scenarios depends on it (tested
+//! under every engine tie order).
+//!
 //! **Batching.** A port that finishes a cell and has another, and a link whose next cell
-//! arrives, take that next step inline when it falls strictly before every pending event
-//! ([`crate::kernel::EventQueue::horizon`]); the results are identical with batching off
+//! arrives, take that next step inline when it is the event the queue would deliver next
+//! ([`crate::kernel::EventQueue::enter_inline`]); the results are identical with batching off
 //! (tested), only faster.
 
 mod abr;
@@ -51,7 +79,7 @@ use crate::iface::serial::SerialLine;
 use crate::iface::Iface;
 use crate::ip::datagram::Datagrams;
 use crate::ip::{Conn, Host};
-use crate::kernel::{EventQueue, Slots};
+use crate::kernel::{rank, EventQueue, Ranked, Slots};
 use crate::measure::Recorder;
 use crate::pcap::Tap;
 use crate::time::{SimDuration, SimTime};
@@ -78,6 +106,80 @@ pub enum Ev {
     Sig(SigEv),
 }
 
+/// The kinds of events in the order they run within an instant (module docs, "Simultaneous
+/// events"). Kind 0 is the build's (kernel module docs, "Order").
+pub mod kind {
+    // 1. Probes: the state at t−.
+    pub const WARM: u32 = 1;
+    pub const SAMPLE: u32 = 2;
+    pub const VC_COUNT: u32 = 3;
+    // 2. Servers' completions.
+    pub const PORT_TX: u32 = 4;
+    pub const LINE_TX: u32 = 5;
+    pub const CPU_DONE: u32 = 6;
+    pub const PORT_WAKE: u32 = 7;
+    // 3. Arrivals.
+    pub const ARRIVE: u32 = 8;
+    pub const LINE_ARRIVE: u32 = 9;
+    pub const SHAPE: u32 = 10;
+    pub const ABR: u32 = 11;
+    // 4. Ports admit the instant's cells.
+    pub const ADMIT: u32 = 12;
+    // 5. Protocol and application timers.
+    pub const TCP_START: u32 = 13;
+    pub const TCP_FAST: u32 = 14;
+    pub const TCP_SLOW: u32 = 15;
+    pub const APP_TIMER: u32 = 16;
+    pub const MESSAGE: u32 = 17;
+    pub const UDP: u32 = 18;
+    pub const SPAWN: u32 = 19;
+    pub const THINK: u32 = 20;
+    pub const DRIVER_TIMER: u32 = 21;
+    pub const SIG_TIMER: u32 = 22;
+}
+
+impl Ranked for Ev {
+    /// Kind, then the entity the event belongs to (module docs, "Simultaneous events").
+    #[inline(always)]
+    fn rank(&self) -> u32 {
+        use kind::*;
+        match *self {
+            Ev::Atm(e) => match e {
+                AtmEv::PortTx(p) => rank(PORT_TX, p.0),
+                AtmEv::Arrive(l) => rank(ARRIVE, l.0),
+                AtmEv::Shape(s) => rank(SHAPE, s),
+                AtmEv::Abr(e) => rank(ABR, e),
+                AtmEv::PortWake(p) => rank(PORT_WAKE, p.0),
+                AtmEv::Admit(p) => rank(ADMIT, p.0),
+            },
+            Ev::Cpu(CpuEv::Done(h)) => rank(CPU_DONE, h.0),
+            Ev::Iface(e) => match e {
+                IfaceEv::LineTx(l) => rank(LINE_TX, l),
+                IfaceEv::LineArrive(l) => rank(LINE_ARRIVE, l),
+                IfaceEv::DriverTimer(slot) => rank(DRIVER_TIMER, slot),
+            },
+            Ev::Transport(e) => match e {
+                TransportEv::Start(c) => rank(TCP_START, c.0),
+                TransportEv::Fast(c, side, _) => rank(TCP_FAST, c.0 * 2 + side as u32),
+                TransportEv::Slow(c, side, _) => rank(TCP_SLOW, c.0 * 2 + side as u32),
+            },
+            Ev::App(e) => match e {
+                AppEv::Timer(c, _) => rank(APP_TIMER, c.0),
+                AppEv::Message(s, _) => rank(MESSAGE, s.0),
+                AppEv::Udp(f) => rank(UDP, f),
+                AppEv::Spawn(g) => rank(SPAWN, g),
+                AppEv::Think(s) => rank(THINK, s),
+            },
+            Ev::Measure(e) => match e {
+                MeasureEv::Warm => rank(WARM, 0),
+                MeasureEv::Sample => rank(SAMPLE, 0),
+                MeasureEv::VcCount => rank(VC_COUNT, 0),
+            },
+            Ev::Sig(SigEv::Timer(slot)) => rank(SIG_TIMER, slot),
+        }
+    }
+}
+
 /// Events of the signalling plane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SigEv {
@@ -98,6 +200,8 @@ pub enum AtmEv {
     Abr(u32),
     /// Port `p` (non-work-conserving RCSP) has a held cell becoming eligible: start it if idle.
     PortWake(PortId),
+    /// Port `p` admits the cells offered to it at this instant, in its arbiter's order.
+    Admit(PortId),
 }
 
 /// Events of a host's CPU.
@@ -302,7 +406,9 @@ impl Network {
     }
 
     /// Run until `self.until` (inclusive); `progress` gets the fraction done and may stop
-    /// the run by returning `ControlFlow::Break` (then `run` returns false).
+    /// the run by returning `ControlFlow::Break` (then `run` returns false). A zero-delay loop
+    /// (more than 255 generations of events at one instant: kernel module docs) stops the run
+    /// too, within 1024 events, with `q.generation_overflow()` set.
     ///
     /// `progress` is called every 1/200 of the simulated time and, whatever simulated time
     /// does, at least every [`PROGRESS_WALL_PERIOD`] of wall-clock time: a caller that stops
@@ -320,6 +426,9 @@ impl Network {
             self.now = t;
             self.dispatch(ev);
             n = n.wrapping_add(1);
+            if n & 1023 == 0 && self.q.generation_overflow() {
+                return false;
+            }
             if n & 1023 == 0 && (self.now.0 >= next_report || last_report.elapsed() >= PROGRESS_WALL_PERIOD) {
                 if progress(self.now.0 as f64 / total).is_break() {
                     return false;
@@ -355,8 +464,8 @@ impl Network {
         }
     }
 
-    /// The batching rule (module docs): a server's next step at `t` is taken inline iff
-    /// batching is on and `t` falls strictly before every pending event and within the run.
+    /// The batching rule (module docs): a server's next step `ev` at `t` is taken inline iff
+    /// batching is on and it is the event the queue would deliver next, within the run.
     /// If so, the clock moves to `t` and the caller loops instead of scheduling an event.
     ///
     /// Every [`INLINE_RUN_MAX`]-th step goes through the queue all the same (the same
@@ -364,12 +473,14 @@ impl Network {
     /// and can report progress, and see an interrupt, even where one server could otherwise
     /// batch the whole run inside a single event.
     #[inline]
-    pub(super) fn take_inline(&mut self, t: SimTime) -> bool {
-        if self.batching && t < self.q.horizon(self.until) {
-            if self.inline_budget == 0 {
+    pub(super) fn take_inline(&mut self, t: SimTime, ev: Ev) -> bool {
+        if !self.batching || self.inline_budget == 0 {
+            if self.batching {
                 self.inline_budget = INLINE_RUN_MAX;
-                return false;
             }
+            return false;
+        }
+        if self.q.enter_inline(t, ev.rank(), self.until) {
             self.inline_budget -= 1;
             self.now = t;
             self.inline_steps += 1;

@@ -17,6 +17,7 @@
 //! Ledger: `messages sent = delivered + lost + in flight` (frames whose cells were dropped
 //! or failed reassembly are lost).
 
+use super::fabric::Input;
 use super::qos::{self, QosPlane};
 use super::{Ev, Network, SigEv};
 use crate::atm::aal5::{Reassembled, Reassembler, NO_DATAGRAM};
@@ -179,7 +180,7 @@ impl Network {
     fn sig_action(&mut self, c: CtrlId, a: Action) {
         let now = self.now;
         match a {
-            Action::Transmit { via, frame } => self.sig_transmit(via, frame),
+            Action::Transmit { via, frame } => self.sig_transmit(c, via, frame),
             Action::Arm { at, timer } => {
                 let slot = self.sig().timers.put((c, timer));
                 self.q.schedule(at, Ev::Sig(SigEv::Timer(slot)));
@@ -217,7 +218,7 @@ impl Network {
     }
 
     /// A signalling message leaves by output port `via` as one frame on the signalling VC.
-    fn sig_transmit(&mut self, via: crate::ids::PortId, frame: Frame) {
+    fn sig_transmit(&mut self, c: CtrlId, via: crate::ids::PortId, frame: Frame) {
         let now = self.now;
         let f = self.frames.alloc(NO_DATAGRAM, NodeId(u32::MAX), frame.bytes(), now);
         let n = self.frames.get(f).ncells;
@@ -229,7 +230,7 @@ impl Network {
         self.cells.injected += n as u64;
         for k in 0..n {
             let eof = if k + 1 == n { flags::EOF | flags::CTRL } else { flags::CTRL };
-            self.offer_to_port(via, Cell { vci: SIG_VCI, frame: f, flags: eof });
+            self.offer_to_port(via, Cell { vci: SIG_VCI, frame: f, flags: eof }, Input::Controller(c.0));
         }
         self.account_lost_messages();
     }

@@ -80,13 +80,14 @@ pub struct SimulationSec {
     /// the seed. 0 (default) = every clock exact, so equal-rate links stay in lock step.
     #[serde(default)]
     pub link_clock_ppm: f64,
-    /// Order of events scheduled for the same instant: "fifo" (default: scheduling order),
-    /// "lifo" or "random" (a permutation drawn from the seed) — a sensitivity check.
+    /// The engine's last tie-break among simultaneous events that do not interact: "fifo"
+    /// (default: scheduling order), "lifo" or "random" (a permutation drawn from the seed).
+    /// Results do not depend on it (DESIGN §2b); it exists to check that.
     #[serde(default)]
     pub tie_order: TieOrderSpec,
 }
 
-/// `simulation.tie_order` (kernel module docs, "Tie order").
+/// `simulation.tie_order` (kernel module docs, "Order").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TieOrderSpec {

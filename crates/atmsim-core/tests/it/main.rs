@@ -17,7 +17,7 @@ mod results_are_unchanged;
 mod scenario_errors;
 mod shaping_and_pacing;
 mod signalling_sets_up_vcs;
+mod simultaneous_events;
 mod tcp_recovers_from_cell_loss;
 mod tcplib_conversations;
-mod tie_order;
 mod traffic_generators;

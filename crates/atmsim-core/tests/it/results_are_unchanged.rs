@@ -1,6 +1,8 @@
 //! Results stay bit-identical across changes to the engine: every shipped scenario, run for
 //! at most one simulated second, gives the digest recorded before the change
-//! (`results_digests.txt`), with batching on and off.
+//! (`results_digests.txt`), with batching on and off, and under every engine tie order
+//! (`simulation.tie_order` fifo, lifo, random: DESIGN §2b, the model orders simultaneous
+//! events, not the engine).
 //!
 //! The digest is FNV-1a over the whole summary (connections, ports, ledgers, ...) without its
 //! wall-clock `run` section ([`atmsim_core::api::results_digest`]). A change meant to alter
@@ -8,7 +10,8 @@
 //! difference is a bug. One second covers every mechanism a scenario exercises (hand-shakes,
 //! slow start, losses and recoveries, signalling setups) at a cost of about 3 s for all of them.
 
-use atmsim_core::api::capped_digest;
+use atmsim_core::api::capped_digest_with_ties;
+use atmsim_core::scenario::model::TieOrderSpec;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -56,17 +59,22 @@ fn every_shipped_scenario_has_a_recorded_digest() {
     assert!(missing.is_empty() && stale.is_empty(), "not recorded: {missing:?}; no longer shipped: {stale:?}");
 }
 
+/// Batching on and off under FIFO ties, and batching on under LIFO and random ties.
+const VARIANTS: [(bool, TieOrderSpec); 4] =
+    [(true, TieOrderSpec::Fifo), (false, TieOrderSpec::Fifo), (true, TieOrderSpec::Lifo), (true, TieOrderSpec::Random)];
+
 #[test]
-fn shipped_scenarios_give_the_recorded_results_with_batching_on_and_off() {
+fn shipped_scenarios_give_the_recorded_results_under_every_batching_mode_and_tie_order() {
     let rec = recorded();
     let mut differ = Vec::new();
     for f in shipped() {
         let Some(want) = rec.get(&f) else { continue };
         let text = std::fs::read_to_string(repo().join(&f)).unwrap();
-        for batching in [true, false] {
-            let got = capped_digest(&text, &f, 1.0, Some(batching)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        for (batching, ties) in VARIANTS {
+            let got = capped_digest_with_ties(&text, &f, 1.0, Some(batching), Some(ties))
+                .unwrap_or_else(|e| panic!("{f}: {e}"));
             if &got != want {
-                differ.push(format!("{f} (batching {batching}): {got} != {want}"));
+                differ.push(format!("{f} (batching {batching}, ties {ties:?}): {got} != {want}"));
             }
         }
     }

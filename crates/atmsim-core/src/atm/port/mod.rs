@@ -203,6 +203,13 @@ pub struct OutPort {
     pub sched: Scheduler,
     /// Control cells waiting, in arrival order; served before any data cell.
     pub ctrl: VecDeque<Cell>,
+    /// Cells offered at the current instant and not yet admitted, with their input's id
+    /// (DESIGN §2b: the network admits them together, in the arbiter's order).
+    pub arrivals: Vec<(u32, Cell)>,
+    /// The input that goes first at the port's next tie between inputs: after a tie it moves to
+    /// one past the input that went first (a round-robin arbiter), so no input is favoured by
+    /// its index.
+    pub arbiter: u32,
     pub vcs: Vec<VcState>,
     pub stats: PortStats,
     busy_since: SimTime,
@@ -222,6 +229,8 @@ impl OutPort {
             occupancy: 0,
             limit,
             ctrl: VecDeque::new(),
+            arrivals: Vec::new(),
+            arbiter: 0,
             ctrl_limit: DEFAULT_CTRL_BUFFER_CELLS,
             policy,
             clp1_threshold: u32::MAX,

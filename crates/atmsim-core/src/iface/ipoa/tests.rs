@@ -13,6 +13,13 @@ enum Ev {
     Setup(VcRef),
 }
 
+/// One rank for all: simultaneous events run in the order they were caused (generations).
+impl crate::kernel::Ranked for Ev {
+    fn rank(&self) -> u32 {
+        0
+    }
+}
+
 /// The caller: an event queue, fixed setup delay, and a log of what the driver asked for.
 struct Net {
     drv: IpoaDriver,
