@@ -319,10 +319,14 @@ impl<E: Copy> EventQueue<E> {
     /// current instant.
     #[inline]
     pub fn pending_before(&self, rank: u32) -> bool {
-        let time = SimTime((self.cur >> 64) as u64);
-        let gen = self.generation(time, rank).min(MAX_GEN);
-        let p = ((time.0 as u128) << 64) | (((gen << RANK_BITS | rank as u64) << TIE_BITS) as u128);
-        self.peek_key().is_some_and(|k| prefix(k) < p)
+        let Some(k) = self.peek_key() else { return false };
+        let now = (self.cur >> 64) as u64;
+        if (k >> 64) as u64 > now {
+            return false; // the common case: nothing else at this instant
+        }
+        let gen = self.generation(SimTime(now), rank).min(MAX_GEN);
+        let p = ((now as u128) << 64) | (((gen << RANK_BITS | rank as u64) << TIE_BITS) as u128);
+        prefix(k) < p
     }
 
     /// The batching rule: a step at `time` of `rank` that the queue would deliver next — its
@@ -333,8 +337,12 @@ impl<E: Copy> EventQueue<E> {
         if time > until {
             return false;
         }
+        let next = self.peek_key();
+        if next.is_some_and(|k| ((k >> 64) as u64) < time.0) {
+            return false; // the common case: something pending at an earlier instant
+        }
         let p = self.prefix_for(time, rank);
-        if self.peek_key().is_some_and(|k| prefix(k) <= p) {
+        if next.is_some_and(|k| prefix(k) <= p) {
             return false;
         }
         self.cur = p;

@@ -7,6 +7,15 @@
 //! must come back (the end of a serialization), `arrive` hands over what has arrived.
 //! An optional buffer limit (in datagrams, the one being sent included) drops arrivals that
 //! find it full; the caller accounts the dropped datagram.
+//!
+//! **Simultaneous events (DESIGN §2b).** At one instant the serializer first finishes (the
+//! datagram leaves, the next starts: `LineTx` runs before any arrival), then the instant's
+//! datagrams join the FIFO in the order of the events that bring them: a datagram forwarded
+//! from another line's arrival, or sent by the host's CPU or a timer, by event kind and then
+//! the index of the line, host or connection it comes from (`net` module docs). That index,
+//! not a round-robin arbiter as at ATM ports, decides between two datagrams reaching one line
+//! at the same picosecond; at packet level that needs exact lock step, and no shipped
+//! scenario has it (results identical under every engine tie order, tested).
 
 use crate::ids::{DatagramId, NodeId};
 use crate::time::{Rate, SimDuration, SimTime};

@@ -6,6 +6,12 @@
 //! it sends costs `tx.per_segment + tx.per_byte · payload` before it reaches the adapter. One
 //! CPU serves both directions in FIFO order. With all costs zero (the default) the stage is
 //! absent and costs nothing; with only receive costs, sent segments bypass it.
+//!
+//! **Simultaneous events (DESIGN §2b).** At one instant the CPU first finishes its job (`Done`
+//! runs before any arrival, and the next job starts), then the instant's new jobs join the
+//! FIFO in the order of the events that bring them: received datagrams (cells reaching the
+//! adapter, kind `Arrive`) before segments sent on timers and application events, and within a
+//! kind by the index of the link or connection (`net` module docs).
 
 use crate::ids::DatagramId;
 use crate::time::{SimDuration, SimTime};

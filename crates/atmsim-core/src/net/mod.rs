@@ -472,7 +472,7 @@ impl Network {
     /// result: nothing else is pending before `t`), so that [`Network::run`] regains control
     /// and can report progress, and see an interrupt, even where one server could otherwise
     /// batch the whole run inside a single event.
-    #[inline]
+    #[inline(always)]
     pub(super) fn take_inline(&mut self, t: SimTime, ev: Ev) -> bool {
         if !self.batching || self.inline_budget == 0 {
             if self.batching {

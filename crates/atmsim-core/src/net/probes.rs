@@ -3,6 +3,10 @@
 //! Owns the handling of [`MeasureEv`]: `Warm` snapshots the counters that rates are measured
 //! from; `Sample` records queues and TCP state into the [`crate::measure::Recorder`] and
 //! schedules the next sample.
+//!
+//! **Simultaneous events (DESIGN §2b).** Probes run before every other event of their instant:
+//! a sample, the warm-up snapshot and the VC count see the state just before the instant
+//! (its left limit, t−), whatever else happens at that picosecond.
 
 use super::{Ev, MeasureEv, Network};
 use crate::ip::App;

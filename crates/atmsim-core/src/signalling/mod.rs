@@ -7,6 +7,12 @@
 //! cell: every input (a frame arrived, a timer fired, a driver request) takes `now` and pushes
 //! [`Action`]s into a caller-owned `Vec` that the network's event loop executes.
 //!
+//! **Simultaneous events (DESIGN §2b).** A controller handles the frames that reach it at an
+//! instant before its timers of that instant (a retransmission timer expiring as the
+//! acknowledgement arrives does not fire needlessly), frames in the order of their input links,
+//! timers by slot. Its cells join each output port's control FIFO through the port's
+//! round-robin arbiter, the controller being one of the port's inputs (`atm::port`).
+//!
 //! Sources: Mah (1996) §2.2 and §3.6.1 (RCAP-like signalling "with a single end-to-end round
 //! trip", `SigRcsp` controllers, `CellGoBackN` reliable delivery over PVCs between adjacent
 //! controllers), §6.6 (8192 VCIs per port); the spec digest `mah96.md` §1.6 and rows A-8

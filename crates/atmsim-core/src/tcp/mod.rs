@@ -17,6 +17,13 @@
 //! Timers follow BSD: counters in ticks decremented by `slow_timo` (500 ms) and `fast_timo`
 //! (200 ms). The host calls the ticks on a per-connection grid whose phase is random, and
 //! only while [`conn::TcpConn::wants_slow_tick`] / `wants_fast_tick` say a timer is armed.
+//!
+//! **Simultaneous events (DESIGN §2b).** A segment that reaches an endpoint at the instant one
+//! of its ticks falls is processed first, then the tick (timers run after the instant's
+//! arrivals: `net` module docs): an ACK arriving as the retransmission timer would fire stops
+//! it, as in BSD, where the input path runs at a higher interrupt priority than `softclock`.
+//! An endpoint's fast tick runs before its slow tick at the same instant (a convention: BSD
+//! runs the two from separate callouts and fixes no order).
 
 pub mod cc;
 pub mod config;

@@ -42,6 +42,17 @@
 //! - *Static priority and RCSP ports* (`atm::priority`) put signalling below guaranteed
 //!   levels 0–3 and above best effort (Mah Tab 4-2, spec A-33): the control FIFO waits while a
 //!   guaranteed cell is eligible. FIFO and round-robin ports serve it first, as above.
+//!
+//! **Simultaneous events (DESIGN §2b).** At one instant the port first completes: the cell on
+//! the wire leaves (freeing its buffer place) and the next one starts, chosen among the cells
+//! present before the instant's arrivals; an RCSP port woken for a newly eligible cell
+//! chooses likewise. Then the cells reaching the port at that instant enter in the
+//! round-robin order of their inputs ([`OutPort::arbiter`]; input links, switch re-shapers and
+//! signalling controllers are inputs), each through admission, an idle transmitter starting
+//! the first admitted; an input's own cells keep their order. The network collects them
+//! ([`OutPort::arrivals`]) and admits them together (`net/fabric.rs`, `AtmEv::Admit`). At a
+//! host adapter the host's own frames enter after the port's completion, in the order of the
+//! events that send them (kind, then entity: `net` module docs).
 
 use super::cell::{flags, Cell};
 use super::sched::{Discipline, Scheduler};
