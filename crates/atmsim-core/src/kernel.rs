@@ -349,6 +349,28 @@ impl<E: Copy> EventQueue<E> {
         true
     }
 
+    /// The key prefix (time, generation, rank; kernel module docs) an event of `rank` scheduled
+    /// now for the current instant would get: for work the caller runs later in this instant
+    /// without an event, at that point of the order ([`EventQueue::enter`]).
+    #[inline]
+    pub fn prefix_now(&mut self, rank: u32) -> u128 {
+        self.prefix_for(SimTime((self.cur >> 64) as u64), rank)
+    }
+
+    /// Prefix of the earliest pending event (cancelled ones included).
+    #[inline]
+    pub fn next_prefix(&self) -> Option<u128> {
+        self.peek_key().map(prefix)
+    }
+
+    /// Run, without an event, the work the caller placed at `p` ([`EventQueue::prefix_now`]):
+    /// it becomes the running event. `p` must come before every pending event.
+    #[inline]
+    pub fn enter(&mut self, p: u128) {
+        debug_assert!(p >= self.cur && self.next_prefix().is_none_or(|n| p < n));
+        self.cur = p;
+    }
+
     /// More than 255 generations of events were needed at one instant (a zero-delay loop);
     /// the order is no longer the model's from then on.
     pub fn generation_overflow(&self) -> bool {

@@ -29,7 +29,6 @@ impl Network {
                 self.ports[p.idx()].woken(self.now);
                 self.kick(p);
             }
-            AtmEv::Admit(p) => self.admit_arrivals(p),
         }
     }
 
@@ -167,7 +166,8 @@ impl Network {
 
     /// A cell offered to output port `p` by `input` at this instant (DESIGN §2b; `net` module
     /// docs, "Simultaneous events"): admitted at once if nothing else can reach the port in
-    /// this instant's arrival phase, else collected for the port's [`AtmEv::Admit`].
+    /// this instant's arrival phase, else collected until the run loop admits them at the
+    /// instant's admission phase ([`Network::admit_due`]).
     #[inline]
     pub(super) fn offer_to_port(&mut self, p: PortId, cell: Cell, input: Input) {
         let port = &mut self.ports[p.idx()];
@@ -175,15 +175,34 @@ impl Network {
             if !self.q.pending_before(rank(kind::ADMIT, 0)) {
                 return self.admit(p, cell);
             }
-            self.q.schedule(self.now, Ev::Atm(AtmEv::Admit(p)));
+            let at = self.q.prefix_now(rank(kind::ADMIT, p.0));
+            self.admit_due.push((at, p));
         }
         self.ports[p.idx()].arrivals.push((input.id(), cell));
+    }
+
+    /// Admit, in the instant's order, the ports' collected arrivals that are due before the
+    /// next pending event; true if any was.
+    #[inline(never)]
+    pub(super) fn admit_due_now(&mut self) -> bool {
+        let next = self.q.next_prefix();
+        self.admit_due.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        let mut any = false;
+        while let Some(&(at, p)) = self.admit_due.last() {
+            if next.is_some_and(|n| n < at) {
+                break;
+            }
+            self.admit_due.pop();
+            self.q.enter(at);
+            self.admit_arrivals(p);
+            any = true;
+        }
+        any
     }
 
     /// Port `p` admits the cells offered to it at this instant in the round-robin order of
     /// their inputs, starting at its arbiter; an input's own cells keep their order. After a
     /// tie between inputs the arbiter moves to one past the input that went first.
-    #[inline(never)]
     fn admit_arrivals(&mut self, p: PortId) {
         let port = &mut self.ports[p.idx()];
         let mut batch = std::mem::take(&mut port.arrivals);

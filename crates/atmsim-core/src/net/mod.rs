@@ -29,10 +29,12 @@
 //! 3. *Arrivals* (`Arrive` of a cell at a link's end, `LineArrive`, a re-shaper's or an ABR
 //!    source's release). Cells for one ATM output port at one instant are not queued yet: the
 //!    port collects them with their input and admits them in step 4.
-//! 4. *Port admission* (`Admit`): each port takes the instant's cells in the round-robin order
-//!    of their inputs ([`crate::atm::port::OutPort::arbiter`]): no input is favoured by its
-//!    index. A port with a single arrival and nothing else pending in the instant admits it at
-//!    once, without the event (the same result).
+//! 4. *Port admission*: each port takes the instant's cells in the round-robin order of their
+//!    inputs ([`crate::atm::port::OutPort::arbiter`]): no input is favoured by its index. It
+//!    costs no event: the run loop admits them at their place in the instant's order, before
+//!    the first pending event that comes later ([`Network::admit_due`]). A port with a single
+//!    arrival and nothing else pending in the instant's arrival phase admits it at once (the
+//!    same result).
 //! 5. *Protocol and application timers* (TCP opens and ticks, application timers, messages of
 //!    cell sources, UDP flows, generators, sessions, the IP-over-ATM driver's and the
 //!    signalling controllers' timers): after the instant's arrivals, so a segment or message
@@ -123,7 +125,7 @@ pub mod kind {
     pub const LINE_ARRIVE: u32 = 9;
     pub const SHAPE: u32 = 10;
     pub const ABR: u32 = 11;
-    // 4. Ports admit the instant's cells.
+    // 4. Ports admit the instant's cells (no event: `Network::admit_due`).
     pub const ADMIT: u32 = 12;
     // 5. Protocol and application timers.
     pub const TCP_START: u32 = 13;
@@ -150,7 +152,6 @@ impl Ranked for Ev {
                 AtmEv::Shape(s) => rank(SHAPE, s),
                 AtmEv::Abr(e) => rank(ABR, e),
                 AtmEv::PortWake(p) => rank(PORT_WAKE, p.0),
-                AtmEv::Admit(p) => rank(ADMIT, p.0),
             },
             Ev::Cpu(CpuEv::Done(h)) => rank(CPU_DONE, h.0),
             Ev::Iface(e) => match e {
@@ -200,8 +201,6 @@ pub enum AtmEv {
     Abr(u32),
     /// Port `p` (non-work-conserving RCSP) has a held cell becoming eligible: start it if idle.
     PortWake(PortId),
-    /// Port `p` admits the cells offered to it at this instant, in its arbiter's order.
-    Admit(PortId),
 }
 
 /// Events of a host's CPU.
@@ -336,6 +335,10 @@ pub struct Network {
     pub inline_budget: u32,
     /// Reused buffer for cells a switch re-shaper releases at once.
     pub scratch_cells: Vec<Cell>,
+    /// Ports holding cells offered at this instant, each with its place in the instant's order
+    /// (a key prefix of kind [`kind::ADMIT`]): the run loop admits them there, before the
+    /// first pending event that comes later (`fabric.rs`, `admit_arrivals`).
+    pub admit_due: Vec<(u128, PortId)>,
     /// Interfaces of all nodes ([`crate::iface`]).
     pub ifaces: Vec<Iface>,
     /// Packet-level lines: both directions of every serial line, and every LAN's medium.
@@ -419,7 +422,11 @@ impl Network {
         let mut next_report = step;
         let mut last_report = std::time::Instant::now();
         let mut n: u32 = 0;
-        while let Some((t, ev)) = self.q.pop() {
+        loop {
+            if !self.admit_due.is_empty() && self.admit_due_now() {
+                continue;
+            }
+            let Some((t, ev)) = self.q.pop() else { break };
             if t > self.until {
                 break;
             }
@@ -465,7 +472,8 @@ impl Network {
     }
 
     /// The batching rule (module docs): a server's next step `ev` at `t` is taken inline iff
-    /// batching is on and it is the event the queue would deliver next, within the run.
+    /// batching is on, it is the event the queue would deliver next, within the run, and no
+    /// port's admission is due before it.
     /// If so, the clock moves to `t` and the caller loops instead of scheduling an event.
     ///
     /// Every [`INLINE_RUN_MAX`]-th step goes through the queue all the same (the same
@@ -474,7 +482,7 @@ impl Network {
     /// batch the whole run inside a single event.
     #[inline(always)]
     pub(super) fn take_inline(&mut self, t: SimTime, ev: Ev) -> bool {
-        if !self.batching || self.inline_budget == 0 {
+        if !self.batching || self.inline_budget == 0 || !self.admit_due.is_empty() {
             if self.batching {
                 self.inline_budget = INLINE_RUN_MAX;
             }

@@ -50,7 +50,7 @@
 //! round-robin order of their inputs ([`OutPort::arbiter`]; input links, switch re-shapers and
 //! signalling controllers are inputs), each through admission, an idle transmitter starting
 //! the first admitted; an input's own cells keep their order. The network collects them
-//! ([`OutPort::arrivals`]) and admits them together (`net/fabric.rs`, `AtmEv::Admit`). At a
+//! ([`OutPort::arrivals`]) and admits them together (`net/fabric.rs`, `admit_arrivals`). At a
 //! host adapter the host's own frames enter after the port's completion, in the order of the
 //! events that send them (kind, then entity: `net` module docs).
 

@@ -143,6 +143,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         inline_steps: 0,
         inline_budget: crate::net::INLINE_RUN_MAX,
         scratch_cells: Vec::new(),
+        admit_due: Vec::new(),
         ifaces: ifaces.ifaces,
         lines: ifaces.lines,
         serial: ifaces.serial,
