@@ -37,7 +37,7 @@ pub enum Discipline {
 
 impl Discipline {
     /// Whether the discipline has per-VC classes (and signalling below guaranteed levels).
-    pub fn is_priority(self) -> bool {
+    pub fn has_classes(self) -> bool {
         matches!(self, Discipline::StaticPriority | Discipline::RcspWc | Discipline::RcspNwc)
     }
 }
@@ -121,7 +121,7 @@ impl Scheduler {
     }
 
     /// [`Scheduler::pop`] for FIFO and round robin; always `None` for a priority scheduler
-    /// (whose pop needs the time): the port asks [`Scheduler::is_priority`] only then.
+    /// (whose pop needs the time): the port asks [`Scheduler::has_classes`] only then.
     #[inline(always)]
     pub fn pop_plain(&mut self) -> Option<Cell> {
         match self {
@@ -151,9 +151,18 @@ impl Scheduler {
         }
     }
 
-    /// Whether this is a static-priority or RCSP scheduler ([`super::priority`]).
+    /// Whether this is a static-priority or RCSP scheduler ([`super::priority`]): per-VC class
+    /// levels, and a pop that needs the time.
     #[inline]
-    pub fn is_priority(&self) -> bool {
+    pub fn has_classes(&self) -> bool {
+        matches!(self, Scheduler::Priority(_))
+    }
+
+    /// Whether the port may go idle while holding cells that become eligible later, and so may
+    /// need a wake-up ([`super::priority::Priority::wake_needed`]): a static-priority or RCSP
+    /// scheduler, of which only non-work-conserving RCSP ever does.
+    #[inline]
+    pub fn may_hold_cells(&self) -> bool {
         matches!(self, Scheduler::Priority(_))
     }
 

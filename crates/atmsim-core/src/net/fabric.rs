@@ -46,7 +46,7 @@ impl Network {
             let next = port.start_next(now);
             if next.is_none() {
                 port.sleep(now);
-                if port.sched.is_priority() {
+                if port.sched.may_hold_cells() {
                     self.schedule_wake(p);
                 }
             }
@@ -274,7 +274,7 @@ impl Network {
             }
             None => {
                 port.sleep(now);
-                if port.sched.is_priority() {
+                if port.sched.may_hold_cells() {
                     self.schedule_wake(p);
                 }
             }

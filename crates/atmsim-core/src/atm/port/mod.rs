@@ -494,7 +494,7 @@ impl OutPort {
     /// FIFO and round robin found no cell: the port goes idle; a priority port picks its own.
     #[inline(never)]
     fn start_idle(&mut self, now: SimTime) -> Option<SimTime> {
-        if self.sched.is_priority() {
+        if self.sched.has_classes() {
             return self.start_priority(now);
         }
         None
