@@ -3,7 +3,8 @@
 //! A tour, bottom-up (DESIGN §7: layers you can see):
 //!
 //! 1. [`time`] — integer picosecond time, rates, drift-free serialization.
-//! 2. [`kernel`] — the deterministic event queue (time, then insertion order).
+//! 2. [`kernel`] — the deterministic event queue (time, then the model's order within an
+//!    instant: DESIGN §2b); [`arbiter`] — round-robin admission of simultaneous arrivals.
 //! 3. [`rng`] — one seeded random stream per entity.
 //! 4. [`atm`] — the cell fabric: cells, AAL5, links, output ports (with a control class for
 //!    signalling cells), schedulers, shaping, switches.
@@ -52,6 +53,7 @@
 pub mod abr;
 pub mod api;
 pub mod apps;
+pub mod arbiter;
 pub mod atm;
 pub mod dist;
 pub mod error;

@@ -10,12 +10,12 @@
 //!
 //! **Simultaneous events (DESIGN §2b).** At one instant the serializer first finishes (the
 //! datagram leaves, the next starts: `LineTx` runs before any arrival), then the instant's
-//! datagrams join the FIFO in the order of the events that bring them: a datagram forwarded
-//! from another line's arrival, or sent by the host's CPU or a timer, by event kind and then
-//! the index of the line, host or connection it comes from (`net` module docs). That index,
-//! not a round-robin arbiter as at ATM ports, decides between two datagrams reaching one line
-//! at the same picosecond; at packet level that needs exact lock step, and no shipped
-//! scenario has it (results identical under every engine tie order, tested).
+//! datagrams join the FIFO in the round-robin order of their inputs ([`crate::arbiter`];
+//! [`PacketLine::arbiter`]): the line or adapter a forwarded datagram came in by, or the node
+//! that sent it (so a LAN's stations are its inputs). The network collects them
+//! ([`PacketLine::arrivals`]) and queues them together at the instant's admission phase
+//! (`net/ip.rs`, `line_push`). A datagram on a line without delay arrives in the arrival phase
+//! of the instant it was sent.
 
 use crate::ids::{DatagramId, NodeId};
 use crate::time::{Rate, SimDuration, SimTime};
@@ -52,6 +52,11 @@ pub struct PacketLine {
     /// Serialized and propagating, with their arrival times (FIFO: arrivals are in order).
     pipe: VecDeque<(SimTime, OnLine)>,
     pub stats: LineStats,
+    /// Datagrams offered at the current instant and not yet queued, with their input's id
+    /// (the network queues them together, in the arbiter's order: module docs).
+    pub arrivals: Vec<(u32, OnLine)>,
+    /// The input that goes first at the line's next tie between inputs ([`crate::arbiter`]).
+    pub arbiter: u32,
 }
 
 /// What [`PacketLine::push`] did with a datagram.
@@ -75,6 +80,8 @@ impl PacketLine {
             busy: false,
             pipe: VecDeque::new(),
             stats: LineStats::default(),
+            arrivals: Vec::new(),
+            arbiter: 0,
         }
     }
 

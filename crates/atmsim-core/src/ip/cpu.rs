@@ -11,7 +11,10 @@
 //! runs before any arrival, and the next job starts), then the instant's new jobs join the
 //! FIFO in the order of the events that bring them: received datagrams (cells reaching the
 //! adapter, kind `Arrive`) before segments sent on timers and application events, and within a
-//! kind by the index of the link or connection (`net` module docs).
+//! kind by the index of the link or connection (`net` module docs) — an index order, not the
+//! round-robin arbiter of ATM ports and packet lines ([`crate::arbiter`]). Two jobs reach one
+//! CPU at the same picosecond only in exact lock step; no shipped scenario does (results
+//! identical under every engine tie order, tested).
 
 use crate::ids::DatagramId;
 use crate::time::{SimDuration, SimTime};

@@ -6,6 +6,7 @@
 //! and handing each datagram up to the node's IP layer, through the CPU to TCP, or to a cell source's
 //! sink (`host_receive_cell`); the host CPU's queue ([`CpuEv`]); packet captures.
 
+use super::ip::IpInput;
 use super::{AtmEv, CpuEv, Ev, Network};
 use crate::atm::aal5::Reassembled;
 use crate::atm::cell::Cell;
@@ -135,7 +136,7 @@ impl Network {
                 if let Some(t) = self.hosts[h.idx()].tap {
                     self.capture(t, false, f.dgram);
                 }
-                self.ip_input(h, f.dgram);
+                self.ip_input(h, f.dgram, IpInput::Adapter(h));
             }
         }
     }

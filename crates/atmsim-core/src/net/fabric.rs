@@ -176,25 +176,30 @@ impl Network {
                 return self.admit(p, cell);
             }
             let at = self.q.prefix_now(rank(kind::ADMIT, p.0));
-            self.admit_due.push((at, p));
+            self.admit_due.push((at, Due::Port(p)));
         }
         self.ports[p.idx()].arrivals.push((input.id(), cell));
     }
 
-    /// Admit, in the instant's order, the ports' collected arrivals that are due before the
+    /// Admit, in the instant's order, the queues' collected arrivals that are due before the
     /// next pending event; true if any was.
     #[inline(never)]
     pub(super) fn admit_due_now(&mut self) -> bool {
         let next = self.q.next_prefix();
-        self.admit_due.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        if self.admit_due.len() > 1 {
+            self.admit_due.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        }
         let mut any = false;
-        while let Some(&(at, p)) = self.admit_due.last() {
+        while let Some(&(at, due)) = self.admit_due.last() {
             if next.is_some_and(|n| n < at) {
                 break;
             }
             self.admit_due.pop();
             self.q.enter(at);
-            self.admit_arrivals(p);
+            match due {
+                Due::Port(p) => self.admit_arrivals(p),
+                Due::Line(l) => self.line_admit_arrivals(l),
+            }
             any = true;
         }
         any
@@ -206,18 +211,7 @@ impl Network {
     fn admit_arrivals(&mut self, p: PortId) {
         let port = &mut self.ports[p.idx()];
         let mut batch = std::mem::take(&mut port.arrivals);
-        let from = port.arbiter;
-        // Insertion sort: stable, no allocation, and batches are a few cells.
-        for i in 1..batch.len() {
-            let mut j = i;
-            while j > 0 && batch[j - 1].0.wrapping_sub(from) > batch[j].0.wrapping_sub(from) {
-                batch.swap(j - 1, j);
-                j -= 1;
-            }
-        }
-        if batch.iter().any(|a| a.0 != batch[0].0) {
-            port.arbiter = batch[0].0.wrapping_add(1);
-        }
+        crate::arbiter::admit_order(&mut batch, &mut port.arbiter);
         for &(_, cell) in &batch {
             self.admit(p, cell);
         }
@@ -338,6 +332,15 @@ impl Network {
         }
         self.kick(p);
     }
+}
+
+/// A queue whose arrivals of this instant wait for the admission phase ([`Network::admit_due`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Due {
+    /// An ATM output port.
+    Port(PortId),
+    /// A packet line (serial line direction or LAN medium), by index in [`Network::lines`].
+    Line(u32),
 }
 
 /// Who offers a cell to an output port: one input of the port's arbiter (DESIGN §2b).

@@ -11,7 +11,8 @@
 //! A datagram reaches the ATM fabric only through an adapter's driver (DESIGN §7): the
 //! driver chooses its VC (declared PVCs, or VCs it opens through signalling).
 
-use super::{AppEv, Ev, IfaceEv, Network};
+use super::fabric::Due;
+use super::{kind, AppEv, Ev, IfaceEv, Network};
 use crate::ids::{DatagramId, NodeId};
 use crate::iface::atm::NO_VCI;
 use crate::iface::ipoa::{Action, TimerToken};
@@ -19,6 +20,7 @@ use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
 use crate::ip::datagram::{IpDrop, Payload};
 use crate::ip::socket::{SockKey, Socket};
+use crate::kernel::rank;
 
 impl Network {
     /// Dispatch of the interfaces' events.
@@ -30,8 +32,8 @@ impl Network {
         }
     }
 
-    /// Datagram `d` leaves node `n`'s IP layer.
-    pub(super) fn ip_output(&mut self, n: NodeId, d: DatagramId) {
+    /// Datagram `d`, which entered node `n` from `from`, leaves its IP layer.
+    pub(super) fn ip_output(&mut self, n: NodeId, d: DatagramId, from: IpInput) {
         let dst = self.datagrams.get(d).hdr.dst;
         if dst == n {
             return self.ip_local(n, d);
@@ -42,17 +44,17 @@ impl Network {
         };
         match self.ifaces[hop.iface.idx()] {
             Iface::Atm { .. } => self.atm_output(n, hop.next, d),
-            Iface::Serial { line } | Iface::Lan { line } => self.line_push(line, hop.next, d),
+            Iface::Serial { line } | Iface::Lan { line } => self.line_push(line, hop.next, d, from),
         }
     }
 
-    /// Datagram `d` arrives at node `n` from one of its interfaces.
-    pub(super) fn ip_input(&mut self, n: NodeId, d: DatagramId) {
+    /// Datagram `d` arrives at node `n` from one of its interfaces (`from`).
+    pub(super) fn ip_input(&mut self, n: NodeId, d: DatagramId, from: IpInput) {
         if self.datagrams.get(d).hdr.dst == n {
             self.ip_local(n, d);
         } else if self.hosts[n.idx()].forwards {
             self.hosts[n.idx()].ip.forwarded += 1;
-            self.ip_output(n, d);
+            self.ip_output(n, d, from);
         } else {
             // A host is never a transit hop (routes never ask it to be).
             self.hosts[n.idx()].ip.no_route += 1;
@@ -88,10 +90,39 @@ impl Network {
 
     // ------------------------------------------------------------ packet-level lines
 
-    /// Queue `d` on packet line `l` towards node `to`.
-    fn line_push(&mut self, l: u32, to: NodeId, d: DatagramId) {
+    /// Offer `d`, from `from`, to packet line `l` towards node `to` at this instant (DESIGN
+    /// §2b): queued at once if nothing else can reach a queue in this instant's arrival phase,
+    /// else collected and queued at the instant's admission phase in the round-robin order of
+    /// the line's inputs ([`crate::arbiter`]).
+    fn line_push(&mut self, l: u32, to: NodeId, d: DatagramId, from: IpInput) {
         let bytes = self.datagrams.get(d).ip_bytes;
-        match self.lines[l as usize].push(self.now, OnLine { datagram: d, bytes, to }) {
+        let p = OnLine { datagram: d, bytes, to };
+        if self.lines[l as usize].arrivals.is_empty() {
+            if !self.q.pending_before(rank(kind::ADMIT, 0)) {
+                return self.line_enqueue(l, p);
+            }
+            let at = self.q.prefix_now(rank(kind::ADMIT, l));
+            self.admit_due.push((at, Due::Line(l)));
+        }
+        self.lines[l as usize].arrivals.push((from.id(), p));
+    }
+
+    /// Line `l` queues this instant's collected datagrams in its arbiter's order.
+    pub(super) fn line_admit_arrivals(&mut self, l: u32) {
+        let line = &mut self.lines[l as usize];
+        let mut batch = std::mem::take(&mut line.arrivals);
+        crate::arbiter::admit_order(&mut batch, &mut line.arbiter);
+        for &(_, p) in &batch {
+            self.line_enqueue(l, p);
+        }
+        batch.clear();
+        self.lines[l as usize].arrivals = batch;
+    }
+
+    /// Put `p` in line `l`'s FIFO (or drop it if the buffer is full).
+    fn line_enqueue(&mut self, l: u32, p: OnLine) {
+        let d = p.datagram;
+        match self.lines[l as usize].push(self.now, p) {
             Pushed::Started(t) => {
                 self.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
             }
@@ -100,16 +131,12 @@ impl Network {
         }
     }
 
-    /// Line `l` finished serializing a datagram: it propagates (or, on a line without
-    /// delay, arrives at once), and the next one starts.
+    /// Line `l` finished serializing a datagram: it propagates, and the next one starts. On a
+    /// line without delay it arrives at this instant, in the instant's arrival phase (after
+    /// every queue's completion: DESIGN §2b).
     fn line_tx_done(&mut self, l: u32) {
         let (arrive, next) = self.lines[l as usize].tx_done(self.now);
-        if arrive == self.now {
-            let p = self.lines[l as usize].arrive(arrive).expect("just serialized");
-            self.ip_input(p.to, p.datagram);
-        } else {
-            self.q.schedule(arrive, Ev::Iface(IfaceEv::LineArrive(l)));
-        }
+        self.q.schedule(arrive, Ev::Iface(IfaceEv::LineArrive(l)));
         if let Some(t) = next {
             self.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
         }
@@ -117,7 +144,7 @@ impl Network {
 
     fn line_arrive(&mut self, l: u32) {
         let p = self.lines[l as usize].arrive(self.now).expect("a line arrival with nothing due");
-        self.ip_input(p.to, p.datagram);
+        self.ip_input(p.to, p.datagram, IpInput::Line(l));
     }
 
     // ------------------------------------------------------------ the IP-over-ATM driver
@@ -193,6 +220,29 @@ impl Network {
             self.q.schedule(t, Ev::App(AppEv::Udp(f)));
         }
         let d = self.new_datagram(hdr, Payload::Udp { flow: f }, bytes);
-        self.ip_output(hdr.src, d);
+        self.ip_output(hdr.src, d, IpInput::Local(hdr.src));
+    }
+}
+
+/// Where a datagram entered a node's IP layer: one input of the round-robin arbiter of the
+/// packet line it leaves by (DESIGN §2b).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum IpInput {
+    /// From packet line `l` (a serial line direction or a LAN medium).
+    Line(u32),
+    /// From the node's ATM adapter (a reassembled frame).
+    Adapter(NodeId),
+    /// Sent by the node itself (a transport or an application).
+    Local(NodeId),
+}
+
+impl IpInput {
+    /// Distinct ids for the arbiter's cyclic order: lines, then adapters, then local senders.
+    fn id(self) -> u32 {
+        match self {
+            IpInput::Line(l) => l,
+            IpInput::Adapter(n) => 0x8000_0000 | n.0,
+            IpInput::Local(n) => 0xC000_0000 | n.0,
+        }
     }
 }

@@ -29,8 +29,9 @@
 //! 3. *Arrivals* (`Arrive` of a cell at a link's end, `LineArrive`, a re-shaper's or an ABR
 //!    source's release). Cells for one ATM output port at one instant are not queued yet: the
 //!    port collects them with their input and admits them in step 4.
-//! 4. *Port admission*: each port takes the instant's cells in the round-robin order of their
-//!    inputs ([`crate::atm::port::OutPort::arbiter`]): no input is favoured by its index. It
+//! 4. *Admission*: each ATM port takes the instant's cells, and each packet line the instant's
+//!    datagrams, in the round-robin order of their inputs ([`crate::arbiter`]): no input is
+//!    favoured by its index. It
 //!    costs no event: the run loop admits them at their place in the instant's order, before
 //!    the first pending event that comes later ([`Network::admit_due`]). A port with a single
 //!    arrival and nothing else pending in the instant's arrival phase admits it at once (the
@@ -42,10 +43,10 @@
 //!    retransmission timer fires cancels the retransmission, as in BSD where input runs at a
 //!    higher interrupt priority than the clock's soft interrupt).
 //!
-//! Within a kind, events of different entities at one instant run in entity-index order: where
-//! they meet at a queue other than an ATM port (a host CPU, an IP output queue, a LAN), that
-//! index decides which enters first. Nothing in the shipped scenarios depends on it (tested
-//! under every engine tie order).
+//! Packet lines (IP output queues on serial lines, LAN media) admit an instant's datagrams the
+//! same way, through their own arbiter (`ip.rs`, `line_push`). Within a kind, events of
+//! different entities at one instant run in entity-index order: where they meet at a host CPU,
+//! that index decides which job enters first (`crate::ip::cpu`).
 //!
 //! **Batching.** A port that finishes a cell and has another, and a link whose next cell
 //! arrives, take that next step inline when it is the event the queue would deliver next
@@ -335,10 +336,10 @@ pub struct Network {
     pub inline_budget: u32,
     /// Reused buffer for cells a switch re-shaper releases at once.
     pub scratch_cells: Vec<Cell>,
-    /// Ports holding cells offered at this instant, each with its place in the instant's order
-    /// (a key prefix of kind [`kind::ADMIT`]): the run loop admits them there, before the
-    /// first pending event that comes later (`fabric.rs`, `admit_arrivals`).
-    pub admit_due: Vec<(u128, PortId)>,
+    /// Queues (ATM ports, packet lines) holding arrivals of this instant, each with its place
+    /// in the instant's order (a key prefix of kind [`kind::ADMIT`]): the run loop admits them
+    /// there, before the first pending event that comes later (`fabric.rs`, `admit_due_now`).
+    pub(crate) admit_due: Vec<(u128, fabric::Due)>,
     /// Interfaces of all nodes ([`crate::iface`]).
     pub ifaces: Vec<Iface>,
     /// Packet-level lines: both directions of every serial line, and every LAN's medium.

@@ -6,6 +6,7 @@
 //! host has one) and arms the ticks it needs; `tcp_input` hands a delivered segment to its
 //! endpoint; conversation slots recycle when a conversation ends (`maybe_recycle`).
 
+use super::ip::IpInput;
 use super::{AppEv, CpuEv, Ev, Network, TransportEv};
 use crate::apps::conversation::Actions;
 use crate::ids::{ConnId, DatagramId, NodeId};
@@ -57,7 +58,7 @@ impl Network {
             unreachable!("not a TCP payload")
         };
         let h = self.conns[c.idx()].ep[1 - dest as usize].host;
-        self.ip_output(h, d);
+        self.ip_output(h, d, IpInput::Local(h));
     }
 
     /// tcp_input for a segment whose processing is done: the datagram ends here.
