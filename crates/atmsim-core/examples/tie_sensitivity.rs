@@ -1,9 +1,10 @@
-//! How much each scenario's results depend on the order of simultaneous events
-//! (`simulation.tie_order`, kernel module docs): runs every file given with the default FIFO
-//! ties, last-in-first-out ties and random ties (seeds 1 and 2 of the permutation), each
-//! capped at `--cap-s` simulated seconds (default 5), and prints per file whether the results
-//! digest changed and how the delivered cells, cell drops and summed goodput (connections and
-//! cell sources) moved, next to a control: the same file under FIFO ties with seed + 1.
+//! Checks that results do not depend on the engine's order of simultaneous events
+//! (`simulation.tie_order`; DESIGN §2b, kernel module docs): runs every file given with the
+//! default FIFO ties, last-in-first-out ties and random ties (seeds 1 and 2 of the
+//! permutation), each capped at `--cap-s` simulated seconds (default 5), and prints per file
+//! whether the results digest changed (it must not) and the delivered cells, cell drops and
+//! summed goodput (connections and cell sources), next to a control that does change them:
+//! the same file under FIFO ties with seed + 1 ("random seed+1" changes the seed too).
 //!
 //! `cargo run --release -p atmsim-core --example tie_sensitivity -- [--cap-s 5] scenarios/**/*.toml`
 use atmsim_core::api::{self, Format, RunOptions};
