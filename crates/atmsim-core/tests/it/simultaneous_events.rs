@@ -36,23 +36,27 @@ fn assert_order_free(text: &str, seed: u64) -> serde_json::Value {
     fifo
 }
 
-/// `n` greedy sources on their own OC-3c links in exact lock step into one OC-3c switch port
-/// (100-cell buffer, tail drop), each frame a single cell (a 40-byte datagram with the 8-byte
-/// AAL5 trailer).
-fn lock_step_one_cell_frames(n: usize) -> String {
-    let mut t = String::from("[simulation]\nduration_s = 1.0\nwarmup_s = 0.2\nsample_interval_ms = 0\n");
-    t += "[[switch]]\nname = \"sw\"\nbuffer_cells = 100\n[[host]]\nname = \"b\"\n";
+/// `n` hosts on their own OC-3c links into one OC-3c switch port of `buffer` cells (tail drop)
+/// towards host `b`, each with one cell source `g<i>` on its VC, described by `source` (the
+/// fields after `from`); `head` opens the `[simulation]` section.
+fn star(n: usize, buffer: u32, head: &str, source: &str) -> String {
+    let mut t = format!("[simulation]\n{head}sample_interval_ms = 0\n");
+    t += &format!("[[switch]]\nname = \"sw\"\nbuffer_cells = {buffer}\n[[host]]\nname = \"b\"\n");
     t += "[[link]]\na = \"sw\"\nb = \"b\"\npreset = \"oc3c\"\ndelay_ms = 0.1\n";
     for i in 0..n {
         t += &format!(
             "[[host]]\nname = \"a{i}\"\n[[link]]\na = \"a{i}\"\nb = \"sw\"\npreset = \"oc3c\"\ndelay_ms = 0.1\n"
         );
         t += &format!("[[vc]]\nname = \"v{i}\"\npath = [\"a{i}\", \"sw\", \"b\"]\n");
-        t += &format!(
-            "[[cell_source]]\nname = \"g{i}\"\nvc = \"v{i}\"\nfrom = \"a{i}\"\nkind = \"greedy\"\nframe_bytes = 40\n"
-        );
+        t += &format!("[[cell_source]]\nname = \"g{i}\"\nvc = \"v{i}\"\nfrom = \"a{i}\"\n{source}");
     }
     t
+}
+
+/// `n` greedy sources in exact lock step into one port of 100 cells, each frame a single cell
+/// (a 40-byte datagram with the 8-byte AAL5 trailer).
+fn lock_step_one_cell_frames(n: usize) -> String {
+    star(n, 100, "duration_s = 1.0\nwarmup_s = 0.2\n", "kind = \"greedy\"\nframe_bytes = 40\n")
 }
 
 #[test]
@@ -86,20 +90,8 @@ fn in_lock_step_two_greedy_sources_lose_alike_under_every_order() {
 /// `n` Poisson sources of short messages (1–3 cells, mean 1.5), each offering `load_bps`, into
 /// one OC-3c port of `buffer` cells.
 fn poisson_into_small_buffer(n: usize, load_bps: f64, buffer: u32) -> String {
-    let mut t = String::from("[simulation]\nduration_s = 2.0\nsample_interval_ms = 0\n");
-    t += &format!("[[switch]]\nname = \"sw\"\nbuffer_cells = {buffer}\n[[host]]\nname = \"b\"\n");
-    t += "[[link]]\na = \"sw\"\nb = \"b\"\npreset = \"oc3c\"\ndelay_ms = 0.1\n";
-    for i in 0..n {
-        t += &format!(
-            "[[host]]\nname = \"a{i}\"\n[[link]]\na = \"a{i}\"\nb = \"sw\"\npreset = \"oc3c\"\ndelay_ms = 0.1\n"
-        );
-        t += &format!("[[vc]]\nname = \"v{i}\"\npath = [\"a{i}\", \"sw\", \"b\"]\n");
-        t += &format!(
-            "[[cell_source]]\nname = \"p{i}\"\nvc = \"v{i}\"\nfrom = \"a{i}\"\nkind = \"poisson\"\n\
-             load_bps = {load_bps}\nmean_cells = 1.5\nmax_cells = 3\n"
-        );
-    }
-    t
+    let source = format!("kind = \"poisson\"\nload_bps = {load_bps}\nmean_cells = 1.5\nmax_cells = 3\n");
+    star(n, buffer, "duration_s = 2.0\n", &source)
 }
 
 #[test]
