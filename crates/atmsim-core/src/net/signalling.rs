@@ -220,6 +220,9 @@ impl Network {
     /// A signalling message leaves by output port `via` as one frame on the signalling VC.
     fn sig_transmit(&mut self, c: CtrlId, via: crate::ids::PortId, frame: Frame) {
         let now = self.now;
+        // Frames lost since the last accounting have freed their ids: end their messages
+        // before `alloc` may give one of those ids to this message.
+        self.account_lost_messages();
         let f = self.frames.alloc(NO_DATAGRAM, NodeId(u32::MAX), frame.bytes(), now);
         let n = self.frames.get(f).ncells;
         debug_assert_eq!(n, frame.cells());
