@@ -517,8 +517,11 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
     parts.append("<h2>Lock-step clocks</h2><p>The unshaped 1000-cell case with no background and every link clock exact "
                  "(<code>link_clock_ppm = 0</code>): per-connection goodput "
                  + "; ".join(", ".join(f"{x:.1f}" for x in g) for g in lock_gp)
-                 + " Mb/s (one line per seed). One sender's cells arrive in step with L0's departures and take every freed "
-                 "place in the full buffer, so the others' retransmissions never get in. Free clocks (±20 ppm, used in the "
+                 + " Mb/s (one line per seed). With every clock exact, cells of several senders reach the full buffer at "
+                 "the picosecond L0 frees a place; the port admits them in the round-robin order of their inputs (DESIGN "
+                 "§2b), so at such a tie all but one lose a cell, and with it an AAL5 frame of 192 cells. One connection "
+                 "still ends up with most of L0, though not a fixed one (under the earlier insertion-order rule it was "
+                 "always the first, 134.7 Mb/s against 0 for both seeds). Free clocks (±20 ppm, used in the "
                  "figures above) do not remove this for line-rate senders: the queue still drains only at the clock "
                  "difference, and the means hide one connection taking most of L0 at low background load (Jain's index "
                  "in 'Per-connection goodput' above; docs/scenario.md, 'Link clocks').</p>")
