@@ -62,7 +62,10 @@ def test_exact_clocks_lock_senders_out_and_free_clocks_do_not():
     base = k.at_background(k.load(1000, "unshaped"), 0, 6.0, 2.0)
     locked = base.copy().set("simulation.link_clock_ppm", 0.0).run(seed=1).summary
     gp = sorted(c["goodput_bps"] for c in locked["connections"])
-    assert gp[:3] == [0.0, 0.0, 0.0] and gp[3] > 130e6, gp
+    # The port admits simultaneous cells in the round-robin order of their inputs (DESIGN
+    # §2b), yet one connection still takes nearly all of L0 (seed 1: 134.65 Mb/s against 0,
+    # 0 and 0.13 Mb/s).
+    assert gp[3] > 130e6 and sum(gp[:3]) < 1e6, gp
     # With ±20 ppm clocks the others' retransmissions get through (TCP may still be very
     # unfair: that is Reno with tail drop, not the clocks).
     for seed in (1, 2, 3):
