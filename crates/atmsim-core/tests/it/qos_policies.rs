@@ -226,10 +226,9 @@ fn the_studys_audio_conforms_to_its_tab_4_5_spec() {
 
 /// A control frame that loses cells at a congested switch frees its frame id; a signalling
 /// message sent later may get that id. The lost frame's message must be ended before then, or
-/// the new message is ended in its place and its frame arrives without one (a panic found in
-/// the quick study, 8 of 309 runs, once port admission of simultaneous cells was deferred to
-/// the instant's admission phase). The configuration and seed of one of those runs, cut at
-/// 300 s (it failed between 240 and 300 s).
+/// the new message is ended in its place and its frame arrives without one. Control cells
+/// dropped at a port's admission phase, outside `sig_transmit`, reach that case: this is a
+/// static-priority configuration of Mah's study that starves signalling (seed 3, 300 s).
 #[test]
 fn lost_control_frames_end_their_messages_before_their_ids_are_reused() {
     let text = std::fs::read_to_string(repo_file("crates/atmsim-core/tests/it/data/mah96_sp_qos1_conv_svc_300s.json"))
