@@ -45,6 +45,10 @@ impl SimTime {
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_SEC as f64
     }
+    /// The instant `d` before this one (saturating at zero).
+    pub fn saturating_sub(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_sub(d.0))
+    }
     /// The time elapsed since `earlier` (saturating at zero).
     pub fn since(self, earlier: SimTime) -> SimDuration {
         SimDuration(self.0.saturating_sub(earlier.0))
@@ -215,11 +219,35 @@ impl Serializer {
     pub fn reset(&mut self) {
         self.rem = 0;
     }
+
+    /// Total duration of the next `k` units sent back to back, without drawing them: the sum
+    /// of `k` calls of [`Serializer::next_unit`] is `k·q + floor((rem + k·r) / rate)`.
+    #[inline]
+    pub fn peek_units(&self, k: u64) -> SimDuration {
+        let carry = (self.rem as u128 + k as u128 * self.unit_r as u128) / self.rate as u128;
+        let ps = k as u128 * self.unit_q as u128 + carry;
+        SimDuration(u64::try_from(ps).unwrap_or(u64::MAX))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peeking_k_units_sums_what_k_draws_would_give() {
+        for bps in [1_536_000u64, 40_704_000, 100_000_000, 149_760_000, 599_040_000, 7] {
+            let mut s = Serializer::new(Rate::bps(bps), 424);
+            for warm in 0..5 {
+                for k in [0u64, 1, 2, 3, 17, 192, 1000] {
+                    let mut c = s.clone();
+                    let drawn: u64 = (0..k).map(|_| c.next_unit().as_ps()).sum();
+                    assert_eq!(s.peek_units(k).as_ps(), drawn, "rate {bps}, after {warm} draws, k {k}");
+                }
+                s.next_unit();
+            }
+        }
+    }
 
     #[test]
     fn unit_constructors_agree() {

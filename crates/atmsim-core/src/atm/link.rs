@@ -83,6 +83,9 @@ pub struct Link {
     pub pipe: VecDeque<(SimTime, Cell)>,
     /// Cells that reached the far end.
     pub cells_delivered: u64,
+    /// Into a switch: an `Arrive` event for the head cell is pending (the chain of arrivals is
+    /// running).
+    pub armed: bool,
 }
 
 impl Link {

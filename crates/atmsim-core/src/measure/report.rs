@@ -177,8 +177,9 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
     let d = &net.datagrams.counts;
     let frames_in_flight = net.frames.live() as u64;
     let heap_events = net.q.events_popped();
-    // Logical events: heap events plus the steps batching took inline (the same count
-    // with batching on or off).
+    // Steps of the engine: heap events plus the steps batching took inline. Served-ahead
+    // ports (`atm::port` module docs) take no step per cell, so with batching on this is
+    // smaller than with it off, for the same results.
     let events = heap_events + net.inline_steps;
     let mut s = json!({
         "duration_s": end,

@@ -115,7 +115,10 @@ impl Network {
             self.abr.allocators[a as usize].on_cell(now, slot);
         }
         self.cells.injected += 1;
-        if !self.ports[port.idx()].push_cell(now, cell) {
+        self.advance(port, now);
+        if self.ports[port.idx()].push_cell(now, cell) {
+            self.arm_after_push(port, cell);
+        } else {
             self.cells.dropped_regulator += 1;
             self.cell_lost(cell);
         }

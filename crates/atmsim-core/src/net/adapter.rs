@@ -51,6 +51,7 @@ impl Network {
             }
             return true;
         }
+        self.advance(port, now);
         let pt = &mut self.ports[port.idx()];
         if !pt.has_room_for(ncells) {
             pt.refuse_frame(ncells);
@@ -64,6 +65,7 @@ impl Network {
         if refused > 0 {
             self.regulator_refused(f, refused);
         }
+        self.arm_after_push(port, Cell { vci, frame: f, flags: crate::atm::cell::flags::EOF });
         if let Some(t) = self.hosts[h.idx()].tap {
             self.capture(t, true, d);
         }
@@ -82,6 +84,7 @@ impl Network {
         let ip_bytes = self.datagrams.get(d).ip_bytes;
         let f = self.frames.alloc(d, h, ip_bytes, now);
         let ncells = self.frames.get(f).ncells;
+        self.advance(port, now);
         if !self.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
             self.frames.cancel(f);
             self.cells.refused_at_host += ncells as u64;
@@ -89,6 +92,7 @@ impl Network {
             return false;
         }
         self.cells.injected += ncells as u64;
+        self.arm(port);
         if let Some(t) = self.hosts[h.idx()].tap {
             self.capture(t, true, d);
         }

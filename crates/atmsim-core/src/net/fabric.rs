@@ -1,6 +1,7 @@
 //! The ATM layer of the running network: cells through ports, links and switches.
 //!
-//! Owns the handling of [`AtmEv`]: a port finishing a cell (`PortTx`), the head cell of a link
+//! Owns the handling of [`AtmEv`]: a port finishing a cell (`PortTx`; for a port served
+//! ahead, the one event it keeps: `atm::port` module docs, "Serving ahead"), the head cell of a link
 //! reaching its far end (`Arrive`: a switch forwards it — translation, policing, re-shaping,
 //! the output port's drop policy — or a host's reassembler takes it), and a shaper releasing
 //! conforming cells (`Shape`). Busy ports and links take their next step inline when nothing
@@ -14,6 +15,7 @@ use crate::atm::port::DropReason;
 use crate::atm::shaping::ShaperKind;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::kernel::rank;
+use crate::time::SimTime;
 use crate::signalling::SIG_VCI;
 
 impl Network {
@@ -21,6 +23,7 @@ impl Network {
     #[inline]
     pub(super) fn on_atm(&mut self, ev: AtmEv) {
         match ev {
+            AtmEv::PortTx(p) if self.ports[p.idx()].lazy => self.port_due(p),
             AtmEv::PortTx(p) => self.port_tx_done(p),
             AtmEv::Arrive(l) => self.link_arrive(l),
             AtmEv::Shape(s) => self.shaper_release(s),
@@ -68,21 +71,136 @@ impl Network {
     pub(super) fn put_on_link(&mut self, l: LinkId, cell: Cell) {
         let link = &mut self.links[l.idx()];
         let at = self.now + link.delay;
-        let was_empty = link.pipe.is_empty();
         link.pipe.push_back((at, cell));
-        // Into a switch: one event per cell (chained from the head). Into a host: only
-        // end-of-frame cells (and ABR RM cells) have effects beyond the reassembly buffer, so
-        // only they get an event; the cells before them are delivered in order when it fires.
+        self.arrival_event(l, at, cell);
+    }
+
+    /// Cell `cell` will reach the far end of link `l` at `at`: the event it needs, if any. Into
+    /// a switch: one event per cell, chained from the head ([`Link::armed`]). Into a host: only
+    /// end-of-frame cells (and ABR RM cells) have effects beyond the reassembly buffer, so
+    /// only they get an event; the cells before them are delivered in order when it fires.
+    #[inline]
+    fn arrival_event(&mut self, l: LinkId, at: SimTime, cell: Cell) {
+        let link = &mut self.links[l.idx()];
         let wake = match link.to {
-            Sink::Switch { .. } => was_empty,
+            Sink::Switch { .. } => !std::mem::replace(&mut link.armed, true),
             Sink::Host(_) => cell.flags & (flags::EOF | flags::RM) != 0,
         };
         if wake {
+            debug_assert!(at >= self.now, "an arrival event in the past on link {}", link.name);
             self.q.schedule(at, Ev::Atm(AtmEv::Arrive(l)));
         }
     }
 
-    /// Deliver every cell of host link `l` that has arrived by `self.now`.
+    /// A served-ahead port (`atm::port` module docs, "Serving ahead") started a cell that
+    /// ends at `done`: the cell's arrival at the far end gets its event now, since no port
+    /// event will put it on the link in time.
+    #[inline]
+    fn launched(&mut self, p: PortId, done: SimTime) {
+        let port = &mut self.ports[p.idx()];
+        port.tx_done = done;
+        let cell = port.in_tx.expect("launched without a cell");
+        let l = port.link;
+        let at = done + self.links[l.idx()].delay;
+        self.arrival_event(l, at, cell);
+    }
+
+    /// Bring served-ahead port `p` up to `t` (at most `self.now`): every cell whose
+    /// transmission ends at or before `t` leaves onto the link, and the next one starts at that
+    /// instant, chosen from the cells present then — what the port's own events would have
+    /// done, in the model's order (completions before the instant's arrivals, DESIGN §2b),
+    /// since every arrival to the port and every reader of it brings it up to date first.
+    #[inline]
+    pub(super) fn advance(&mut self, p: PortId, t: SimTime) {
+        let port = &self.ports[p.idx()];
+        if port.lazy && port.in_tx.is_some() && port.tx_done <= t {
+            self.advance_to(p, t);
+        }
+    }
+
+    fn advance_to(&mut self, p: PortId, t: SimTime) {
+        loop {
+            let port = &mut self.ports[p.idx()];
+            let d = port.tx_done;
+            let cell = port.in_tx.take().expect("advance_to a busy port");
+            port.stats.cells_tx += 1;
+            self.cell_hops += 1;
+            let link = &mut self.links[port.link.idx()];
+            link.pipe.push_back((d + link.delay, cell));
+            match port.start_next(d) {
+                Some(done) => self.launched(p, done),
+                None => port.sleep(d),
+            }
+            if self.ports[p.idx()].notify {
+                if let Some(src) = self.source_after_tx(p, cell) {
+                    debug_assert_eq!(d, self.now, "a source's frame left before its port's event");
+                    self.source_frame_left(src);
+                }
+            }
+            let port = &self.ports[p.idx()];
+            if port.in_tx.is_none() || port.tx_done > t {
+                break;
+            }
+        }
+        // No re-arming: the cells still waiting were armed for when they were queued (the
+        // pending event comes no later than any of their starts), and a port event re-arms.
+    }
+
+    /// Bring every served-ahead port up to `t`.
+    pub(super) fn advance_all(&mut self, t: SimTime) {
+        for p in 0..self.ports.len() {
+            self.advance(PortId(p as u32), t);
+        }
+    }
+
+    /// The event of served-ahead port `p`: bring it up to now (a source whose frame left is
+    /// told at this instant) and arm its next event.
+    fn port_due(&mut self, p: PortId) {
+        let now = self.now;
+        let port = &mut self.ports[p.idx()];
+        if port.tx_event == now {
+            port.tx_event = SimTime::MAX;
+        }
+        self.advance(p, now);
+        self.arm(p);
+    }
+
+    /// Give served-ahead port `p` the event it needs next ([`OutPort::next_due`]), unless one
+    /// that comes no later is pending.
+    #[inline]
+    pub(super) fn arm(&mut self, p: PortId) {
+        let port = &mut self.ports[p.idx()];
+        if !port.lazy || !(port.to_host || port.notify) {
+            return;
+        }
+        if let Some(t) = port.next_due() {
+            self.port_event_at(p, t);
+        }
+    }
+
+    /// [`Network::arm`] after `cell` joined the tail of served-ahead port `p`'s queue.
+    #[inline]
+    pub(super) fn arm_after_push(&mut self, p: PortId, cell: Cell) {
+        let port = &self.ports[p.idx()];
+        if !port.lazy || !(port.to_host || port.notify) {
+            return;
+        }
+        if let Some(t) = port.next_due_after_push(cell) {
+            self.port_event_at(p, t);
+        }
+    }
+
+    #[inline]
+    fn port_event_at(&mut self, p: PortId, t: SimTime) {
+        let port = &mut self.ports[p.idx()];
+        if t < port.tx_event {
+            port.tx_event = t;
+            self.q.schedule(t, Ev::Atm(AtmEv::PortTx(p)));
+        }
+    }
+
+    /// Deliver every cell of host link `l` that has arrived by `self.now` (a served-ahead
+    /// port feeding it must be up to date).
     pub(super) fn drain_host_link(&mut self, l: LinkId, h: NodeId) {
         while let Some(&(t, cell)) = self.links[l.idx()].pipe.front() {
             if t > self.now {
@@ -98,7 +216,7 @@ impl Network {
         }
     }
 
-    /// Bring every host link up to date (before reading counters).
+    /// Bring every host link up to date (before reading counters; served-ahead ports first).
     pub(super) fn drain_host_links(&mut self) {
         for l in 0..self.links.len() {
             if let Sink::Host(h) = self.links[l].to {
@@ -110,11 +228,16 @@ impl Network {
     /// The head cell of link `l` arrives at `self.now`.
     pub(super) fn link_arrive(&mut self, l: LinkId) {
         if let Sink::Host(h) = self.links[l.idx()].to {
+            let link = &self.links[l.idx()];
+            self.advance(link.from, self.now.saturating_sub(link.delay));
             return self.drain_host_link(l, h);
         }
         loop {
+            let link = &self.links[l.idx()];
+            self.advance(link.from, self.now.saturating_sub(link.delay));
             let link = &mut self.links[l.idx()];
-            let (_, cell) = link.pipe.pop_front().expect("Arrive on an empty link");
+            let (_at, cell) = link.pipe.pop_front().expect("Arrive on an empty link");
+            debug_assert_eq!(_at, self.now, "the head cell of a link arrives at its event");
             link.cells_delivered += 1;
             match link.to {
                 Sink::Host(_) => unreachable!("host links are drained, not stepped"),
@@ -152,14 +275,23 @@ impl Network {
                     }
                 },
             }
-            let link = &self.links[l.idx()];
-            if let Some(&(t, _)) = link.pipe.front() {
-                let ev = Ev::Atm(AtmEv::Arrive(l));
-                if self.take_inline(t, ev) {
-                    continue;
+            let link = &mut self.links[l.idx()];
+            let next = match link.pipe.front() {
+                Some(&(t, _)) => t,
+                None => {
+                    let from = &self.ports[link.from.idx()];
+                    if !(from.lazy && from.in_tx.is_some()) {
+                        link.armed = false;
+                        return;
+                    }
+                    from.tx_done + link.delay
                 }
-                self.q.schedule(t, ev);
+            };
+            let ev = Ev::Atm(AtmEv::Arrive(l));
+            if self.take_inline(next, ev) {
+                continue;
             }
+            self.q.schedule(next, ev);
             return;
         }
     }
@@ -224,9 +356,13 @@ impl Network {
     #[inline]
     fn admit(&mut self, p: PortId, cell: Cell) {
         let now = self.now;
+        self.advance(p, now);
         let port = &mut self.ports[p.idx()];
         match port.offer_cell(now, cell) {
-            None => self.kick(p),
+            None => {
+                self.arm_after_push(p, cell);
+                self.kick(p)
+            }
             Some(reason) => {
                 match reason {
                     DropReason::Tail => self.cells.dropped_tail += 1,
@@ -253,7 +389,8 @@ impl Network {
         }
     }
 
-    /// Start the transmitter of port `p` if it is idle and has cells.
+    /// Start the transmitter of port `p` if it is idle and has cells (a served-ahead port is
+    /// up to date: whoever queued the cells brought it there first).
     #[inline]
     pub(super) fn kick(&mut self, p: PortId) {
         let now = self.now;
@@ -263,6 +400,10 @@ impl Network {
         }
         port.wake(now);
         match port.start_next(now) {
+            Some(done) if port.lazy => {
+                self.launched(p, done);
+                self.arm(p);
+            }
             Some(done) => {
                 self.q.schedule(done, Ev::Atm(AtmEv::PortTx(p)));
             }
@@ -313,15 +454,16 @@ impl Network {
             self.scratch_cells = cells;
             return;
         }
+        let p = self.shapers.list[s as usize].port;
+        self.advance(p, now);
         let sh = &mut self.shapers.list[s as usize];
-        let port = &mut self.ports[sh.port.idx()];
+        let port = &mut self.ports[p.idx()];
         let mut refused = std::mem::take(&mut self.scratch_cells);
         let next = sh.release(now, &mut |cell| {
             if !port.push_cell(now, cell) {
                 refused.push(cell);
             }
         });
-        let p = sh.port;
         for cell in refused.drain(..) {
             self.cells.dropped_regulator += 1;
             self.cell_lost(cell);
@@ -330,6 +472,7 @@ impl Network {
         if let Some(at) = next {
             self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
         }
+        self.arm(p);
         self.kick(p);
     }
 }

@@ -7,7 +7,7 @@
 //!
 //! | file | events | what happens |
 //! |---|---|---|
-//! | `fabric.rs` | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake` | a port finished a cell; the head cell of a link reaches a switch or a host; a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible |
+//! | `fabric.rs` | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host; a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible |
 //! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at switches (allocators) and at end systems (turnaround, ACR) |
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
@@ -368,6 +368,11 @@ pub struct Network {
 impl Network {
     /// Schedule the initial events. Called once by the builder.
     pub fn prime(&mut self) {
+        for p in &mut self.ports {
+            p.lazy = self.batching && !p.sched.may_hold_cells();
+            p.to_host = matches!(self.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
+            p.notify = p.vcs.iter().any(|v| v.notify_source);
+        }
         for c in 0..self.conns.len() {
             let t = self.conns[c].start;
             self.conns[c].ep[1].tcp.open_passive();
@@ -437,7 +442,7 @@ impl Network {
             if n & 1023 == 0 && self.q.generation_overflow() {
                 return false;
             }
-            if n & 1023 == 0 && (self.now.0 >= next_report || last_report.elapsed() >= PROGRESS_WALL_PERIOD) {
+            if self.now.0 >= next_report || (n & 1023 == 0 && last_report.elapsed() >= PROGRESS_WALL_PERIOD) {
                 if progress(self.now.0 as f64 / total).is_break() {
                     return false;
                 }
@@ -448,6 +453,7 @@ impl Network {
             }
         }
         self.now = self.until;
+        self.advance_all(self.until);
         self.drain_host_links();
         self.account_lost_datagrams();
         self.account_lost_messages();

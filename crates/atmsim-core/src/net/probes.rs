@@ -37,6 +37,7 @@ impl Network {
     }
 
     pub(super) fn snapshot_warm(&mut self) {
+        self.advance_all(self.now.saturating_sub(crate::time::SimDuration::from_ps(1)));
         for c in &mut self.conns {
             c.bytes_read_warm = c.bytes_read;
             c.bytes_sent_warm = c.ep[0].tcp.stats().bytes_sent;
@@ -53,6 +54,7 @@ impl Network {
     }
 
     pub(super) fn sample(&mut self) {
+        self.advance_all(self.now.saturating_sub(crate::time::SimDuration::from_ps(1)));
         self.drain_host_links();
         let t = self.now.as_secs_f64();
         let dt = self.sample_every.map_or(1.0, |d| d.as_secs_f64());

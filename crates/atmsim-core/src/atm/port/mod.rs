@@ -53,6 +53,24 @@
 //! ([`OutPort::arrivals`]) and admits them together (`net/fabric.rs`, `admit_arrivals`). At a
 //! host adapter the host's own frames enter after the port's completion, in the order of the
 //! events that send them (kind, then entity: `net` module docs).
+//!
+//! **Serving ahead** (issue 25; `net/fabric.rs`). With `simulation.batching` on, a FIFO or
+//! round-robin port ([`OutPort::lazy`]) takes no event per cell. Once a cell starts, its end
+//! and its arrival at the far end of the link are known, so the arrival gets its event at once;
+//! the port's completions are then carried out late, when something reaches or reads the port
+//! — an arriving cell, a host queuing a frame, the link's next arrival, a probe, the end of the
+//! run — each bringing it up to that instant first (`Network::advance`). Because every such
+//! caller does so, a completion is carried out with the queue exactly as it was at its
+//! instant, before that instant's arrivals (§2b above), and the results are bit-identical to
+//! one event per cell (checked on every shipped scenario with batching on and off). Two
+//! effects cannot wait, so the port keeps one event for them ([`OutPort::next_due`],
+//! [`OutPort::tx_event`]): an end-of-frame or RM cell bound for a host must be started by its
+//! start time (its arrival event is made then), and a cell source that waits for its frames
+//! to leave is told at the instant its last cell ends. For a FIFO the start of a waiting cell
+//! is exact ([`crate::time::Serializer::peek_units`]); for round robin, or behind control
+//! cells, it is a lower bound and the event looks again when it fires. Static-priority and
+//! RCSP ports, whose choice needs the time and may wait for eligibility, keep one event per
+//! cell.
 
 use super::cell::{flags, Cell};
 use super::sched::{Discipline, Scheduler};
@@ -194,7 +212,18 @@ pub struct VcState {
 pub struct OutPort {
     /// The cell now being transmitted.
     pub in_tx: Option<Cell>,
+    /// When the cell in transmission ends (meaningful while [`OutPort::in_tx`] holds one).
+    pub tx_done: SimTime,
     pub link: LinkId,
+    /// Served ahead (module docs, "Serving ahead"): the port has no event per cell; the
+    /// network brings it up to date when anything reaches or reads it.
+    pub lazy: bool,
+    /// The port's link ends at a host (whose reassembly needs end-of-frame and RM cells on time).
+    pub to_host: bool,
+    /// Some VC of this port is a cell source's that waits for its frames to leave.
+    pub notify: bool,
+    /// The earliest pending event of this served-ahead port, `SimTime::MAX` if none.
+    pub tx_event: SimTime,
     /// Data cells waiting (the cell in transmission and control cells excluded).
     pub occupancy: u32,
     /// Data buffer size [cells]; `u32::MAX` = unlimited.
@@ -248,6 +277,11 @@ impl OutPort {
             vc_limit: u32::MAX,
             vc_epd_threshold: u32::MAX,
             in_tx: None,
+            tx_done: SimTime::ZERO,
+            lazy: false,
+            to_host: false,
+            notify: false,
+            tx_event: SimTime::MAX,
             ser,
             stats: PortStats::default(),
             last_change: SimTime::ZERO,
@@ -535,6 +569,63 @@ impl OutPort {
             return self.start_idle(now);
         };
         Some(self.launch(now, cell))
+    }
+
+    /// Whether `cell`, when it ends, has an effect beyond the port at that very instant: it
+    /// ends a frame of a cell source that waits for its frames to leave.
+    #[inline]
+    fn notifies(&self, cell: Cell) -> bool {
+        self.notify && cell.is_eof() && self.vcs.get(cell.vci as usize).is_some_and(|v| v.notify_source)
+    }
+
+    /// Whether a served-ahead port must have started `cell` by the time it starts, rather than
+    /// whenever it is next brought up to date: it ends a frame (or is an RM cell) bound for a
+    /// host, or it [notifies](OutPort::notifies) a source.
+    #[inline]
+    fn watched(&self, cell: Cell) -> bool {
+        (self.to_host && cell.flags & (flags::EOF | flags::RM) != 0) || self.notifies(cell)
+    }
+
+    /// When a served-ahead port must next be brought up to date by an event of its own
+    /// (module docs, "Serving ahead"): the end of the cell in transmission if that cell
+    /// notifies a source; else no later than the start of the first watched cell waiting. For a
+    /// FIFO port without control cells waiting that start is exact; otherwise it is a lower
+    /// bound, and the event finds out more when it fires.
+    pub fn next_due(&self) -> Option<SimTime> {
+        let cell = self.in_tx?;
+        if self.notifies(cell) || !self.ctrl.is_empty() {
+            return Some(self.tx_done);
+        }
+        // A cell with k cells ahead of it in its queue starts no sooner than k cell times after
+        // the current one ends (exactly then in a FIFO).
+        let k = match &self.sched {
+            Scheduler::Fifo(q) => q.iter().position(|&c| self.watched(c))?,
+            Scheduler::RoundRobin { tokens, queues } => tokens
+                .iter()
+                .filter_map(|&v| queues[v as usize].iter().position(|&c| self.watched(c)))
+                .min()?,
+            Scheduler::Priority(_) => return (self.occupancy > 0).then_some(self.tx_done),
+        };
+        Some(self.tx_done + self.ser.peek_units(k as u64))
+    }
+
+    /// When `cell`, which just joined the tail of its queue (data or control), needs the port's
+    /// event, if it is watched: no later than its start (a lower bound, as in
+    /// [`OutPort::next_due`]; the needs of the cells queued before it are already armed).
+    #[inline]
+    pub fn next_due_after_push(&self, cell: Cell) -> Option<SimTime> {
+        if self.in_tx.is_none() || !self.watched(cell) {
+            return None;
+        }
+        if cell.is_ctrl() || !self.ctrl.is_empty() {
+            return Some(self.tx_done);
+        }
+        let ahead = match &self.sched {
+            Scheduler::Fifo(q) => q.len(),
+            Scheduler::RoundRobin { queues, .. } => queues[cell.vci as usize].len(),
+            Scheduler::Priority(_) => return Some(self.tx_done),
+        };
+        Some(self.tx_done + self.ser.peek_units(ahead.saturating_sub(1) as u64))
     }
 
     /// Begin a busy period (the transmitter was idle).
