@@ -214,3 +214,51 @@ fn poisson_messages_queue_at_a_slower_port_as_their_burstiness_predicts() {
     assert!(port["mean_queue_cells"].as_f64().unwrap() > 1.0);
     assert_eq!(port["drops"].as_u64().unwrap(), 0);
 }
+
+#[test]
+fn a_probe_at_the_instant_a_cell_ends_sees_the_queue_before_it_and_batching_agrees() {
+    // At 212 Mb/s a cell takes exactly 2 µs, so with a greedy source busy from time 0 every
+    // 1-ms sample falls on the instant a cell ends and the next starts. A probe sees the left
+    // limit of its instant (DESIGN §2b): a port served ahead must not carry out that
+    // completion before the probe reads it. Event by event (batching off) the completion is
+    // still pending then; both runs must give the same series.
+    let text = r#"
+[simulation]
+duration_s = 0.02
+sample_interval_ms = 1.0
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[switch]]
+name = "sw"
+[[link]]
+a = "a"
+b = "sw"
+rate_bps = 212e6
+delay_ms = 0
+[[link]]
+a = "sw"
+b = "b"
+rate_bps = 212e6
+delay_ms = 0.1
+[[vc]]
+name = "v"
+path = ["a", "sw", "b"]
+[[cell_source]]
+name = "g"
+vc = "v"
+from = "a"
+kind = "greedy"
+"#;
+    let (a, _) = assert_batching_invariant(text);
+    // The adapter holds two 192-cell frames and refills one whenever a frame leaves: just
+    // before a completion it holds 191–383 cells waiting (the cell on the wire excluded).
+    let sr = &a.series;
+    let q: Vec<f64> = (0..sr.value.len())
+        .filter(|&i| sr.metric[i] == "queue_cells" && sr.entity[i].contains("a->"))
+        .map(|i| sr.value[i])
+        .collect();
+    assert!(q.len() >= 15, "{} samples", q.len());
+    assert!(q.iter().all(|&v| (191.0..=383.0).contains(&v)), "{q:?}");
+}
