@@ -220,6 +220,12 @@ impl Serializer {
         self.rem = 0;
     }
 
+    /// Duration of the first unit of a train (after [`Serializer::reset`]).
+    #[inline]
+    pub fn first_unit(&self) -> SimDuration {
+        SimDuration(self.unit_q)
+    }
+
     /// Total duration of the next `k` units sent back to back, without drawing them: the sum
     /// of `k` calls of [`Serializer::next_unit`] is `k·q + floor((rem + k·r) / rate)`.
     #[inline]

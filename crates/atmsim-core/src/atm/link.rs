@@ -83,9 +83,10 @@ pub struct Link {
     pub pipe: VecDeque<(SimTime, Cell)>,
     /// Cells that reached the far end.
     pub cells_delivered: u64,
-    /// Into a switch: an `Arrive` event for the head cell is pending (the chain of arrivals is
-    /// running).
-    pub armed: bool,
+    /// Into a switch: the time of the pending `Arrive` event that the chain of arrivals waits
+    /// for (`SimTime::MAX`: none). The event may come before the cell (a lower bound) and then
+    /// arms the next; an earlier cell arms an earlier event.
+    pub armed_at: SimTime,
 }
 
 impl Link {

@@ -230,6 +230,11 @@ pub struct Shaper {
     queue: VecDeque<(SimTime, Cell)>,
     /// A release event is pending.
     armed: bool,
+    /// When the next release is due (`SimTime::MAX`: none pending).
+    pub next_at: SimTime,
+    /// Released without events of its own, by its port when that port is brought up to date
+    /// (`atm::port` module docs, "Serving ahead").
+    pub lazy: bool,
     pub stats: ShaperStats,
 }
 
@@ -245,6 +250,8 @@ impl Shaper {
             limit: u32::MAX,
             queue: VecDeque::new(),
             armed: false,
+            next_at: SimTime::MAX,
+            lazy: false,
             stats: ShaperStats::default(),
         }
     }
@@ -284,13 +291,15 @@ impl Shaper {
             return None;
         }
         self.armed = true;
-        Some(self.gcra.earliest_conforming(now))
+        self.next_at = self.gcra.earliest_conforming(now);
+        Some(self.next_at)
     }
 
     /// The release event fired at `now`: hand every cell that conforms now to `out`, then
     /// return the time of the next release, if cells remain.
     pub fn release(&mut self, now: SimTime, out: &mut impl FnMut(Cell)) -> Option<SimTime> {
         self.armed = false;
+        self.next_at = SimTime::MAX;
         while let Some(&(t0, cell)) = self.queue.front() {
             if !self.gcra.conforms(now) {
                 break;

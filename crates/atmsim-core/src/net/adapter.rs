@@ -35,6 +35,7 @@ impl Network {
         let ncells = self.frames.get(f).ncells;
         if let Some(s) = self.shapers.find(port, vci) {
             // Shaped: the cells wait in the shaper, within its own bound, not the adapter's.
+            self.advance(port, now);
             let sh = &mut self.shapers.list[s as usize];
             if !sh.admit_frame(ncells) {
                 self.frames.cancel(f);
@@ -42,8 +43,12 @@ impl Network {
                 self.datagrams.refuse(d);
                 return false;
             }
-            if let Some(at) = sh.push_frame(now, vci, f, ncells) {
-                self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+            match sh.push_frame(now, vci, f, ncells) {
+                Some(at) if sh.lazy => self.shaper_due(port, at),
+                Some(at) => {
+                    self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+                }
+                None => {}
             }
             self.cells.injected += ncells as u64;
             if let Some(t) = self.hosts[h.idx()].tap {

@@ -76,14 +76,18 @@ impl Network {
     }
 
     /// Cell `cell` will reach the far end of link `l` at `at`: the event it needs, if any. Into
-    /// a switch: one event per cell, chained from the head ([`Link::armed`]). Into a host: only
+    /// a switch: one event per cell, chained from the head ([`Link::armed_at`]). Into a host: only
     /// end-of-frame cells (and ABR RM cells) have effects beyond the reassembly buffer, so
     /// only they get an event; the cells before them are delivered in order when it fires.
     #[inline]
     fn arrival_event(&mut self, l: LinkId, at: SimTime, cell: Cell) {
         let link = &mut self.links[l.idx()];
         let wake = match link.to {
-            Sink::Switch { .. } => !std::mem::replace(&mut link.armed, true),
+            Sink::Switch { .. } if at < link.armed_at => {
+                link.armed_at = at;
+                true
+            }
+            Sink::Switch { .. } => false,
             Sink::Host(_) => cell.flags & (flags::EOF | flags::RM) != 0,
         };
         if wake {
@@ -99,6 +103,7 @@ impl Network {
     fn launched(&mut self, p: PortId, done: SimTime) {
         let port = &mut self.ports[p.idx()];
         port.tx_done = done;
+        port.due = done.min(port.release_at);
         let cell = port.in_tx.expect("launched without a cell");
         let l = port.link;
         let at = done + self.links[l.idx()].delay;
@@ -113,7 +118,7 @@ impl Network {
     #[inline]
     pub(super) fn advance(&mut self, p: PortId, t: SimTime) {
         let port = &self.ports[p.idx()];
-        if port.lazy && port.in_tx.is_some() && port.tx_done <= t {
+        if port.due <= t {
             self.advance_to(p, t);
         }
     }
@@ -121,6 +126,15 @@ impl Network {
     fn advance_to(&mut self, p: PortId, t: SimTime) {
         loop {
             let port = &mut self.ports[p.idx()];
+            if port.due > t {
+                break;
+            }
+            if port.in_tx.is_none() || port.release_at < port.tx_done {
+                // A shaper's release is an arrival: after a completion at the same instant.
+                let r = port.release_at;
+                self.release_shapers(p, r);
+                continue;
+            }
             let d = port.tx_done;
             let cell = port.in_tx.take().expect("advance_to a busy port");
             port.stats.cells_tx += 1;
@@ -129,7 +143,10 @@ impl Network {
             link.pipe.push_back((d + link.delay, cell));
             match port.start_next(d) {
                 Some(done) => self.launched(p, done),
-                None => port.sleep(d),
+                None => {
+                    port.sleep(d);
+                    port.due = port.release_at;
+                }
             }
             if self.ports[p.idx()].notify {
                 if let Some(src) = self.source_after_tx(p, cell) {
@@ -137,13 +154,85 @@ impl Network {
                     self.source_frame_left(src);
                 }
             }
-            let port = &self.ports[p.idx()];
-            if port.in_tx.is_none() || port.tx_done > t {
-                break;
-            }
         }
         // No re-arming: the cells still waiting were armed for when they were queued (the
         // pending event comes no later than any of their starts), and a port event re-arms.
+    }
+
+    /// The shapers of served-ahead port `p` due at `r` release their conforming cells into it,
+    /// in index order, each followed by the transmitter starting if idle — what their `Shape`
+    /// events would have done at `r`.
+    fn release_shapers(&mut self, p: PortId, r: SimTime) {
+        let mut next = SimTime::MAX;
+        for i in 0..self.ports[p.idx()].shapers.len() {
+            let s = self.ports[p.idx()].shapers[i] as usize;
+            let sh = &mut self.shapers.list[s];
+            if sh.next_at == r {
+                let port = &mut self.ports[p.idx()];
+                sh.release(r, &mut |cell| {
+                    let queued = port.push_cell(r, cell);
+                    debug_assert!(queued, "only a priority port refuses, and it is not served ahead");
+                });
+                let port = &mut self.ports[p.idx()];
+                if !port.is_busy() {
+                    port.wake(r);
+                    if let Some(done) = port.start_next(r) {
+                        self.launched(p, done);
+                    } else {
+                        port.sleep(r);
+                    }
+                }
+            }
+            next = next.min(self.shapers.list[s].next_at);
+        }
+        let port = &mut self.ports[p.idx()];
+        port.release_at = next;
+        port.due = next.min(if port.in_tx.is_some() { port.tx_done } else { SimTime::MAX });
+    }
+
+    /// A lazy shaper `s` of served-ahead port `p` has cells due at `at`: the port releases
+    /// them when brought up to date, and the port's link is armed for the first of them.
+    pub(super) fn shaper_due(&mut self, p: PortId, at: SimTime) {
+        let port = &mut self.ports[p.idx()];
+        port.release_at = port.release_at.min(at);
+        port.due = port.due.min(at);
+        let l = port.link;
+        self.rearm_link(l);
+    }
+
+    /// The earliest time the next cell can reach the far end of switch-bound link `l`: its
+    /// head, else the end of the cell its served-ahead port is sending, else the first cell of
+    /// the port's next shaper release (exact when the port is idle until then: a train starts
+    /// with a first unit). None if nothing is on its way.
+    #[inline]
+    fn next_arrival(&self, l: LinkId) -> Option<SimTime> {
+        let link = &self.links[l.idx()];
+        if let Some(&(t, _)) = link.pipe.front() {
+            return Some(t);
+        }
+        let from = &self.ports[link.from.idx()];
+        if !from.lazy {
+            return None;
+        }
+        if from.in_tx.is_some() {
+            return Some(from.tx_done + link.delay);
+        }
+        (from.release_at != SimTime::MAX).then(|| from.release_at + from.ser.first_unit() + link.delay)
+    }
+
+    /// Give switch-bound link `l` an arrival event for its next cell unless one no later is
+    /// pending.
+    fn rearm_link(&mut self, l: LinkId) {
+        if !matches!(self.links[l.idx()].to, Sink::Switch { .. }) {
+            return;
+        }
+        if let Some(t) = self.next_arrival(l) {
+            let link = &mut self.links[l.idx()];
+            if t < link.armed_at {
+                link.armed_at = t;
+                self.q.schedule(t, Ev::Atm(AtmEv::Arrive(l)));
+            }
+        }
     }
 
     /// Bring every served-ahead port up to `t`.
@@ -232,11 +321,19 @@ impl Network {
             self.advance(link.from, self.now.saturating_sub(link.delay));
             return self.drain_host_link(l, h);
         }
+        let link = &mut self.links[l.idx()];
+        if link.armed_at == self.now {
+            link.armed_at = SimTime::MAX;
+        }
         loop {
             let link = &self.links[l.idx()];
             self.advance(link.from, self.now.saturating_sub(link.delay));
             let link = &mut self.links[l.idx()];
-            let (_at, cell) = link.pipe.pop_front().expect("Arrive on an empty link");
+            if !link.pipe.front().is_some_and(|&(t, _)| t <= self.now) {
+                // An early event (a lower bound) or a stale one: wait for the cell.
+                return self.rearm_link(l);
+            }
+            let (_at, cell) = link.pipe.pop_front().expect("checked");
             debug_assert_eq!(_at, self.now, "the head cell of a link arrives at its event");
             link.cells_delivered += 1;
             match link.to {
@@ -275,23 +372,16 @@ impl Network {
                     }
                 },
             }
-            let link = &mut self.links[l.idx()];
-            let next = match link.pipe.front() {
-                Some(&(t, _)) => t,
-                None => {
-                    let from = &self.ports[link.from.idx()];
-                    if !(from.lazy && from.in_tx.is_some()) {
-                        link.armed = false;
-                        return;
-                    }
-                    from.tx_done + link.delay
-                }
-            };
+            let Some(next) = self.next_arrival(l) else { return };
             let ev = Ev::Atm(AtmEv::Arrive(l));
-            if self.take_inline(next, ev) {
+            let armed_at = self.links[l.idx()].armed_at;
+            if armed_at == SimTime::MAX && self.take_inline(next, ev) {
                 continue;
             }
-            self.q.schedule(next, ev);
+            if next < armed_at {
+                self.links[l.idx()].armed_at = next;
+                self.q.schedule(next, ev);
+            }
             return;
         }
     }

@@ -373,6 +373,15 @@ impl Network {
             p.to_host = matches!(self.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
             p.notify = p.vcs.iter().any(|v| v.notify_source);
         }
+        for (i, sh) in self.shapers.list.iter_mut().enumerate() {
+            let p = &mut self.ports[sh.port.idx()];
+            // A shaper whose port is served ahead and needs no event of its own (a switch at
+            // the far end, no source waiting on frames) is released by the port.
+            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && !p.to_host && !p.notify {
+                sh.lazy = true;
+                p.shapers.push(i as u32);
+            }
+        }
         for c in 0..self.conns.len() {
             let t = self.conns[c].start;
             self.conns[c].ep[1].tcp.open_passive();

@@ -68,7 +68,11 @@
 //! start time (its arrival event is made then), and a cell source that waits for its frames
 //! to leave is told at the instant its last cell ends. For a FIFO the start of a waiting cell
 //! is exact ([`crate::time::Serializer::peek_units`]); for round robin, or behind control
-//! cells, it is a lower bound and the event looks again when it fires. Static-priority and
+//! cells, it is a lower bound and the event looks again when it fires. A host's shapers
+//! feeding such a port (its link bound for a switch, no source waiting on frames) take no
+//! event either: the port releases them as it is brought up to date ([`OutPort::shapers`],
+//! [`OutPort::release_at`]; a release is an arrival, after a completion at the same instant),
+//! and the link's next arrival event is armed for the first released cell. Static-priority and
 //! RCSP ports, whose choice needs the time and may wait for eligibility, keep one event per
 //! cell.
 
@@ -224,6 +228,14 @@ pub struct OutPort {
     pub notify: bool,
     /// The earliest pending event of this served-ahead port, `SimTime::MAX` if none.
     pub tx_event: SimTime,
+    /// A served-ahead port's next step: the end of the cell in transmission or the next
+    /// shaper release, whichever comes first (`SimTime::MAX`: none, and always for a port
+    /// that is not served ahead).
+    pub due: SimTime,
+    /// When the next of [`OutPort::shapers`] releases cells into the port (`SimTime::MAX`: none).
+    pub release_at: SimTime,
+    /// Host shapers released by the port itself as it is brought up to date, in index order.
+    pub shapers: Vec<u32>,
     /// Data cells waiting (the cell in transmission and control cells excluded).
     pub occupancy: u32,
     /// Data buffer size [cells]; `u32::MAX` = unlimited.
@@ -282,6 +294,9 @@ impl OutPort {
             to_host: false,
             notify: false,
             tx_event: SimTime::MAX,
+            release_at: SimTime::MAX,
+            due: SimTime::MAX,
+            shapers: Vec::new(),
             ser,
             stats: PortStats::default(),
             last_change: SimTime::ZERO,
