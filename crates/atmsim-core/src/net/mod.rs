@@ -7,7 +7,7 @@
 //!
 //! | file | events | what happens |
 //! |---|---|---|
-//! | `fabric.rs` | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host; a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible |
+//! | `fabric/` (serving ahead: `fabric/ahead.rs`) | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host; a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible |
 //! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at switches (allocators) and at end systems (turnaround, ACR) |
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
@@ -93,7 +93,7 @@ use std::ops::ControlFlow;
 /// Ids only: an `Ev` is at most 16 bytes, so a queue entry stays 32 bytes (tested).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ev {
-    /// Cells: `fabric.rs`.
+    /// Cells: `fabric/`.
     Atm(AtmEv),
     /// The host CPU: `adapter.rs`.
     Cpu(CpuEv),
@@ -338,7 +338,7 @@ pub struct Network {
     pub scratch_cells: Vec<Cell>,
     /// Queues (ATM ports, packet lines) holding arrivals of this instant, each with its place
     /// in the instant's order (a key prefix of kind [`kind::ADMIT`]): the run loop admits them
-    /// there, before the first pending event that comes later (`fabric.rs`, `admit_due_now`).
+    /// there, before the first pending event that comes later (`fabric/mod.rs`, `admit_due_now`).
     pub(crate) admit_due: Vec<(u128, fabric::Due)>,
     /// Interfaces of all nodes ([`crate::iface`]).
     pub ifaces: Vec<Iface>,
