@@ -358,3 +358,94 @@ proptest::proptest! {
         }
     }
 }
+
+/// A port served ahead and bound for a host, with its first cell started at time 0 (the
+/// network sets `tx_done` when a cell starts).
+fn to_host(d: Discipline) -> OutPort {
+    let mut p = OutPort::new(
+        "p".into(),
+        LinkId(0),
+        d,
+        u32::MAX,
+        DropPolicy::Tail,
+        Serializer::new(Rate::bps(149_760_000), crate::atm::cell::CELL_BITS),
+    );
+    p.lazy = true;
+    p.to_host = true;
+    p
+}
+
+fn start(p: &mut OutPort) {
+    p.wake(SimTime::ZERO);
+    p.tx_done = p.start_next(SimTime::ZERO).expect("a cell to start");
+}
+
+#[test]
+fn a_fifo_port_bound_for_a_host_is_due_exactly_when_its_next_end_of_frame_cell_starts() {
+    let mut p = to_host(Discipline::Fifo);
+    offer(&mut p, &frame_cells(1, 0, 5));
+    offer(&mut p, &frame_cells(2, 1, 3));
+    start(&mut p);
+    // Cells 1–3 wait ahead of the end-of-frame cell: it starts when they and the cell on the
+    // wire have gone. Check against drawing the cell times one by one.
+    let mut ser = p.ser;
+    let mut t = p.tx_done;
+    for _ in 0..3 {
+        t += ser.next_unit();
+    }
+    assert_eq!(p.next_due(), Some(t));
+    // Nothing watched waits behind a frame's middle cells until its end arrives.
+    let mut q = to_host(Discipline::Fifo);
+    offer(&mut q, &frame_cells(1, 0, 5)[..4]);
+    start(&mut q);
+    assert_eq!(q.next_due(), None);
+    let eof = frame_cells(1, 0, 5)[4];
+    q.offer_cell(SimTime::ZERO, eof);
+    let mut ser = q.ser;
+    let mut t = q.tx_done;
+    for _ in 0..3 {
+        t += ser.next_unit();
+    }
+    assert_eq!(q.next_due_after_push(eof), Some(t));
+    assert_eq!(q.next_due(), Some(t));
+}
+
+#[test]
+fn behind_control_cells_or_in_round_robin_the_due_time_is_a_lower_bound() {
+    // A control cell goes first: the next start is all that is certain.
+    let mut p = to_host(Discipline::Fifo);
+    offer(&mut p, &frame_cells(1, 0, 4));
+    start(&mut p);
+    p.offer_cell(SimTime::ZERO, Cell { vci: 5, frame: 9, flags: CTRL | EOF });
+    assert_eq!(p.next_due(), Some(p.tx_done));
+    // Round robin: VC 2's end-of-frame cell has one cell of its own ahead of it, so it starts
+    // no sooner than one cell time after the cell on the wire; VC 1's cells may come between.
+    let mut r = to_host(Discipline::RoundRobin);
+    offer(&mut r, &frame_cells(1, 0, 6));
+    offer(&mut r, &frame_cells(2, 1, 2));
+    start(&mut r);
+    let bound = r.tx_done + r.ser.peek_units(1);
+    assert_eq!(r.next_due(), Some(bound));
+    // The real start: VC 1 and VC 2 alternate, VC 1's second cell goes before VC 2's last.
+    let mut starts = Vec::new();
+    let mut now = r.tx_done;
+    r.in_tx = None;
+    while let Some(done) = r.start_next(now) {
+        starts.push((now, r.in_tx.unwrap()));
+        r.in_tx = None;
+        now = done;
+    }
+    let (at, _) = starts.iter().find(|(_, c)| c.vci == 2 && c.is_eof()).unwrap();
+    assert!(*at >= bound, "{at:?} before {bound:?}");
+}
+
+#[test]
+fn a_source_waiting_on_its_frame_is_due_when_that_frame_ends() {
+    let mut p = to_host(Discipline::Fifo);
+    p.to_host = false;
+    p.notify = true;
+    offer(&mut p, &frame_cells(3, 0, 1));
+    p.vcs[3].notify_source = true;
+    start(&mut p);
+    assert_eq!(p.next_due(), Some(p.tx_done));
+}
