@@ -46,6 +46,8 @@ impl Network {
         }
     }
 
+    /// [`Network::advance`] once something is due: completions and shaper releases up to `t`,
+    /// in time order.
     pub(in crate::net) fn advance_to(&mut self, p: PortId, t: SimTime) {
         loop {
             let port = &mut self.ports[p.idx()];
@@ -113,8 +115,9 @@ impl Network {
         port.due = next.min(if port.in_tx.is_some() { port.tx_done } else { SimTime::MAX });
     }
 
-    /// A lazy shaper `s` of served-ahead port `p` has cells due at `at`: the port releases
-    /// them when brought up to date, and the port's link is armed for the first of them.
+    /// A shaper that port `p` releases itself ([`crate::atm::port::OutPort::shapers`]) has
+    /// cells due at `at`: the port releases them when brought up to date, and the port's link
+    /// is armed for the first of them.
     pub(in crate::net) fn shaper_due(&mut self, p: PortId, at: SimTime) {
         let port = &mut self.ports[p.idx()];
         port.release_at = port.release_at.min(at);
@@ -177,7 +180,8 @@ impl Network {
         self.arm(p);
     }
 
-    /// Give served-ahead port `p` the event it needs next ([`OutPort::next_due`]), unless one
+    /// Give served-ahead port `p` the event it needs next
+    /// ([`crate::atm::port::OutPort::next_due`]), unless one
     /// that comes no later is pending.
     #[inline]
     pub(in crate::net) fn arm(&mut self, p: PortId) {
