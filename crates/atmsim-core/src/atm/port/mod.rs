@@ -66,9 +66,11 @@
 //! effects cannot wait, so the port keeps one event for them ([`OutPort::next_due`],
 //! [`OutPort::tx_event`]): an end-of-frame or RM cell bound for a host must be started by its
 //! start time (its arrival event is made then), and a cell source that waits for its frames
-//! to leave is told at the instant its last cell ends. For a FIFO the start of a waiting cell
-//! is exact ([`crate::time::Serializer::peek_units`]); for round robin, or behind control
-//! cells, it is a lower bound and the event looks again when it fires. A host's shapers
+//! to leave is told at the instant its last cell ends. For a FIFO or round robin the start of
+//! a waiting cell follows from the service order of the cells present
+//! ([`crate::time::Serializer::peek_units`]); behind control cells, or beyond a few thousand
+//! places (64 for round robin, whose places are spread over its VCs' queues), it is a lower
+//! bound and the event looks again when it fires. A host's shapers
 //! feeding such a port (its link bound for a switch, no source waiting on frames) take no
 //! event either: the port releases them as it is brought up to date ([`OutPort::shapers`],
 //! [`OutPort::release_at`]; a release is an arrival, after a completion at the same instant),
@@ -90,6 +92,14 @@ use std::collections::VecDeque;
 /// so a `dropped_ctrl` count means signalling was driven far beyond its design, while the
 /// limit still bounds memory if it is.
 pub const DEFAULT_CTRL_BUFFER_CELLS: u32 = 256;
+
+/// Most queue places [`OutPort::next_due`] looks at: beyond them it answers with a lower
+/// bound, and the event it arms looks again when it fires.
+const DUE_SCAN_MAX: usize = 4096;
+
+/// The same for a round-robin port, whose places are spread over its VCs' queues (each look
+/// a likely cache miss): about one look per cell served, at one event per this many cells.
+const RR_DUE_SCAN_MAX: usize = 64;
 
 /// What a full (or filling) switch buffer does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -604,8 +614,10 @@ impl OutPort {
     /// When a served-ahead port must next be brought up to date by an event of its own
     /// (module docs, "Serving ahead"): the end of the cell in transmission if that cell
     /// notifies a source; else no later than the start of the first watched cell waiting. For a
-    /// FIFO port without control cells waiting that start is exact; otherwise it is a lower
-    /// bound, and the event finds out more when it fires.
+    /// FIFO or round-robin port without control cells waiting that start is exact (the
+    /// service order of the cells present; later arrivals only delay it), unless the watched
+    /// cell lies beyond the places looked at; otherwise it is a lower bound, and the event
+    /// finds out more when it fires.
     pub fn next_due(&self) -> Option<SimTime> {
         let cell = self.in_tx?;
         if self.notifies(cell) || !self.ctrl.is_empty() {
@@ -614,14 +626,48 @@ impl OutPort {
         // A cell with k cells ahead of it in its queue starts no sooner than k cell times after
         // the current one ends (exactly then in a FIFO).
         let k = match &self.sched {
-            Scheduler::Fifo(q) => q.iter().position(|&c| self.watched(c))?,
-            Scheduler::RoundRobin { tokens, queues } => tokens
-                .iter()
-                .filter_map(|&v| queues[v as usize].iter().position(|&c| self.watched(c)))
-                .min()?,
+            Scheduler::Fifo(q) => {
+                let (a, b) = q.as_slices();
+                let a = &a[..a.len().min(DUE_SCAN_MAX)];
+                let b = &b[..b.len().min(DUE_SCAN_MAX - a.len())];
+                let found = a.iter().position(|&c| self.watched(c));
+                match found.or_else(|| b.iter().position(|&c| self.watched(c)).map(|k| k + a.len())) {
+                    Some(k) => k,
+                    None if q.len() <= DUE_SCAN_MAX => return None,
+                    None => DUE_SCAN_MAX,
+                }
+            }
+            Scheduler::RoundRobin { tokens, queues } => self.round_robin_due(tokens, queues)?,
             Scheduler::Priority(_) => return (self.occupancy > 0).then_some(self.tx_done),
         };
         Some(self.tx_done + self.ser.peek_units(k as u64))
+    }
+
+    /// How many cells a round-robin port serves before its first watched cell, if any: the
+    /// service order of the cells waiting now (round r serves the r-th cell of every VC that
+    /// has one, in token order; arrivals only add to it). Looks at most [`RR_DUE_SCAN_MAX`]
+    /// places, and answers with a lower bound beyond them.
+    fn round_robin_due(&self, tokens: &VecDeque<u32>, queues: &[VecDeque<Cell>]) -> Option<usize> {
+        let (mut served, mut looked) = (0usize, 0usize);
+        for r in 0.. {
+            let mut any = false;
+            for &v in tokens {
+                looked += 1;
+                if looked > RR_DUE_SCAN_MAX {
+                    return Some(served);
+                }
+                let Some(&c) = queues[v as usize].get(r) else { continue };
+                if self.watched(c) {
+                    return Some(served);
+                }
+                served += 1;
+                any = true;
+            }
+            if !any {
+                return None;
+            }
+        }
+        unreachable!("the rounds end when no VC has a cell left")
     }
 
     /// When `cell`, which just joined the tail of its queue (data or control), needs the port's
