@@ -54,7 +54,7 @@
 //! host adapter the host's own frames enter after the port's completion, in the order of the
 //! events that send them (kind, then entity: `net` module docs).
 //!
-//! **Serving ahead** (issue 25; `net/fabric/ahead.rs`). With `simulation.batching` on, a FIFO or
+//! **Serving ahead** (`net/fabric/ahead.rs`). With `simulation.batching` on, a FIFO or
 //! round-robin port ([`OutPort::lazy`]) takes no event per cell. Once a cell starts, its end
 //! and its arrival at the far end of the link are known, so the arrival gets its event at once;
 //! the port's completions are then carried out late, when something reaches or reads the port

@@ -1,4 +1,4 @@
-//! Ports served ahead (`atm::port` module docs, "Serving ahead"; issue 25): a FIFO or
+//! Ports served ahead (`atm::port` module docs, "Serving ahead"): a FIFO or
 //! round-robin port takes no event per cell.
 //!
 //! Owns bringing such a port up to an instant (`advance`: its completions, and the releases of

@@ -15,8 +15,8 @@ use crate::atm::port::DropReason;
 use crate::atm::shaping::ShaperKind;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::kernel::rank;
-use crate::time::SimTime;
 use crate::signalling::SIG_VCI;
+use crate::time::SimTime;
 
 mod ahead;
 
@@ -97,7 +97,6 @@ impl Network {
             self.q.schedule(at, Ev::Atm(AtmEv::Arrive(l)));
         }
     }
-
 
     /// Deliver every cell of host link `l` that has arrived by `self.now` (a served-ahead
     /// port feeding it must be up to date).

@@ -105,7 +105,16 @@ impl Fabric {
             Node::Host(h) => Sink::Host(h),
             Node::Switch(s) => Sink::Switch { switch: s, table: Vec::new() },
         };
-        self.links.push(Link { name, rate, delay, from: pid, to: sink, pipe: Default::default(), cells_delivered: 0, armed_at: crate::time::SimTime::MAX });
+        self.links.push(Link {
+            name,
+            rate,
+            delay,
+            from: pid,
+            to: sink,
+            pipe: Default::default(),
+            cells_delivered: 0,
+            armed_at: crate::time::SimTime::MAX,
+        });
         pid
     }
 
