@@ -1,7 +1,7 @@
 //! Criterion micro-benchmark of the event queue: schedule + pop with a steady population,
 //! the pattern of a busy cell-level simulation (each handled event schedules one more).
 
-use atmsim_core::kernel::EventQueue;
+use atmsim_core::kernel::{rank, EventQueue, Ranked};
 use atmsim_core::time::SimTime;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
@@ -10,6 +10,16 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 enum Ev {
     A(u32),
     B(u32, u8),
+}
+
+impl Ranked for Ev {
+    /// Two kinds of events, each of one of `pop` entities.
+    fn rank(&self) -> u32 {
+        match *self {
+            Ev::A(i) => rank(1, i),
+            Ev::B(i, _) => rank(2, i),
+        }
+    }
 }
 
 fn hold(c: &mut Criterion) {

@@ -246,7 +246,7 @@ mod tests {
             let mut s = Serializer::new(Rate::bps(bps), 424);
             for warm in 0..5 {
                 for k in [0u64, 1, 2, 3, 17, 192, 1000] {
-                    let mut c = s.clone();
+                    let mut c = s;
                     let drawn: u64 = (0..k).map(|_| c.next_unit().as_ps()).sum();
                     assert_eq!(s.peek_units(k).as_ps(), drawn, "rate {bps}, after {warm} draws, k {k}");
                 }
