@@ -371,6 +371,13 @@ impl<E: Copy> EventQueue<E> {
         self.cur = p;
     }
 
+    /// The kind of the running event (module docs, "Order"): where in its instant the caller
+    /// is.
+    #[inline]
+    pub fn running_kind(&self) -> u32 {
+        ((self.cur as u64 >> TIE_BITS) & ((1 << RANK_BITS) - 1)) as u32 >> ENTITY_BITS
+    }
+
     /// More than 255 generations of events were needed at one instant (a zero-delay loop);
     /// the order is no longer the model's from then on.
     pub fn generation_overflow(&self) -> bool {
@@ -765,7 +772,7 @@ mod tests {
     fn the_tie_permutation_is_a_bijection() {
         // Distinct sequence numbers (a sample of 2^16, spread over the tie's range) give
         // distinct ties within the tie's bits.
-        let mut images: Vec<u64> = (0..(1u64 << 16)).map(|x| mixed(x * 4093 & TIE_MASK)).collect();
+        let mut images: Vec<u64> = (0..(1u64 << 16)).map(|x| mixed((x * 4093) & TIE_MASK)).collect();
         assert!(images.iter().all(|&y| y <= TIE_MASK));
         images.sort_unstable();
         images.dedup();

@@ -35,7 +35,7 @@ impl Network {
         let ncells = self.frames.get(f).ncells;
         if let Some(s) = self.shapers.find(port, vci) {
             // Shaped: the cells wait in the shaper, within its own bound, not the adapter's.
-            self.advance(port, now);
+            self.advance_for_push(port);
             let sh = &mut self.shapers.list[s as usize];
             if !sh.admit_frame(ncells) {
                 self.frames.cancel(f);
@@ -56,7 +56,7 @@ impl Network {
             }
             return true;
         }
-        self.advance(port, now);
+        self.advance_for_push(port);
         let pt = &mut self.ports[port.idx()];
         if !pt.has_room_for(ncells) {
             pt.refuse_frame(ncells);
@@ -89,7 +89,7 @@ impl Network {
         let ip_bytes = self.datagrams.get(d).ip_bytes;
         let f = self.frames.alloc(d, h, ip_bytes, now);
         let ncells = self.frames.get(f).ncells;
-        self.advance(port, now);
+        self.advance_for_push(port);
         if !self.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
             self.frames.cancel(f);
             self.cells.refused_at_host += ncells as u64;

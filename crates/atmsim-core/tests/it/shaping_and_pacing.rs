@@ -181,6 +181,26 @@ fn shaped_runs_are_deterministic_and_batching_invariant() {
 }
 
 #[test]
+fn a_frame_queued_as_a_port_releases_its_shaper_goes_in_as_with_events() {
+    // Koçyiğit's one-user run (four VCs shaped at 35 Mb/s in one round-robin adapter, 5000-cell
+    // buffers) with a static-priority port at the second switch: neither switch is drained,
+    // so the adapter releases its shapers itself as it is brought up to date. A frame that TCP
+    // queues into a shaper at the very instant of one of its releases must go in before the
+    // release (a CPU finishing its job comes before a shaper's release in the instant, DESIGN
+    // §2b), as the release's own event would have it; releasing first held one cell fewer
+    // than event by event (the peak queue of v1's shaper, 3973 against 3974).
+    let text = std::fs::read_to_string(repo_file("scenarios/kocyigit/oneuser_buffer5000_vc35.toml")).unwrap();
+    let text =
+        text.replace("duration_s = 20.0", "duration_s = 3.0").replace("warmup_s = 4.0", "warmup_s = 0.5").replace(
+            "name = \"sw2\"\nbuffer_cells = 5000",
+            "name = \"sw2\"\nbuffer_cells = 5000\nscheduler = \"static_priority\"",
+        );
+    assert!(text.contains("static_priority") && text.contains("duration_s = 3.0"));
+    let (a, _) = assert_batching_invariant(&text);
+    assert_conserved(&a.summary);
+}
+
+#[test]
 fn shaping_errors_name_the_field() {
     let cases = [
         ("shape = { rate_bps = -1 }", "vc[0].shape.rate_bps"),

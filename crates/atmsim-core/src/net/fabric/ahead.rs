@@ -46,9 +46,28 @@ impl Network {
         }
     }
 
+    /// Bring host port `p` up to now before the host queues a frame into it or into one of its
+    /// shapers: its completions up to now, and its shapers' releases at now only if the
+    /// running event comes after the shapers' place in the instant (kind `SHAPE`; a release
+    /// is an arrival, DESIGN §2b). A frame queued by an earlier event of the instant (a CPU
+    /// finishing a job) goes in before them, as with their own events.
+    pub(in crate::net) fn advance_for_push(&mut self, p: PortId) {
+        let now = self.now;
+        if self.ports[p.idx()].due <= now {
+            let releases_now = self.q.running_kind() >= super::super::kind::SHAPE;
+            self.advance_until(p, now, releases_now);
+        }
+    }
+
     /// [`Network::advance`] once something is due: completions and shaper releases up to `t`,
     /// in time order.
     pub(in crate::net) fn advance_to(&mut self, p: PortId, t: SimTime) {
+        self.advance_until(p, t, true);
+    }
+
+    /// Completions up to `t`, and shaper releases before `t`, or at `t` too if
+    /// `releases_at_t`, in time order.
+    fn advance_until(&mut self, p: PortId, t: SimTime, releases_at_t: bool) {
         loop {
             let port = &mut self.ports[p.idx()];
             if port.due > t {
@@ -57,6 +76,9 @@ impl Network {
             if port.in_tx.is_none() || port.release_at < port.tx_done {
                 // A shaper's release is an arrival: after a completion at the same instant.
                 let r = port.release_at;
+                if r == t && !releases_at_t {
+                    break;
+                }
                 self.release_shapers(p, r);
                 continue;
             }
