@@ -452,6 +452,12 @@ impl Shapers {
         self.reshape_by_link.get(link.idx()).and_then(|r| r.get(vci as usize)).copied().flatten()
     }
 
+    /// Whether some VC arriving on switch input `link` is policed or re-shaped there.
+    pub fn guards(&self, link: LinkId) -> bool {
+        let any = |t: &Vec<Vec<Option<u32>>>| t.get(link.idx()).is_some_and(|r| r.iter().any(Option::is_some));
+        any(&self.police_by_link) || any(&self.reshape_by_link)
+    }
+
     /// Police VC `vci` arriving on `link` at a switch; add one policer.
     pub fn add_policer(&mut self, p: Policer, link: LinkId, vci: u32) {
         put(&mut self.police_by_link, link.idx(), vci, self.policers.len() as u32);

@@ -7,7 +7,8 @@
 //! ([`super::port`]) and its scheduler ([`super::sched`]). Switching itself takes no time;
 //! contention happens only at output ports, as in the Fore ASX-100 of MAGIC §2.2.
 
-use crate::ids::PortId;
+use crate::ids::{LinkId, PortId};
+use crate::time::SimTime;
 
 /// A switch: its name and its output ports (one per attached link).
 pub struct Switch {
@@ -15,4 +16,26 @@ pub struct Switch {
     pub ports: Vec<PortId>,
     /// Cells that arrived with a VCI that has no translation entry (should stay 0).
     pub misrouted: u64,
+    /// The links into the switch, in index order (its arbiters' inputs).
+    pub inputs: Vec<LinkId>,
+    /// Drained by its readers (`net/fabric/drained.rs`): its arrivals take no event each.
+    pub drained: bool,
+    /// Every arrival before this instant has been switched (a drained switch).
+    pub drained_to: SimTime,
+    /// The switch is switching one instant's arrivals now (a drained switch).
+    pub switching: bool,
+}
+
+impl Switch {
+    pub fn new(name: &str) -> Self {
+        Switch {
+            name: name.to_string(),
+            ports: Vec::new(),
+            misrouted: 0,
+            inputs: Vec::new(),
+            drained: false,
+            drained_to: SimTime::ZERO,
+            switching: false,
+        }
+    }
 }

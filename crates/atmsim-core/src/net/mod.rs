@@ -7,7 +7,7 @@
 //!
 //! | file | events | what happens |
 //! |---|---|---|
-//! | `fabric/` (serving ahead: `fabric/ahead.rs`) | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host; a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible |
+//! | `fabric/` (serving ahead: `fabric/ahead.rs`; switches drained by their readers: `fabric/drained.rs`) | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake`, `Drain` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host (at a drained switch: a frame's end, which switches every arrival up to it); a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible; the periodic drain of a ring of drained switches |
 //! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at switches (allocators) and at end systems (turnaround, ACR) |
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
@@ -50,8 +50,11 @@
 //!
 //! **Batching.** A port that finishes a cell and has another, and a link whose next cell
 //! arrives, take that next step inline when it is the event the queue would deliver next
-//! ([`crate::kernel::EventQueue::enter_inline`]); the results are identical with batching off
-//! (tested), only faster.
+//! ([`crate::kernel::EventQueue::enter_inline`]); FIFO and round-robin ports are served ahead
+//! (`atm::port` module docs), and a switch whose ports all are is drained by its readers
+//! (`fabric/drained.rs`): its arrivals are switched, each at its own instant and in the order
+//! above, when something reads one of its ports. The results are identical with batching off
+//! (tested on every shipped scenario), only faster.
 
 mod abr;
 mod adapter;
@@ -139,6 +142,8 @@ pub mod kind {
     pub const THINK: u32 = 20;
     pub const DRIVER_TIMER: u32 = 21;
     pub const SIG_TIMER: u32 = 22;
+    // 6. The periodic drain of drained switches (it sees only the past: any place would do).
+    pub const DRAIN: u32 = 23;
 }
 
 impl Ranked for Ev {
@@ -153,6 +158,7 @@ impl Ranked for Ev {
                 AtmEv::Shape(s) => rank(SHAPE, s),
                 AtmEv::Abr(e) => rank(ABR, e),
                 AtmEv::PortWake(p) => rank(PORT_WAKE, p.0),
+                AtmEv::Drain => rank(DRAIN, 0),
             },
             Ev::Cpu(CpuEv::Done(h)) => rank(CPU_DONE, h.0),
             Ev::Iface(e) => match e {
@@ -202,6 +208,8 @@ pub enum AtmEv {
     Abr(u32),
     /// Port `p` (non-work-conserving RCSP) has a held cell becoming eligible: start it if idle.
     PortWake(PortId),
+    /// Every drained switch switches its arrivals up to now (`fabric/drained.rs`).
+    Drain,
 }
 
 /// Events of a host's CPU.
@@ -363,6 +371,12 @@ pub struct Network {
     pub seed: u64,
     /// ABR end systems, switch allocators and RM cells in flight ([`crate::abr::AbrPlane`]).
     pub abr: crate::abr::AbrPlane,
+    /// Period of the drain of drained switches feeding each other (`fabric/drained.rs`).
+    pub drain_period: SimDuration,
+    /// Scratch: ports with arrivals in the instant a drained switch is switching.
+    pub drain_dirty: Vec<PortId>,
+    /// Ports a controller offered cells to while its drained switch was switching.
+    pub drain_offered: Vec<PortId>,
 }
 
 impl Network {
@@ -370,14 +384,15 @@ impl Network {
     pub fn prime(&mut self) {
         for p in &mut self.ports {
             p.lazy = self.batching && !p.sched.may_hold_cells();
-            p.to_host = matches!(self.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
+            p.watch_ends = matches!(self.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
             p.notify = p.vcs.iter().any(|v| v.notify_source);
         }
+        self.prime_drained();
         for (i, sh) in self.shapers.list.iter_mut().enumerate() {
             let p = &mut self.ports[sh.port.idx()];
             // A shaper whose port is served ahead and needs no event of its own (a switch at
             // the far end, no source waiting on frames) is released by the port.
-            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && !p.to_host && !p.notify {
+            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && !p.watch_ends && !p.notify {
                 sh.lazy = true;
                 p.shapers.push(i as u32);
             }

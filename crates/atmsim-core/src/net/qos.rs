@@ -120,6 +120,7 @@ impl Network {
     /// A VC of descriptor `d` now leaves by `port` on `vci`: give it its class there.
     pub(super) fn qos_install(&mut self, port: PortId, vci: u32, d: Descriptor) {
         if let Some(class) = port_class(self.qos_scheme(), d) {
+            self.drain_port_switch(port);
             let r = self.ports[port.idx()].set_vc_class(vci, class);
             debug_assert!(r.is_ok(), "{r:?}");
         }
@@ -128,6 +129,7 @@ impl Network {
     /// The VC on `vci` of `port` is gone: later cells on that VCI are best effort.
     pub(super) fn qos_remove(&mut self, port: PortId, vci: u32) {
         if self.qos_scheme() != Scheme::Noqos {
+            self.drain_port_switch(port);
             self.ports[port.idx()].clear_vc_class(vci);
         }
     }

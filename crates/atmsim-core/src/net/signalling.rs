@@ -186,10 +186,13 @@ impl Network {
                 self.q.schedule(at, Ev::Sig(SigEv::Timer(slot)));
             }
             Action::Install { in_link, in_vci, out_port, out_vci, descriptor } => {
+                // A drained switch's arrivals of this instant so far use the old table.
+                self.drain_link_switch(in_link);
                 set_route(&mut self.links[in_link.idx()].to, in_vci, Some(Route { port: out_port, vci: out_vci }));
                 self.qos_install(out_port, out_vci, descriptor);
             }
             Action::Remove { in_link, in_vci } => {
+                self.drain_link_switch(in_link);
                 if let Some(r) = set_route(&mut self.links[in_link.idx()].to, in_vci, None) {
                     self.qos_remove(r.port, r.vci);
                 }

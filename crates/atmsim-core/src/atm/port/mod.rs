@@ -76,7 +76,10 @@
 //! [`OutPort::release_at`]; a release is an arrival, after a completion at the same instant),
 //! and the link's next arrival event is armed for the first released cell. Static-priority and
 //! RCSP ports, whose choice needs the time and may wait for eligibility, keep one event per
-//! cell.
+//! cell. A switch whose output ports are all served ahead goes one step further: its arrivals
+//! take no event each either, and are switched when something reads one of its ports
+//! (`net/fabric/drained.rs`); the ports feeding such a switch then watch their frame ends as
+//! a port bound for a host does ([`OutPort::watch_ends`]).
 
 use super::cell::{flags, Cell};
 use super::sched::{Discipline, Scheduler};
@@ -232,8 +235,13 @@ pub struct OutPort {
     /// Served ahead (module docs, "Serving ahead"): the port has no event per cell; the
     /// network brings it up to date when anything reaches or reads it.
     pub lazy: bool,
-    /// The port's link ends at a host (whose reassembly needs end-of-frame and RM cells on time).
-    pub to_host: bool,
+    /// End-of-frame and RM cells must start on time: the port's link ends at a host (whose
+    /// reassembly needs them at their instant) or at a switch drained by its readers (whose
+    /// frame ends carry the events that keep it on time: `net/fabric/drained.rs`).
+    pub watch_ends: bool,
+    /// The switch whose output port this is, if that switch is drained by its readers
+    /// (`u32::MAX`: not; `net/fabric/drained.rs`).
+    pub drained_by: u32,
     /// Some VC of this port is a cell source's that waits for its frames to leave.
     pub notify: bool,
     /// The earliest pending event of this served-ahead port, `SimTime::MAX` if none.
@@ -301,7 +309,8 @@ impl OutPort {
             in_tx: None,
             tx_done: SimTime::ZERO,
             lazy: false,
-            to_host: false,
+            watch_ends: false,
+            drained_by: u32::MAX,
             notify: false,
             tx_event: SimTime::MAX,
             release_at: SimTime::MAX,
@@ -604,11 +613,11 @@ impl OutPort {
     }
 
     /// Whether a served-ahead port must have started `cell` by the time it starts, rather than
-    /// whenever it is next brought up to date: it ends a frame (or is an RM cell) bound for a
-    /// host, or it [notifies](OutPort::notifies) a source.
+    /// whenever it is next brought up to date: it ends a frame (or is an RM cell) and the port
+    /// [watches frame ends](OutPort::watch_ends), or it [notifies](OutPort::notifies) a source.
     #[inline]
     fn watched(&self, cell: Cell) -> bool {
-        (self.to_host && cell.flags & (flags::EOF | flags::RM) != 0) || self.notifies(cell)
+        (self.watch_ends && cell.flags & (flags::EOF | flags::RM) != 0) || self.notifies(cell)
     }
 
     /// When a served-ahead port must next be brought up to date by an event of its own

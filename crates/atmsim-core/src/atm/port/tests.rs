@@ -371,7 +371,7 @@ fn to_host(d: Discipline) -> OutPort {
         Serializer::new(Rate::bps(149_760_000), crate::atm::cell::CELL_BITS),
     );
     p.lazy = true;
-    p.to_host = true;
+    p.watch_ends = true;
     p
 }
 
@@ -443,7 +443,7 @@ fn behind_control_cells_the_due_time_is_a_lower_bound_and_round_robin_follows_it
 #[test]
 fn a_source_waiting_on_its_frame_is_due_when_that_frame_ends() {
     let mut p = to_host(Discipline::Fifo);
-    p.to_host = false;
+    p.watch_ends = false;
     p.notify = true;
     offer(&mut p, &frame_cells(3, 0, 1));
     p.vcs[3].notify_source = true;

@@ -41,6 +41,12 @@ impl Network {
     #[inline]
     pub(in crate::net) fn advance(&mut self, p: PortId, t: SimTime) {
         let port = &self.ports[p.idx()];
+        let s = port.drained_by;
+        if s != u32::MAX && self.switches[s as usize].drained_to < t {
+            // Its switch's arrivals before `t` first (`drained.rs`).
+            self.drain(s, t);
+        }
+        let port = &self.ports[p.idx()];
         if port.due <= t {
             self.advance_to(p, t);
         }
@@ -171,8 +177,9 @@ impl Network {
     /// Give switch-bound link `l` an arrival event for its next cell unless one no later is
     /// pending.
     pub(in crate::net) fn rearm_link(&mut self, l: LinkId) {
-        if !matches!(self.links[l.idx()].to, Sink::Switch { .. }) {
-            return;
+        match self.links[l.idx()].to {
+            Sink::Switch { switch, .. } if !self.switches[switch.idx()].drained => {}
+            _ => return,
         }
         if let Some(t) = self.next_arrival(l) {
             let link = &mut self.links[l.idx()];
@@ -183,8 +190,10 @@ impl Network {
         }
     }
 
-    /// Bring every served-ahead port up to `t`.
+    /// Bring every served-ahead port up to `t`, every drained switch's arrivals up to `t`
+    /// included first.
     pub(in crate::net) fn advance_all(&mut self, t: SimTime) {
+        self.drain_all(t + crate::time::SimDuration::from_ps(1));
         for p in 0..self.ports.len() {
             self.advance(PortId(p as u32), t);
         }
@@ -208,7 +217,7 @@ impl Network {
     #[inline]
     pub(in crate::net) fn arm(&mut self, p: PortId) {
         let port = &mut self.ports[p.idx()];
-        if !port.lazy || !(port.to_host || port.notify) {
+        if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
         if let Some(t) = port.next_due() {
@@ -220,7 +229,7 @@ impl Network {
     #[inline]
     pub(in crate::net) fn arm_after_push(&mut self, p: PortId, cell: Cell) {
         let port = &self.ports[p.idx()];
-        if !port.lazy || !(port.to_host || port.notify) {
+        if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
         if let Some(t) = port.next_due_after_push(cell) {

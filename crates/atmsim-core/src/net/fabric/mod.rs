@@ -16,9 +16,10 @@ use crate::atm::shaping::ShaperKind;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::kernel::rank;
 use crate::signalling::SIG_VCI;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 mod ahead;
+mod drained;
 
 impl Network {
     /// Dispatch of the ATM layer's events.
@@ -30,6 +31,7 @@ impl Network {
             AtmEv::Arrive(l) => self.link_arrive(l),
             AtmEv::Shape(s) => self.shaper_release(s),
             AtmEv::Abr(e) => self.abr_tx(e),
+            AtmEv::Drain => self.drain_tick(),
             AtmEv::PortWake(p) => {
                 self.ports[p.idx()].woken(self.now);
                 self.kick(p);
@@ -85,6 +87,10 @@ impl Network {
     fn arrival_event(&mut self, l: LinkId, at: SimTime, cell: Cell) {
         let link = &mut self.links[l.idx()];
         let wake = match link.to {
+            // Drained by its readers: only what must be on time (`drained.rs`).
+            Sink::Switch { switch, .. } if self.switches[switch.idx()].drained => {
+                cell.flags & (flags::EOF | flags::RM) != 0
+            }
             Sink::Switch { .. } if at < link.armed_at => {
                 link.armed_at = at;
                 true
@@ -131,6 +137,11 @@ impl Network {
             self.advance(link.from, self.now.saturating_sub(link.delay));
             return self.drain_host_link(l, h);
         }
+        if let Sink::Switch { switch, .. } = self.links[l.idx()].to {
+            if self.switches[switch.idx()].drained {
+                return self.drain(switch.0, self.now + SimDuration::from_ps(1));
+            }
+        }
         let link = &mut self.links[l.idx()];
         if link.armed_at == self.now {
             link.armed_at = SimTime::MAX;
@@ -139,7 +150,7 @@ impl Network {
             let link = &self.links[l.idx()];
             self.advance(link.from, self.now.saturating_sub(link.delay));
             let link = &mut self.links[l.idx()];
-            if !link.pipe.front().is_some_and(|&(t, _)| t <= self.now) {
+            if link.pipe.front().is_none_or(|&(t, _)| t > self.now) {
                 // An early event (a lower bound) or a stale one: wait for the cell.
                 return self.rearm_link(l);
             }
@@ -202,6 +213,13 @@ impl Network {
     /// instant's admission phase ([`Network::admit_due`]).
     #[inline]
     pub(super) fn offer_to_port(&mut self, p: PortId, cell: Cell, input: Input) {
+        let s = self.ports[p.idx()].drained_by;
+        if s != u32::MAX {
+            if self.switches[s as usize].switching {
+                return self.offer_while_switching(p, cell, input.id());
+            }
+            self.drain(s, self.now + SimDuration::from_ps(1));
+        }
         let port = &mut self.ports[p.idx()];
         if port.arrivals.is_empty() {
             if !self.q.pending_before(rank(kind::ADMIT, 0)) {
@@ -219,7 +237,7 @@ impl Network {
     pub(super) fn admit_due_now(&mut self) -> bool {
         let next = self.q.next_prefix();
         if self.admit_due.len() > 1 {
-            self.admit_due.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            self.admit_due.sort_unstable_by_key(|d| std::cmp::Reverse(d.0));
         }
         let mut any = false;
         while let Some(&(at, due)) = self.admit_due.last() {

@@ -157,6 +157,9 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         sessions: Vec::new(),
         seed: run.seed,
         abr,
+        drain_period: crate::time::SimDuration::MAX,
+        drain_dirty: Vec::new(),
+        drain_offered: Vec::new(),
     };
     for e in &mut net.abr.ends {
         e.probe = net.rec.add_entity(format!("abr:{}", e.name));

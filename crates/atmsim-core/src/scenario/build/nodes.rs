@@ -173,7 +173,7 @@ pub(super) fn switches<'d>(secs: &'d [SwitchSec], names: &mut Names<'d>) -> Resu
             let max = s.vc_buffer_cells.or(s.buffer_cells).unwrap_or(u32::MAX as i64 - 1);
             int_in(f("vc_epd_threshold_cells"), t, 1, max, "a threshold in cells (at most vc_buffer_cells)")?;
         }
-        switches.push(Switch { name: s.name.clone(), ports: Vec::new(), misrouted: 0 });
+        switches.push(Switch::new(&s.name));
     }
     Ok(switches)
 }
