@@ -194,28 +194,16 @@ impl Network {
     #[inline]
     fn switch_alone(&mut self, s: u32, l: LinkId, now: SimTime) {
         let link = &mut self.links[l.idx()];
-        let (_at, cell) = link.pipe.pop_front().expect("an arrival");
-        link.cells_delivered += 1;
+        let &(at, cell) = link.pipe.front().expect("an arrival");
         if cell.vci == SIG_VCI {
-            debug_assert!(!cell.is_eof() || _at == now, "a signalling frame ended before its event");
-            self.sig_cell(l, cell);
-            let mut offered = std::mem::take(&mut self.drain_offered);
-            offered.sort_unstable();
-            offered.dedup();
-            for &p in &offered {
-                self.admit_arrivals(p);
-            }
-            self.drain_offered = offered;
-            self.drain_offered.clear();
-            return;
+            // The controller may answer at once: the instant's general case.
+            return self.switch_instant(s, at, now);
         }
-        match self.links[l.idx()].route(cell.vci) {
+        link.pipe.pop_front();
+        link.cells_delivered += 1;
+        match link.route(cell.vci) {
             Some(r) => self.admit(r.port, crate::atm::cell::Cell { vci: r.vci, ..cell }),
-            None => {
-                self.switches[s as usize].misrouted += 1;
-                self.cells.dropped_no_route += 1;
-                self.cell_lost(cell);
-            }
+            None => self.no_route(s, cell),
         }
     }
 
@@ -247,11 +235,7 @@ impl Network {
                     }
                     port.arrivals.push((l.0, crate::atm::cell::Cell { vci: r.vci, ..cell }));
                 }
-                None => {
-                    self.switches[s as usize].misrouted += 1;
-                    self.cells.dropped_no_route += 1;
-                    self.cell_lost(cell);
-                }
+                None => self.no_route(s, cell),
             }
         }
         // A controller answering a signalling cell of this instant offered its cells too.
@@ -265,8 +249,8 @@ impl Network {
         self.drain_dirty = dirty;
     }
 
-    /// Port `p` of drained switch `s`, which is switching an instant's arrivals, is offered a
-    /// cell by a controller: it joins the instant's arrivals.
+    /// Port `p`, whose drained switch is switching an instant's arrivals, is offered a cell by
+    /// a controller: it joins the instant's arrivals.
     pub(in crate::net) fn offer_while_switching(&mut self, p: PortId, cell: crate::atm::cell::Cell, input: u32) {
         let port = &mut self.ports[p.idx()];
         if port.arrivals.is_empty() {

@@ -186,11 +186,7 @@ impl Network {
                             self.cell_lost(cell);
                         }
                     }
-                    None => {
-                        self.switches[switch.idx()].misrouted += 1;
-                        self.cells.dropped_no_route += 1;
-                        self.cell_lost(cell);
-                    }
+                    None => self.no_route(switch.0, cell),
                 },
             }
             let Some(next) = self.next_arrival(l) else { return };
@@ -294,6 +290,14 @@ impl Network {
                 self.cell_lost(cell);
             }
         }
+    }
+
+    /// A cell reached switch `s` on a VCI without a translation entry: it is dropped.
+    #[cold]
+    pub(super) fn no_route(&mut self, s: u32, cell: Cell) {
+        self.switches[s as usize].misrouted += 1;
+        self.cells.dropped_no_route += 1;
+        self.cell_lost(cell);
     }
 
     /// A cell was dropped in the network: its AAL5 frame loses a cell, or, for an RM cell,
