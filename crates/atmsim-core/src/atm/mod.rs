@@ -11,10 +11,13 @@
 //! - [`port`] — output buffers, tail/PPD/EPD admission, a strict-priority control (signalling)
 //!   class, the transmitter;
 //! - [`shaping`] — the GCRA (ITU-T I.371), shapers and pacing at host adapters;
-//! - [`switch`] — output-queued switches and their VC translation tables.
+//! - [`switch`] — output-queued switches and their VC translation tables;
+//! - [`fabric`] — all of them in a running network: ports, links, switches, shapers, the
+//!   frames in flight, the cell ledger and the ATM layer's events.
 
 pub mod aal5;
 pub mod cell;
+pub mod fabric;
 pub mod link;
 pub mod port;
 pub mod priority;

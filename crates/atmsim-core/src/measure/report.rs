@@ -89,6 +89,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .collect();
 
     let ports: Vec<Value> = net
+        .fabric
         .ports
         .iter()
         .enumerate()
@@ -129,6 +130,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .collect();
 
     let shapers: Vec<Value> = net
+        .fabric
         .shapers
         .list
         .iter()
@@ -153,6 +155,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .collect();
 
     let policers: Vec<Value> = net
+        .fabric
         .shapers
         .policers
         .iter()
@@ -170,12 +173,12 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         })
         .collect();
 
-    let c = &net.cells;
+    let c = &net.fabric.cells;
     let in_flight = net.cells_in_flight();
     let in_reasm = net.cells_in_reassembly();
-    let f = &net.frames.counts;
+    let f = &net.fabric.frames.counts;
     let d = &net.datagrams.counts;
-    let frames_in_flight = net.frames.live() as u64;
+    let frames_in_flight = net.fabric.frames.live() as u64;
     let heap_events = net.q.events_popped();
     // Steps of the engine: heap events plus the steps batching took inline. Served-ahead
     // ports (`atm::port` module docs) take no step per cell, so with batching on this is
@@ -241,13 +244,13 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "run": {
             "events": events,
             "heap_events": heap_events,
-            "cell_hops": net.cell_hops,
+            "cell_hops": net.fabric.cell_hops,
             "wall_s": wall_s,
             "events_per_s": events as f64 / wall_s.max(1e-9),
-            "cell_hops_per_s": net.cell_hops as f64 / wall_s.max(1e-9),
+            "cell_hops_per_s": net.fabric.cell_hops as f64 / wall_s.max(1e-9),
         },
     });
-    if net.ports.iter().any(|p| p.sched.has_classes()) {
+    if net.fabric.ports.iter().any(|p| p.sched.has_classes()) {
         s["conservation"]["cells"]["dropped_regulator"] = json!(c.dropped_regulator);
     }
     if !net.gens.is_empty() {
@@ -368,7 +371,7 @@ fn abr(net: &Network) -> Value {
         .zip(&net.abr.allocator_port)
         .map(|(a, p)| {
             json!({
-                "port": net.ports[p.idx()].name,
+                "port": net.fabric.ports[p.idx()].name,
                 "algorithm": a.algorithm().as_str(),
                 "advertised_bps": a.advertised() * bits,
             })

@@ -59,8 +59,8 @@ impl Network {
         let now = self.now;
         while let Some(q) = self.abr.ends[e as usize].next_for_aal5() {
             let node = self.abr.ends[e as usize].node;
-            let f = self.frames.alloc(q.datagram, node, q.ip_bytes, now);
-            let ncells = self.frames.get(f).ncells;
+            let f = self.fabric.frames.alloc(q.datagram, node, q.ip_bytes, now);
+            let ncells = self.fabric.frames.get(f).ncells;
             self.abr.ends[e as usize].segmented(q, f, ncells);
             if let Some(t) = self.hosts[node.idx()].tap {
                 self.capture(t, true, q.datagram);
@@ -114,12 +114,12 @@ impl Network {
         if let Some((a, slot)) = self.abr.ends[e as usize].local {
             self.abr.allocators[a as usize].on_cell(now, slot);
         }
-        self.cells.injected += 1;
+        self.fabric.cells.injected += 1;
         self.advance(port, now);
-        if self.ports[port.idx()].push_cell(now, cell) {
+        if self.fabric.ports[port.idx()].push_cell(now, cell) {
             self.arm_after_push(port, cell);
         } else {
-            self.cells.dropped_regulator += 1;
+            self.fabric.cells.dropped_regulator += 1;
             self.cell_lost(cell);
         }
         self.kick(port);
@@ -163,7 +163,7 @@ impl Network {
     #[cold]
     #[inline(never)]
     pub(super) fn abr_at_host(&mut self, h: NodeId, cell: Cell) {
-        self.cells.delivered += 1;
+        self.fabric.cells.delivered += 1;
         let mut rm = self.abr.rm.deliver(cell.frame);
         let Some(e) = self.abr.receiver(h, cell.vci) else {
             return; // an RM cell on a VC that is not ABR here: delivered, ignored

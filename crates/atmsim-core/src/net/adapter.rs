@@ -31,15 +31,15 @@ impl Network {
         }
         let now = self.now;
         let ip_bytes = self.datagrams.get(d).ip_bytes;
-        let f = self.frames.alloc(d, h, ip_bytes, now);
-        let ncells = self.frames.get(f).ncells;
-        if let Some(s) = self.shapers.find(port, vci) {
+        let f = self.fabric.frames.alloc(d, h, ip_bytes, now);
+        let ncells = self.fabric.frames.get(f).ncells;
+        if let Some(s) = self.fabric.shapers.find(port, vci) {
             // Shaped: the cells wait in the shaper, within its own bound, not the adapter's.
             self.advance_for_push(port);
-            let sh = &mut self.shapers.list[s as usize];
+            let sh = &mut self.fabric.shapers.list[s as usize];
             if !sh.admit_frame(ncells) {
-                self.frames.cancel(f);
-                self.cells.refused_at_host += ncells as u64;
+                self.fabric.frames.cancel(f);
+                self.fabric.cells.refused_at_host += ncells as u64;
                 self.datagrams.refuse(d);
                 return false;
             }
@@ -50,23 +50,23 @@ impl Network {
                 }
                 None => {}
             }
-            self.cells.injected += ncells as u64;
+            self.fabric.cells.injected += ncells as u64;
             if let Some(t) = self.hosts[h.idx()].tap {
                 self.capture(t, true, d);
             }
             return true;
         }
         self.advance_for_push(port);
-        let pt = &mut self.ports[port.idx()];
+        let pt = &mut self.fabric.ports[port.idx()];
         if !pt.has_room_for(ncells) {
             pt.refuse_frame(ncells);
-            self.frames.cancel(f);
-            self.cells.refused_at_host += ncells as u64;
+            self.fabric.frames.cancel(f);
+            self.fabric.cells.refused_at_host += ncells as u64;
             self.datagrams.refuse(d);
             return false;
         }
         let refused = pt.push_frame(now, vci, f, ncells);
-        self.cells.injected += ncells as u64;
+        self.fabric.cells.injected += ncells as u64;
         if refused > 0 {
             self.regulator_refused(f, refused);
         }
@@ -87,16 +87,16 @@ impl Network {
     pub fn send_ctrl_datagram(&mut self, h: NodeId, port: PortId, vci: u32, d: DatagramId) -> bool {
         let now = self.now;
         let ip_bytes = self.datagrams.get(d).ip_bytes;
-        let f = self.frames.alloc(d, h, ip_bytes, now);
-        let ncells = self.frames.get(f).ncells;
+        let f = self.fabric.frames.alloc(d, h, ip_bytes, now);
+        let ncells = self.fabric.frames.get(f).ncells;
         self.advance_for_push(port);
-        if !self.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
-            self.frames.cancel(f);
-            self.cells.refused_at_host += ncells as u64;
+        if !self.fabric.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
+            self.fabric.frames.cancel(f);
+            self.fabric.cells.refused_at_host += ncells as u64;
             self.datagrams.refuse(d);
             return false;
         }
-        self.cells.injected += ncells as u64;
+        self.fabric.cells.injected += ncells as u64;
         self.arm(port);
         if let Some(t) = self.hosts[h.idx()].tap {
             self.capture(t, true, d);
@@ -129,13 +129,13 @@ impl Network {
         if cell.is_rm() {
             return self.abr_at_host(h, cell);
         }
-        self.cells.delivered += 1;
+        self.fabric.cells.delivered += 1;
         let host = &mut self.hosts[h.idx()];
         let verdict =
-            host.reasm.get_mut(cell.vci as usize).map(|r| r.push(&mut self.frames, cell.frame, cell.is_eof()));
+            host.reasm.get_mut(cell.vci as usize).map(|r| r.push(&mut self.fabric.frames, cell.frame, cell.is_eof()));
         let verdict = match verdict {
             Some(v) => v,
-            None => host.reassembler(cell.vci).push(&mut self.frames, cell.frame, cell.is_eof()),
+            None => host.reassembler(cell.vci).push(&mut self.fabric.frames, cell.frame, cell.is_eof()),
         };
         match verdict {
             Reassembled::Pending => {}
@@ -179,8 +179,8 @@ impl Network {
     /// End the datagrams of frames the fabric lost or reassembly discarded.
     #[inline]
     pub(crate) fn account_lost_datagrams(&mut self) {
-        if !self.frames.orphans.is_empty() {
-            for d in self.frames.orphans.drain(..) {
+        if !self.fabric.frames.orphans.is_empty() {
+            for d in self.fabric.frames.orphans.drain(..) {
                 self.datagrams.lose(d);
             }
         }

@@ -71,13 +71,8 @@ mod transport;
 use crate::apps::cell_source::CellSource;
 use crate::apps::generator::Generator;
 use crate::apps::udp::UdpFlow;
-use crate::atm::aal5::Frames;
-use crate::atm::cell::Cell;
-use crate::atm::link::Link;
-use crate::atm::port::OutPort;
-use crate::atm::shaping::Shapers;
-use crate::atm::switch::Switch;
-use crate::ids::{ConnId, LinkId, NodeId, PortId, SourceId};
+pub use crate::atm::fabric::{AtmEv, CellCounts, Fabric};
+use crate::ids::{ConnId, NodeId, SourceId};
 use crate::iface::ipoa::TimerToken;
 use crate::iface::lan::Lan;
 use crate::iface::pipe::PacketLine;
@@ -195,23 +190,6 @@ pub enum SigEv {
     Timer(u32),
 }
 
-/// Events of the ATM cell layer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtmEv {
-    /// Port `p` finished a cell: it enters the link; the next cell starts.
-    PortTx(PortId),
-    /// The head cell of link `l` reaches its far end: a switch or a host.
-    Arrive(LinkId),
-    /// Shaper `s` (index into `Network::shapers.list`) releases the cells that conform now.
-    Shape(u32),
-    /// ABR end system `e` (index into `Network::abr.ends`) may send its next cell (`abr.rs`).
-    Abr(u32),
-    /// Port `p` (non-work-conserving RCSP) has a held cell becoming eligible: start it if idle.
-    PortWake(PortId),
-    /// Every drained switch switches its arrivals up to now (`fabric/drained.rs`).
-    Drain,
-}
-
 /// Events of a host's CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CpuEv {
@@ -274,76 +252,28 @@ pub const PROGRESS_WALL_PERIOD: std::time::Duration = std::time::Duration::from_
 /// Every this-many inline steps, batching hands one step back to the event queue.
 pub const INLINE_RUN_MAX: u32 = 4096;
 
-/// Network-wide cell counters (conservation).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CellCounts {
-    /// Cells queued at host adapters (entered the network).
-    pub injected: u64,
-    /// Cells that reached their destination host's reassembler.
-    pub delivered: u64,
-    pub dropped_tail: u64,
-    pub dropped_ppd: u64,
-    pub dropped_epd: u64,
-    pub dropped_no_route: u64,
-    /// CLP=1 cells dropped at a switch's CLP=1 threshold.
-    pub dropped_clp1: u64,
-    /// Non-conforming cells discarded by a policer.
-    pub dropped_police: u64,
-    /// Cells that found a switch re-shaper's buffer full.
-    pub dropped_reshape: u64,
-    /// Control (signalling) cells that found a switch output port's control FIFO full.
-    pub dropped_ctrl: u64,
-    /// Cells of frames refused whole by a host adapter (never injected), data or control.
-    pub refused_at_host: u64,
-    /// Data cells refused by a full RCSP regulator queue (2 s at X_ave; spec A-26).
-    pub dropped_regulator: u64,
-}
-
-impl CellCounts {
-    pub fn dropped_in_network(&self) -> u64 {
-        self.dropped_tail
-            + self.dropped_ppd
-            + self.dropped_epd
-            + self.dropped_no_route
-            + self.dropped_clp1
-            + self.dropped_police
-            + self.dropped_reshape
-            + self.dropped_ctrl
-            + self.dropped_regulator
-    }
-}
-
 /// The whole simulated system.
 pub struct Network {
+    /// Ports, links, switches, shapers and the cells in them (`atm::fabric`).
+    pub fabric: Fabric,
     pub q: EventQueue<Ev>,
     pub now: SimTime,
     pub until: SimTime,
     pub warmup: SimTime,
     pub batching: bool,
     pub sample_every: Option<SimDuration>,
-    pub ports: Vec<OutPort>,
-    pub links: Vec<Link>,
-    pub switches: Vec<Switch>,
     pub hosts: Vec<Host>,
     pub conns: Vec<Conn>,
     pub sources: Vec<CellSource>,
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
     pub taps: Vec<Tap>,
-    pub frames: Frames,
     /// IP datagrams in flight (CPU queues, packet lines, driver queues, AAL5 frames) and their ledger.
     pub datagrams: Datagrams,
-    /// Shapers and pacing at host adapters, re-shapers and policers at switch inputs.
-    pub shapers: Shapers,
-    pub cells: CellCounts,
     pub rec: Recorder,
-    /// Cell transmissions completed by all ports (one per cell per hop).
-    pub cell_hops: u64,
     /// Steps taken inline by batching (each would otherwise have been one event).
     pub inline_steps: u64,
     /// Inline steps left before batching hands one back to the queue ([`Network::take_inline`]).
     pub inline_budget: u32,
-    /// Reused buffer for cells a switch re-shaper releases at once.
-    pub scratch_cells: Vec<Cell>,
     /// Queues (ATM ports, packet lines) holding arrivals of this instant, each with its place
     /// in the instant's order (a key prefix of kind [`kind::ADMIT`]): the run loop admits them
     /// there, before the first pending event that comes later (`fabric/mod.rs`, `admit_due_now`).
@@ -371,25 +301,19 @@ pub struct Network {
     pub seed: u64,
     /// ABR end systems, switch allocators and RM cells in flight ([`crate::abr::AbrPlane`]).
     pub abr: crate::abr::AbrPlane,
-    /// Period of the drain of drained switches feeding each other (`fabric/drained.rs`).
-    pub drain_period: SimDuration,
-    /// Scratch: ports with arrivals in the instant a drained switch is switching.
-    pub drain_dirty: Vec<PortId>,
-    /// Ports a controller offered cells to while its drained switch was switching.
-    pub drain_offered: Vec<PortId>,
 }
 
 impl Network {
     /// Schedule the initial events. Called once by the builder.
     pub fn prime(&mut self) {
-        for p in &mut self.ports {
+        for p in &mut self.fabric.ports {
             p.lazy = self.batching && !p.sched.may_hold_cells();
-            p.watch_ends = matches!(self.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
+            p.watch_ends = matches!(self.fabric.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
             p.notify = p.vcs.iter().any(|v| v.notify_source);
         }
         self.prime_drained();
-        for (i, sh) in self.shapers.list.iter_mut().enumerate() {
-            let p = &mut self.ports[sh.port.idx()];
+        for (i, sh) in self.fabric.shapers.list.iter_mut().enumerate() {
+            let p = &mut self.fabric.ports[sh.port.idx()];
             // A shaper whose port is served ahead and needs no event of its own (a switch at
             // the far end, no source waiting on frames) is released by the port.
             if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && !p.watch_ends && !p.notify {
@@ -481,7 +405,7 @@ impl Network {
         self.drain_host_links();
         self.account_lost_datagrams();
         self.account_lost_messages();
-        for p in &mut self.ports {
+        for p in &mut self.fabric.ports {
             p.finish(self.until);
         }
         progress(1.0).is_continue()
@@ -656,8 +580,8 @@ load_bps = 424
     fn run_ctrl_over_congestion(n: u32, ctrl_cells: u32) -> Network {
         let doc = crate::scenario::parse(CTRL_OVER_CONGESTION, crate::api::Format::Toml, "t").unwrap();
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
-        let sw_port = net.ports.iter().position(|p| p.name == "sw->b").unwrap();
-        net.ports[sw_port].ctrl_limit = ctrl_cells;
+        let sw_port = net.fabric.ports.iter().position(|p| p.name == "sw->b").unwrap();
+        net.fabric.ports[sw_port].ctrl_limit = ctrl_cells;
         let (h, port, vci) = (net.sources[2].host, net.sources[2].port, net.sources[2].vci);
         for i in 0..n {
             let bytes = if i % 2 == 0 { 40 } else { 60 }; // 1 and 2 cells
@@ -670,7 +594,7 @@ load_bps = 424
     }
 
     fn assert_cells_conserved(net: &Network) {
-        let c = &net.cells;
+        let c = &net.fabric.cells;
         assert_eq!(c.injected, c.delivered + c.dropped_in_network() + net.cells_in_flight(), "{c:?}");
         assert!(net.datagrams.balanced());
     }
@@ -682,9 +606,9 @@ load_bps = 424
         // one FIFO they would wait 276 ms.
         let net = run_ctrl_over_congestion(20, super::super::atm::port::DEFAULT_CTRL_BUFFER_CELLS);
         assert_eq!(net.sources[2].frames_rcvd, 20, "every signalling frame arrived within 30 ms");
-        assert!(net.cells.dropped_tail > 0, "the data queue overflowed");
-        assert_eq!(net.cells.dropped_ctrl, 0);
-        let sw = net.ports.iter().find(|p| p.name == "sw->b").unwrap();
+        assert!(net.fabric.cells.dropped_tail > 0, "the data queue overflowed");
+        assert_eq!(net.fabric.cells.dropped_ctrl, 0);
+        let sw = net.fabric.ports.iter().find(|p| p.name == "sw->b").unwrap();
         assert!(sw.occupancy >= 990, "data backlog still (nearly) full at the end: {}", sw.occupancy);
         assert_eq!(sw.stats.ctrl_in, 30);
         assert_cells_conserved(&net);
@@ -695,9 +619,9 @@ load_bps = 424
         // OC-3c in, T1 out: back-to-back control cells pile up at the switch; a 1-cell control
         // FIFO drops most of them.
         let net = run_ctrl_over_congestion(40, 1);
-        let sw = net.ports.iter().find(|p| p.name == "sw->b").unwrap();
-        assert!(net.cells.dropped_ctrl > 0);
-        assert_eq!(net.cells.dropped_ctrl, sw.stats.dropped_ctrl);
+        let sw = net.fabric.ports.iter().find(|p| p.name == "sw->b").unwrap();
+        assert!(net.fabric.cells.dropped_ctrl > 0);
+        assert_eq!(net.fabric.cells.dropped_ctrl, sw.stats.dropped_ctrl);
         assert!(net.sources[2].frames_rcvd < 40);
         assert_cells_conserved(&net);
     }
@@ -712,13 +636,13 @@ load_bps = 424
         let doc = crate::scenario::parse(&text, crate::api::Format::Toml, "t").unwrap();
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
         let src = &net.sources[1];
-        let route = net.links[net.ports[src.port.idx()].link.idx()].route(src.vci).unwrap();
+        let route = net.fabric.links[net.fabric.ports[src.port.idx()].link.idx()].route(src.vci).unwrap();
         let ms = SimDuration::from_millis;
         let spec = crate::atm::regulator::TrafficSpec::new(ms(2), ms(4), ms(40)).unwrap();
         let class = crate::atm::priority::VcClass { level: 1, spec: Some(spec) };
-        net.ports[route.port.idx()].set_vc_class(route.vci, class).unwrap();
+        net.fabric.ports[route.port.idx()].set_vc_class(route.vci, class).unwrap();
         net.run(&mut |_| ControlFlow::Continue(()));
-        let tx = net.ports[route.port.idx()].stats.cells_tx;
+        let tx = net.fabric.ports[route.port.idx()].stats.cells_tx;
         (net, tx)
     }
 
@@ -732,9 +656,9 @@ load_bps = 424
             let doc = crate::scenario::parse(&text, crate::api::Format::Toml, "t").unwrap();
             let mut net = crate::scenario::build(&doc, None, None).unwrap();
             net.run(&mut |_| ControlFlow::Continue(()));
-            let ports: Vec<_> = net.ports.iter().map(|p| p.stats).collect();
+            let ports: Vec<_> = net.fabric.ports.iter().map(|p| p.stats).collect();
             let rcvd: Vec<_> = net.sources.iter().map(|s| s.frames_rcvd).collect();
-            (net.cells, ports, rcvd, net.cell_hops)
+            (net.fabric.cells, ports, rcvd, net.fabric.cell_hops)
         };
         let fifo = run("fifo");
         for d in ["static_priority", "rcsp_wc", "rcsp_nwc"] {
@@ -747,16 +671,16 @@ load_bps = 424
         let (wc, wc_tx) = run_rcsp("rcsp_wc");
         let (nwc, nwc_tx) = run_rcsp("rcsp_nwc");
         for net in [&wc, &nwc] {
-            let sw = net.ports.iter().find(|p| p.name == "sw->b").unwrap();
+            let sw = net.fabric.ports.iter().find(|p| p.name == "sw->b").unwrap();
             assert!(sw.stats.drop_regulator > 0, "500 cells of regulator queue overflowed");
-            assert_eq!(net.cells.dropped_regulator, sw.stats.drop_regulator);
+            assert_eq!(net.fabric.cells.dropped_regulator, sw.stats.drop_regulator);
             assert_cells_conserved(net);
         }
         // The same offered load: wc keeps the link busy with early cells; nwc sends the 10 cells
         // its regulator allows from 2 ms on, 2 ms apart, each on a wake-up, and idles between.
         assert!(wc_tx > 90, "wc: {wc_tx}");
         assert!((9..=11).contains(&nwc_tx), "nwc: {nwc_tx}");
-        let sw = nwc.ports.iter().find(|p| p.name == "sw->b").unwrap();
+        let sw = nwc.fabric.ports.iter().find(|p| p.name == "sw->b").unwrap();
         let held = match &sw.sched {
             crate::atm::sched::Scheduler::Priority(p) => p.regulated_cells(),
             _ => unreachable!(),

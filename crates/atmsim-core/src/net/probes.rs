@@ -50,7 +50,7 @@ impl Network {
         for s in &mut self.sources {
             s.bytes_rcvd_warm = s.bytes_rcvd;
         }
-        self.rec.snapshot_ports(&self.ports, self.now);
+        self.rec.snapshot_ports(&self.fabric.ports, self.now);
     }
 
     pub(super) fn sample(&mut self) {
@@ -71,7 +71,7 @@ impl Network {
             // leave TCP, not the wire).
             self.rec.push(t, e, "seq_bytes", tcp.seq_released() as f64);
         }
-        for (i, p) in self.ports.iter().enumerate() {
+        for (i, p) in self.fabric.ports.iter().enumerate() {
             let e = self.rec.port_entity(i);
             self.rec.push(t, e, "queue_cells", p.occupancy as f64);
             self.rec.push(t, e, "drops_cells", p.stats.drops() as f64);

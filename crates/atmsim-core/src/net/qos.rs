@@ -121,7 +121,7 @@ impl Network {
     pub(super) fn qos_install(&mut self, port: PortId, vci: u32, d: Descriptor) {
         if let Some(class) = port_class(self.qos_scheme(), d) {
             self.drain_port_switch(port);
-            let r = self.ports[port.idx()].set_vc_class(vci, class);
+            let r = self.fabric.ports[port.idx()].set_vc_class(vci, class);
             debug_assert!(r.is_ok(), "{r:?}");
         }
     }
@@ -130,7 +130,7 @@ impl Network {
     pub(super) fn qos_remove(&mut self, port: PortId, vci: u32) {
         if self.qos_scheme() != Scheme::Noqos {
             self.drain_port_switch(port);
-            self.ports[port.idx()].clear_vc_class(vci);
+            self.fabric.ports[port.idx()].clear_vc_class(vci);
         }
     }
 }

@@ -188,12 +188,16 @@ impl Network {
             Action::Install { in_link, in_vci, out_port, out_vci, descriptor } => {
                 // A drained switch's arrivals of this instant so far use the old table.
                 self.drain_link_switch(in_link);
-                set_route(&mut self.links[in_link.idx()].to, in_vci, Some(Route { port: out_port, vci: out_vci }));
+                set_route(
+                    &mut self.fabric.links[in_link.idx()].to,
+                    in_vci,
+                    Some(Route { port: out_port, vci: out_vci }),
+                );
                 self.qos_install(out_port, out_vci, descriptor);
             }
             Action::Remove { in_link, in_vci } => {
                 self.drain_link_switch(in_link);
-                if let Some(r) = set_route(&mut self.links[in_link.idx()].to, in_vci, None) {
+                if let Some(r) = set_route(&mut self.fabric.links[in_link.idx()].to, in_vci, None) {
                     self.qos_remove(r.port, r.vci);
                 }
             }
@@ -226,14 +230,14 @@ impl Network {
         // Frames lost since the last accounting have freed their ids: end their messages
         // before `alloc` may give one of those ids to this message.
         self.account_lost_messages();
-        let f = self.frames.alloc(NO_DATAGRAM, NodeId(u32::MAX), frame.bytes(), now);
-        let n = self.frames.get(f).ncells;
+        let f = self.fabric.frames.alloc(NO_DATAGRAM, NodeId(u32::MAX), frame.bytes(), now);
+        let n = self.fabric.frames.get(f).ncells;
         debug_assert_eq!(n, frame.cells());
         let sig = self.sig();
         sig.in_flight.insert(f, frame);
         sig.counts.sent += 1;
         sig.counts.cells += n as u64;
-        self.cells.injected += n as u64;
+        self.fabric.cells.injected += n as u64;
         for k in 0..n {
             let eof = if k + 1 == n { flags::EOF | flags::CTRL } else { flags::CTRL };
             self.offer_to_port(via, Cell { vci: SIG_VCI, frame: f, flags: eof }, Input::Controller(c.0));
@@ -243,10 +247,10 @@ impl Network {
 
     /// A signalling cell reaches the end of link `l` (a switch or an adapter).
     pub(super) fn sig_cell(&mut self, l: LinkId, cell: Cell) {
-        self.cells.delivered += 1;
+        self.fabric.cells.delivered += 1;
         let now = self.now;
         let sig = self.sig.as_mut().expect("a signalling cell without signalling");
-        let verdict = sig.reasm[l.idx()].push(&mut self.frames, cell.frame, cell.is_eof());
+        let verdict = sig.reasm[l.idx()].push(&mut self.fabric.frames, cell.frame, cell.is_eof());
         if let Reassembled::Frame(_) = verdict {
             let msg = sig.in_flight.remove(&cell.frame).expect("a signalling frame without its message");
             sig.counts.delivered += 1;
@@ -260,11 +264,11 @@ impl Network {
 
     /// End the messages whose frames were lost or discarded.
     pub(super) fn account_lost_messages(&mut self) {
-        if self.frames.control_lost.is_empty() {
+        if self.fabric.frames.control_lost.is_empty() {
             return;
         }
         let Some(sig) = self.sig.as_mut() else { return };
-        for f in self.frames.control_lost.drain(..) {
+        for f in self.fabric.frames.control_lost.drain(..) {
             if sig.in_flight.remove(&f).is_some() {
                 sig.counts.lost += 1;
             }

@@ -19,11 +19,11 @@ impl Network {
         if !cell.is_eof() {
             return None;
         }
-        let vs = self.ports[p.idx()].vcs.get(cell.vci as usize)?;
+        let vs = self.fabric.ports[p.idx()].vcs.get(cell.vci as usize)?;
         if !vs.notify_source {
             return None;
         }
-        match self.datagrams.get(self.frames.get(cell.frame).dgram).payload {
+        match self.datagrams.get(self.fabric.frames.get(cell.frame).dgram).payload {
             Payload::Raw { source } => Some(SourceId(source)),
             _ => None,
         }

@@ -24,12 +24,12 @@ impl Network {
     /// event will put it on the link in time.
     #[inline]
     pub(in crate::net) fn launched(&mut self, p: PortId, done: SimTime) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         port.tx_done = done;
         port.due = done.min(port.release_at);
         let cell = port.in_tx.expect("launched without a cell");
         let l = port.link;
-        let at = done + self.links[l.idx()].delay;
+        let at = done + self.fabric.links[l.idx()].delay;
         self.arrival_event(l, at, cell);
     }
 
@@ -40,13 +40,13 @@ impl Network {
     /// since every arrival to the port and every reader of it brings it up to date first.
     #[inline]
     pub(in crate::net) fn advance(&mut self, p: PortId, t: SimTime) {
-        let port = &self.ports[p.idx()];
+        let port = &self.fabric.ports[p.idx()];
         let s = port.drained_by;
-        if s != u32::MAX && self.switches[s as usize].drained_to < t {
+        if s != u32::MAX && self.fabric.switches[s as usize].drained_to < t {
             // Its switch's arrivals before `t` first (`drained.rs`).
             self.drain(s, t);
         }
-        let port = &self.ports[p.idx()];
+        let port = &self.fabric.ports[p.idx()];
         if port.due <= t {
             self.advance_to(p, t);
         }
@@ -59,7 +59,7 @@ impl Network {
     /// finishing a job) goes in before them, as with their own events.
     pub(in crate::net) fn advance_for_push(&mut self, p: PortId) {
         let now = self.now;
-        if self.ports[p.idx()].due <= now {
+        if self.fabric.ports[p.idx()].due <= now {
             let releases_now = self.q.running_kind() >= super::super::kind::SHAPE;
             self.advance_until(p, now, releases_now);
         }
@@ -75,7 +75,7 @@ impl Network {
     /// `releases_at_t`, in time order.
     fn advance_until(&mut self, p: PortId, t: SimTime, releases_at_t: bool) {
         loop {
-            let port = &mut self.ports[p.idx()];
+            let port = &mut self.fabric.ports[p.idx()];
             if port.due > t {
                 break;
             }
@@ -91,8 +91,8 @@ impl Network {
             let d = port.tx_done;
             let cell = port.in_tx.take().expect("advance_to a busy port");
             port.stats.cells_tx += 1;
-            self.cell_hops += 1;
-            let link = &mut self.links[port.link.idx()];
+            self.fabric.cell_hops += 1;
+            let link = &mut self.fabric.links[port.link.idx()];
             link.pipe.push_back((d + link.delay, cell));
             match port.start_next(d) {
                 Some(done) => self.launched(p, done),
@@ -101,7 +101,7 @@ impl Network {
                     port.due = port.release_at;
                 }
             }
-            if self.ports[p.idx()].notify {
+            if self.fabric.ports[p.idx()].notify {
                 if let Some(src) = self.source_after_tx(p, cell) {
                     debug_assert_eq!(d, self.now, "a source's frame left before its port's event");
                     self.source_frame_left(src);
@@ -117,16 +117,16 @@ impl Network {
     /// events would have done at `r`.
     pub(in crate::net) fn release_shapers(&mut self, p: PortId, r: SimTime) {
         let mut next = SimTime::MAX;
-        for i in 0..self.ports[p.idx()].shapers.len() {
-            let s = self.ports[p.idx()].shapers[i] as usize;
-            let sh = &mut self.shapers.list[s];
+        for i in 0..self.fabric.ports[p.idx()].shapers.len() {
+            let s = self.fabric.ports[p.idx()].shapers[i] as usize;
+            let sh = &mut self.fabric.shapers.list[s];
             if sh.next_at == r {
-                let port = &mut self.ports[p.idx()];
+                let port = &mut self.fabric.ports[p.idx()];
                 sh.release(r, &mut |cell| {
                     let queued = port.push_cell(r, cell);
                     debug_assert!(queued, "only a priority port refuses, and it is not served ahead");
                 });
-                let port = &mut self.ports[p.idx()];
+                let port = &mut self.fabric.ports[p.idx()];
                 if !port.is_busy() {
                     port.wake(r);
                     if let Some(done) = port.start_next(r) {
@@ -136,9 +136,9 @@ impl Network {
                     }
                 }
             }
-            next = next.min(self.shapers.list[s].next_at);
+            next = next.min(self.fabric.shapers.list[s].next_at);
         }
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         port.release_at = next;
         port.due = next.min(if port.in_tx.is_some() { port.tx_done } else { SimTime::MAX });
     }
@@ -147,7 +147,7 @@ impl Network {
     /// cells due at `at`: the port releases them when brought up to date, and the port's link
     /// is armed for the first of them.
     pub(in crate::net) fn shaper_due(&mut self, p: PortId, at: SimTime) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         port.release_at = port.release_at.min(at);
         port.due = port.due.min(at);
         let l = port.link;
@@ -160,11 +160,11 @@ impl Network {
     /// with a first unit). None if nothing is on its way.
     #[inline]
     pub(in crate::net) fn next_arrival(&self, l: LinkId) -> Option<SimTime> {
-        let link = &self.links[l.idx()];
+        let link = &self.fabric.links[l.idx()];
         if let Some(&(t, _)) = link.pipe.front() {
             return Some(t);
         }
-        let from = &self.ports[link.from.idx()];
+        let from = &self.fabric.ports[link.from.idx()];
         if !from.lazy {
             return None;
         }
@@ -177,12 +177,12 @@ impl Network {
     /// Give switch-bound link `l` an arrival event for its next cell unless one no later is
     /// pending.
     pub(in crate::net) fn rearm_link(&mut self, l: LinkId) {
-        match self.links[l.idx()].to {
-            Sink::Switch { switch, .. } if !self.switches[switch.idx()].drained => {}
+        match self.fabric.links[l.idx()].to {
+            Sink::Switch { switch, .. } if !self.fabric.switches[switch.idx()].drained => {}
             _ => return,
         }
         if let Some(t) = self.next_arrival(l) {
-            let link = &mut self.links[l.idx()];
+            let link = &mut self.fabric.links[l.idx()];
             if t < link.armed_at {
                 link.armed_at = t;
                 self.q.schedule(t, Ev::Atm(AtmEv::Arrive(l)));
@@ -194,7 +194,7 @@ impl Network {
     /// included first.
     pub(in crate::net) fn advance_all(&mut self, t: SimTime) {
         self.drain_all(t + crate::time::SimDuration::from_ps(1));
-        for p in 0..self.ports.len() {
+        for p in 0..self.fabric.ports.len() {
             self.advance(PortId(p as u32), t);
         }
     }
@@ -203,7 +203,7 @@ impl Network {
     /// told at this instant) and arm its next event.
     pub(in crate::net) fn port_due(&mut self, p: PortId) {
         let now = self.now;
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         if port.tx_event == now {
             port.tx_event = SimTime::MAX;
         }
@@ -216,7 +216,7 @@ impl Network {
     /// that comes no later is pending.
     #[inline]
     pub(in crate::net) fn arm(&mut self, p: PortId) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
@@ -228,7 +228,7 @@ impl Network {
     /// [`Network::arm`] after `cell` joined the tail of served-ahead port `p`'s queue.
     #[inline]
     pub(in crate::net) fn arm_after_push(&mut self, p: PortId, cell: Cell) {
-        let port = &self.ports[p.idx()];
+        let port = &self.fabric.ports[p.idx()];
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
@@ -239,7 +239,7 @@ impl Network {
 
     #[inline]
     pub(in crate::net) fn port_event_at(&mut self, p: PortId, t: SimTime) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         if t < port.tx_event {
             port.tx_event = t;
             self.q.schedule(t, Ev::Atm(AtmEv::PortTx(p)));

@@ -61,22 +61,22 @@ impl Network {
     /// Decide which switches are drained by their readers (module docs, "Which switches"),
     /// and start the periodic drain if any drained switch feeds another.
     pub(in crate::net) fn prime_drained(&mut self) {
-        for l in 0..self.links.len() {
-            if let Sink::Switch { switch, .. } = self.links[l].to {
-                self.switches[switch.idx()].inputs.push(LinkId(l as u32));
+        for l in 0..self.fabric.links.len() {
+            if let Sink::Switch { switch, .. } = self.fabric.links[l].to {
+                self.fabric.switches[switch.idx()].inputs.push(LinkId(l as u32));
             }
         }
         let abr = !self.abr.ends.is_empty() || !self.abr.allocators.is_empty() || self.abr.count_cells;
         if !self.batching || abr {
             return;
         }
-        let mut of_switch = vec![false; self.ports.len()];
-        for sw in &self.switches {
+        let mut of_switch = vec![false; self.fabric.ports.len()];
+        for sw in &self.fabric.switches {
             for p in &sw.ports {
                 of_switch[p.idx()] = true;
             }
         }
-        let mut ok: Vec<bool> = (0..self.switches.len()).map(|s| self.may_drain(s, &of_switch)).collect();
+        let mut ok: Vec<bool> = (0..self.fabric.switches.len()).map(|s| self.may_drain(s, &of_switch)).collect();
         loop {
             let mut changed = false;
             for s in 0..ok.len() {
@@ -91,50 +91,52 @@ impl Network {
         }
         let mut ring_delay = SimDuration::MAX;
         for s in (0..ok.len()).filter(|&s| ok[s]) {
-            self.switches[s].drained = true;
-            for i in 0..self.switches[s].ports.len() {
-                let p = self.switches[s].ports[i];
-                let port = &mut self.ports[p.idx()];
+            self.fabric.switches[s].drained = true;
+            for i in 0..self.fabric.switches[s].ports.len() {
+                let p = self.fabric.switches[s].ports[i];
+                let port = &mut self.fabric.ports[p.idx()];
                 port.drained_by = s as u32;
-                if let Sink::Switch { switch, .. } = self.links[port.link.idx()].to {
+                if let Sink::Switch { switch, .. } = self.fabric.links[port.link.idx()].to {
                     if ok[switch.idx()] {
-                        ring_delay = ring_delay.min(self.links[port.link.idx()].delay);
+                        ring_delay = ring_delay.min(self.fabric.links[port.link.idx()].delay);
                     }
                 }
             }
             // Whatever feeds the switch starts its frame ends on time (module docs).
-            for i in 0..self.switches[s].inputs.len() {
-                let l = self.switches[s].inputs[i];
-                self.ports[self.links[l.idx()].from.idx()].watch_ends = true;
+            for i in 0..self.fabric.switches[s].inputs.len() {
+                let l = self.fabric.switches[s].inputs[i];
+                self.fabric.ports[self.fabric.links[l.idx()].from.idx()].watch_ends = true;
             }
         }
         if ring_delay != SimDuration::MAX {
-            self.drain_period = ring_delay.mul(TICK_DELAYS);
-            self.q.schedule(SimTime::ZERO + self.drain_period, Ev::Atm(AtmEv::Drain));
+            self.fabric.drain_period = ring_delay.mul(TICK_DELAYS);
+            self.q.schedule(SimTime::ZERO + self.fabric.drain_period, Ev::Atm(AtmEv::Drain));
         }
     }
 
     /// Whether switch `s` could be drained on its own account (module docs, "Which switches").
     fn may_drain(&self, s: usize, of_switch: &[bool]) -> bool {
-        let sw = &self.switches[s];
+        let sw = &self.fabric.switches[s];
         !sw.inputs.is_empty()
             && sw.inputs.len() <= MAX_INPUTS
-            && sw.ports.iter().all(|p| self.ports[p.idx()].lazy)
+            && sw.ports.iter().all(|p| self.fabric.ports[p.idx()].lazy)
             && sw.inputs.iter().all(|l| {
-                let link = &self.links[l.idx()];
+                let link = &self.fabric.links[l.idx()];
                 // A host shaper released by its port would hide a frame end from the port.
                 let from_switch = of_switch[link.from.idx()];
                 (link.delay > SimDuration::ZERO || !from_switch)
-                    && !self.shapers.guards(*l)
-                    && self.ports[link.from.idx()].shapers.is_empty()
+                    && !self.fabric.shapers.guards(*l)
+                    && self.fabric.ports[link.from.idx()].shapers.is_empty()
             })
     }
 
     /// The switches that switch `s`'s output links lead to.
     fn feeds(&self, s: usize) -> impl Iterator<Item = usize> + '_ {
-        self.switches[s].ports.iter().filter_map(|p| match self.links[self.ports[p.idx()].link.idx()].to {
-            Sink::Switch { switch, .. } => Some(switch.idx()),
-            Sink::Host(_) => None,
+        self.fabric.switches[s].ports.iter().filter_map(|p| {
+            match self.fabric.links[self.fabric.ports[p.idx()].link.idx()].to {
+                Sink::Switch { switch, .. } => Some(switch.idx()),
+                Sink::Host(_) => None,
+            }
         })
     }
 
@@ -144,19 +146,19 @@ impl Network {
     /// answering a signalling cell) is already in order.
     #[inline(never)]
     pub(in crate::net) fn drain(&mut self, s: u32, before: SimTime) {
-        let sw = &self.switches[s as usize];
+        let sw = &self.fabric.switches[s as usize];
         if sw.drained_to >= before || sw.switching {
             return;
         }
         for i in 0..sw.inputs.len() {
-            let link = &self.links[self.switches[s as usize].inputs[i].idx()];
+            let link = &self.fabric.links[self.fabric.switches[s as usize].inputs[i].idx()];
             let (from, reach) = (link.from, link.delay + PS);
             self.advance(from, before.saturating_sub(reach));
         }
         let now = self.now;
-        self.switches[s as usize].switching = true;
+        self.fabric.switches[s as usize].switching = true;
         while let Some((at, alone)) = self.next_arrival_at(s, before) {
-            self.switches[s as usize].drained_to = at;
+            self.fabric.switches[s as usize].drained_to = at;
             self.now = at;
             match alone {
                 Some(l) => self.switch_alone(s, l, now),
@@ -164,7 +166,7 @@ impl Network {
             }
         }
         self.now = now;
-        let sw = &mut self.switches[s as usize];
+        let sw = &mut self.fabric.switches[s as usize];
         sw.switching = false;
         sw.drained_to = sw.drained_to.max(before);
     }
@@ -173,11 +175,11 @@ impl Network {
     /// it is the instant's only one.
     #[inline]
     fn next_arrival_at(&self, s: u32, before: SimTime) -> Option<(SimTime, Option<LinkId>)> {
-        let sw = &self.switches[s as usize];
+        let sw = &self.fabric.switches[s as usize];
         let mut at = before;
         let mut alone = None;
         for &l in &sw.inputs {
-            if let Some(&(t, _)) = self.links[l.idx()].pipe.front() {
+            if let Some(&(t, _)) = self.fabric.links[l.idx()].pipe.front() {
                 if t < at {
                     at = t;
                     alone = Some(l);
@@ -193,7 +195,7 @@ impl Network {
     /// instant: no arbiter is needed.
     #[inline]
     fn switch_alone(&mut self, s: u32, l: LinkId, now: SimTime) {
-        let link = &mut self.links[l.idx()];
+        let link = &mut self.fabric.links[l.idx()];
         let &(at, cell) = link.pipe.front().expect("an arrival");
         if cell.vci == SIG_VCI {
             // The controller may answer at once: the instant's general case.
@@ -213,10 +215,10 @@ impl Network {
     /// admission phase of the instant (`fabric` module). `now` is the caller's instant: only
     /// there can a signalling frame end (its last cell has an event of its own).
     fn switch_instant(&mut self, s: u32, at: SimTime, now: SimTime) {
-        let mut dirty = std::mem::take(&mut self.drain_dirty);
-        for i in 0..self.switches[s as usize].inputs.len() {
-            let l = self.switches[s as usize].inputs[i];
-            let link = &mut self.links[l.idx()];
+        let mut dirty = std::mem::take(&mut self.fabric.drain_dirty);
+        for i in 0..self.fabric.switches[s as usize].inputs.len() {
+            let l = self.fabric.switches[s as usize].inputs[i];
+            let link = &mut self.fabric.links[l.idx()];
             if link.pipe.front().is_none_or(|&(t, _)| t != at) {
                 continue;
             }
@@ -227,9 +229,9 @@ impl Network {
                 self.sig_cell(l, cell);
                 continue;
             }
-            match self.links[l.idx()].route(cell.vci) {
+            match self.fabric.links[l.idx()].route(cell.vci) {
                 Some(r) => {
-                    let port = &mut self.ports[r.port.idx()];
+                    let port = &mut self.fabric.ports[r.port.idx()];
                     if port.arrivals.is_empty() {
                         dirty.push(r.port);
                     }
@@ -239,22 +241,22 @@ impl Network {
             }
         }
         // A controller answering a signalling cell of this instant offered its cells too.
-        dirty.append(&mut self.drain_offered);
+        dirty.append(&mut self.fabric.drain_offered);
         dirty.sort_unstable();
         dirty.dedup();
         for &p in &dirty {
             self.admit_arrivals(p);
         }
         dirty.clear();
-        self.drain_dirty = dirty;
+        self.fabric.drain_dirty = dirty;
     }
 
     /// Port `p`, whose drained switch is switching an instant's arrivals, is offered a cell by
     /// a controller: it joins the instant's arrivals.
     pub(in crate::net) fn offer_while_switching(&mut self, p: PortId, cell: crate::atm::cell::Cell, input: u32) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         if port.arrivals.is_empty() {
-            self.drain_offered.push(p);
+            self.fabric.drain_offered.push(p);
         }
         port.arrivals.push((input, cell));
     }
@@ -262,7 +264,7 @@ impl Network {
     /// Drain the switch of port `p`, if drained, up to and including now.
     #[inline]
     pub(in crate::net) fn drain_port_switch(&mut self, p: PortId) {
-        let s = self.ports[p.idx()].drained_by;
+        let s = self.fabric.ports[p.idx()].drained_by;
         if s != u32::MAX {
             self.drain(s, self.now + PS);
         }
@@ -270,8 +272,8 @@ impl Network {
 
     /// Drain the switch at the far end of link `l`, if drained, up to and including now.
     pub(in crate::net) fn drain_link_switch(&mut self, l: LinkId) {
-        if let Sink::Switch { switch, .. } = self.links[l.idx()].to {
-            if self.switches[switch.idx()].drained {
+        if let Sink::Switch { switch, .. } = self.fabric.links[l.idx()].to {
+            if self.fabric.switches[switch.idx()].drained {
                 self.drain(switch.0, self.now + PS);
             }
         }
@@ -279,8 +281,8 @@ impl Network {
 
     /// Drain every drained switch up to `before`.
     pub(in crate::net) fn drain_all(&mut self, before: SimTime) {
-        for s in 0..self.switches.len() {
-            if self.switches[s].drained {
+        for s in 0..self.fabric.switches.len() {
+            if self.fabric.switches[s].drained {
                 self.drain(s as u32, before);
             }
         }
@@ -289,6 +291,6 @@ impl Network {
     /// The periodic drain (module docs, "Upstream"): every drained switch up to now.
     pub(in crate::net) fn drain_tick(&mut self) {
         self.drain_all(self.now);
-        self.q.schedule(self.now + self.drain_period, Ev::Atm(AtmEv::Drain));
+        self.q.schedule(self.now + self.fabric.drain_period, Ev::Atm(AtmEv::Drain));
     }
 }

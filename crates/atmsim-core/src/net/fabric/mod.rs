@@ -26,14 +26,14 @@ impl Network {
     #[inline]
     pub(super) fn on_atm(&mut self, ev: AtmEv) {
         match ev {
-            AtmEv::PortTx(p) if self.ports[p.idx()].lazy => self.port_due(p),
+            AtmEv::PortTx(p) if self.fabric.ports[p.idx()].lazy => self.port_due(p),
             AtmEv::PortTx(p) => self.port_tx_done(p),
             AtmEv::Arrive(l) => self.link_arrive(l),
             AtmEv::Shape(s) => self.shaper_release(s),
             AtmEv::Abr(e) => self.abr_tx(e),
             AtmEv::Drain => self.drain_tick(),
             AtmEv::PortWake(p) => {
-                self.ports[p.idx()].woken(self.now);
+                self.fabric.ports[p.idx()].woken(self.now);
                 self.kick(p);
             }
         }
@@ -42,14 +42,14 @@ impl Network {
     /// Port `p` finished transmitting its cell at `self.now`.
     pub(super) fn port_tx_done(&mut self, p: PortId) {
         loop {
-            let port = &mut self.ports[p.idx()];
+            let port = &mut self.fabric.ports[p.idx()];
             let cell = port.in_tx.take().expect("PortTx without a cell in transmission");
             port.stats.cells_tx += 1;
-            self.cell_hops += 1;
+            self.fabric.cell_hops += 1;
             let link = port.link;
             self.put_on_link(link, cell);
             let now = self.now;
-            let port = &mut self.ports[p.idx()];
+            let port = &mut self.fabric.ports[p.idx()];
             let next = port.start_next(now);
             if next.is_none() {
                 port.sleep(now);
@@ -73,7 +73,7 @@ impl Network {
 
     #[inline]
     pub(super) fn put_on_link(&mut self, l: LinkId, cell: Cell) {
-        let link = &mut self.links[l.idx()];
+        let link = &mut self.fabric.links[l.idx()];
         let at = self.now + link.delay;
         link.pipe.push_back((at, cell));
         self.arrival_event(l, at, cell);
@@ -85,10 +85,10 @@ impl Network {
     /// only they get an event; the cells before them are delivered in order when it fires.
     #[inline]
     fn arrival_event(&mut self, l: LinkId, at: SimTime, cell: Cell) {
-        let link = &mut self.links[l.idx()];
+        let link = &mut self.fabric.links[l.idx()];
         let wake = match link.to {
             // Drained by its readers: only what must be on time (`drained.rs`).
-            Sink::Switch { switch, .. } if self.switches[switch.idx()].drained => {
+            Sink::Switch { switch, .. } if self.fabric.switches[switch.idx()].drained => {
                 cell.flags & (flags::EOF | flags::RM) != 0
             }
             Sink::Switch { .. } if at < link.armed_at => {
@@ -107,12 +107,12 @@ impl Network {
     /// Deliver every cell of host link `l` that has arrived by `self.now` (a served-ahead
     /// port feeding it must be up to date).
     pub(super) fn drain_host_link(&mut self, l: LinkId, h: NodeId) {
-        while let Some(&(t, cell)) = self.links[l.idx()].pipe.front() {
+        while let Some(&(t, cell)) = self.fabric.links[l.idx()].pipe.front() {
             if t > self.now {
                 break;
             }
-            self.links[l.idx()].pipe.pop_front();
-            self.links[l.idx()].cells_delivered += 1;
+            self.fabric.links[l.idx()].pipe.pop_front();
+            self.fabric.links[l.idx()].cells_delivered += 1;
             if cell.vci == SIG_VCI {
                 self.sig_cell(l, cell);
             } else {
@@ -123,8 +123,8 @@ impl Network {
 
     /// Bring every host link up to date (before reading counters; served-ahead ports first).
     pub(super) fn drain_host_links(&mut self) {
-        for l in 0..self.links.len() {
-            if let Sink::Host(h) = self.links[l].to {
+        for l in 0..self.fabric.links.len() {
+            if let Sink::Host(h) = self.fabric.links[l].to {
                 self.drain_host_link(LinkId(l as u32), h);
             }
         }
@@ -132,24 +132,24 @@ impl Network {
 
     /// The head cell of link `l` arrives at `self.now`.
     pub(super) fn link_arrive(&mut self, l: LinkId) {
-        if let Sink::Host(h) = self.links[l.idx()].to {
-            let link = &self.links[l.idx()];
+        if let Sink::Host(h) = self.fabric.links[l.idx()].to {
+            let link = &self.fabric.links[l.idx()];
             self.advance(link.from, self.now.saturating_sub(link.delay));
             return self.drain_host_link(l, h);
         }
-        if let Sink::Switch { switch, .. } = self.links[l.idx()].to {
-            if self.switches[switch.idx()].drained {
+        if let Sink::Switch { switch, .. } = self.fabric.links[l.idx()].to {
+            if self.fabric.switches[switch.idx()].drained {
                 return self.drain(switch.0, self.now + SimDuration::from_ps(1));
             }
         }
-        let link = &mut self.links[l.idx()];
+        let link = &mut self.fabric.links[l.idx()];
         if link.armed_at == self.now {
             link.armed_at = SimTime::MAX;
         }
         loop {
-            let link = &self.links[l.idx()];
+            let link = &self.fabric.links[l.idx()];
             self.advance(link.from, self.now.saturating_sub(link.delay));
-            let link = &mut self.links[l.idx()];
+            let link = &mut self.fabric.links[l.idx()];
             if link.pipe.front().is_none_or(|&(t, _)| t > self.now) {
                 // An early event (a lower bound) or a stale one: wait for the cell.
                 return self.rearm_link(l);
@@ -166,15 +166,15 @@ impl Network {
                             self.abr_at_switch(l, cell);
                         }
                         let mut cell = cell;
-                        if self.shapers.police(l, self.now, &mut cell) {
+                        if self.fabric.shapers.police(l, self.now, &mut cell) {
                             let out = Cell { vci: r.vci, ..cell };
-                            match self.shapers.reshaper(l, cell.vci) {
+                            match self.fabric.shapers.reshaper(l, cell.vci) {
                                 None => self.offer_to_port(r.port, out, Input::Link(l)),
                                 Some(s) => {
-                                    let sh = &mut self.shapers.list[s as usize];
+                                    let sh = &mut self.fabric.shapers.list[s as usize];
                                     if sh.held() as u32 >= sh.limit {
                                         sh.stats.dropped += 1;
-                                        self.cells.dropped_reshape += 1;
+                                        self.fabric.cells.dropped_reshape += 1;
                                         self.cell_lost(cell);
                                     } else if let Some(at) = sh.push_cell(self.now, out) {
                                         self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
@@ -182,7 +182,7 @@ impl Network {
                                 }
                             }
                         } else {
-                            self.cells.dropped_police += 1;
+                            self.fabric.cells.dropped_police += 1;
                             self.cell_lost(cell);
                         }
                     }
@@ -191,12 +191,12 @@ impl Network {
             }
             let Some(next) = self.next_arrival(l) else { return };
             let ev = Ev::Atm(AtmEv::Arrive(l));
-            let armed_at = self.links[l.idx()].armed_at;
+            let armed_at = self.fabric.links[l.idx()].armed_at;
             if armed_at == SimTime::MAX && self.take_inline(next, ev) {
                 continue;
             }
             if next < armed_at {
-                self.links[l.idx()].armed_at = next;
+                self.fabric.links[l.idx()].armed_at = next;
                 self.q.schedule(next, ev);
             }
             return;
@@ -209,14 +209,14 @@ impl Network {
     /// instant's admission phase ([`Network::admit_due`]).
     #[inline]
     pub(super) fn offer_to_port(&mut self, p: PortId, cell: Cell, input: Input) {
-        let s = self.ports[p.idx()].drained_by;
+        let s = self.fabric.ports[p.idx()].drained_by;
         if s != u32::MAX {
-            if self.switches[s as usize].switching {
+            if self.fabric.switches[s as usize].switching {
                 return self.offer_while_switching(p, cell, input.id());
             }
             self.drain(s, self.now + SimDuration::from_ps(1));
         }
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         if port.arrivals.is_empty() {
             if !self.q.pending_before(rank(kind::ADMIT, 0)) {
                 return self.admit(p, cell);
@@ -224,7 +224,7 @@ impl Network {
             let at = self.q.prefix_now(rank(kind::ADMIT, p.0));
             self.admit_due.push((at, Due::Port(p)));
         }
-        self.ports[p.idx()].arrivals.push((input.id(), cell));
+        self.fabric.ports[p.idx()].arrivals.push((input.id(), cell));
     }
 
     /// Admit, in the instant's order, the queues' collected arrivals that are due before the
@@ -255,14 +255,14 @@ impl Network {
     /// their inputs, starting at its arbiter; an input's own cells keep their order. After a
     /// tie between inputs the arbiter moves to one past the input that went first.
     fn admit_arrivals(&mut self, p: PortId) {
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         let mut batch = std::mem::take(&mut port.arrivals);
         crate::arbiter::admit_order(&mut batch, &mut port.arbiter);
         for &(_, cell) in &batch {
             self.admit(p, cell);
         }
         batch.clear();
-        self.ports[p.idx()].arrivals = batch;
+        self.fabric.ports[p.idx()].arrivals = batch;
     }
 
     /// Port `p` takes `cell` through its admission (drop policy, control FIFO) and starts it
@@ -271,7 +271,7 @@ impl Network {
     fn admit(&mut self, p: PortId, cell: Cell) {
         let now = self.now;
         self.advance(p, now);
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         match port.offer_cell(now, cell) {
             None => {
                 self.arm_after_push(p, cell);
@@ -279,12 +279,12 @@ impl Network {
             }
             Some(reason) => {
                 match reason {
-                    DropReason::Tail => self.cells.dropped_tail += 1,
-                    DropReason::Ppd => self.cells.dropped_ppd += 1,
-                    DropReason::Epd => self.cells.dropped_epd += 1,
-                    DropReason::Clp1 => self.cells.dropped_clp1 += 1,
-                    DropReason::Ctrl => self.cells.dropped_ctrl += 1,
-                    DropReason::Regulator => self.cells.dropped_regulator += 1,
+                    DropReason::Tail => self.fabric.cells.dropped_tail += 1,
+                    DropReason::Ppd => self.fabric.cells.dropped_ppd += 1,
+                    DropReason::Epd => self.fabric.cells.dropped_epd += 1,
+                    DropReason::Clp1 => self.fabric.cells.dropped_clp1 += 1,
+                    DropReason::Ctrl => self.fabric.cells.dropped_ctrl += 1,
+                    DropReason::Regulator => self.fabric.cells.dropped_regulator += 1,
                     DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
                 }
                 self.cell_lost(cell);
@@ -295,8 +295,8 @@ impl Network {
     /// A cell reached switch `s` on a VCI without a translation entry: it is dropped.
     #[cold]
     pub(super) fn no_route(&mut self, s: u32, cell: Cell) {
-        self.switches[s as usize].misrouted += 1;
-        self.cells.dropped_no_route += 1;
+        self.fabric.switches[s as usize].misrouted += 1;
+        self.fabric.cells.dropped_no_route += 1;
         self.cell_lost(cell);
     }
 
@@ -307,7 +307,7 @@ impl Network {
         if cell.is_rm() {
             self.abr.rm.lose(cell.frame);
         } else {
-            self.frames.cell_dropped(cell.frame);
+            self.fabric.frames.cell_dropped(cell.frame);
         }
     }
 
@@ -316,7 +316,7 @@ impl Network {
     #[inline]
     pub(super) fn kick(&mut self, p: PortId) {
         let now = self.now;
-        let port = &mut self.ports[p.idx()];
+        let port = &mut self.fabric.ports[p.idx()];
         if port.is_busy() {
             return;
         }
@@ -343,7 +343,7 @@ impl Network {
     /// cell already sent, does nothing ([`Network::kick`]).
     #[inline(never)]
     fn schedule_wake(&mut self, p: PortId) {
-        if let Some(at) = self.ports[p.idx()].wake_needed() {
+        if let Some(at) = self.fabric.ports[p.idx()].wake_needed() {
             self.q.schedule(at, Ev::Atm(AtmEv::PortWake(p)));
         }
     }
@@ -352,9 +352,9 @@ impl Network {
     /// network's ledger and their frame lose them.
     #[cold]
     pub(super) fn regulator_refused(&mut self, frame: u32, n: u32) {
-        self.cells.dropped_regulator += n as u64;
+        self.fabric.cells.dropped_regulator += n as u64;
         for _ in 0..n {
-            self.frames.cell_dropped(frame);
+            self.fabric.frames.cell_dropped(frame);
         }
     }
 
@@ -362,9 +362,9 @@ impl Network {
     /// a switch input, offers them to the switch output port (which may drop them).
     pub(super) fn shaper_release(&mut self, s: u32) {
         let now = self.now;
-        if self.shapers.list[s as usize].kind == ShaperKind::Switch {
-            let mut cells = std::mem::take(&mut self.scratch_cells);
-            let sh = &mut self.shapers.list[s as usize];
+        if self.fabric.shapers.list[s as usize].kind == ShaperKind::Switch {
+            let mut cells = std::mem::take(&mut self.fabric.scratch_cells);
+            let sh = &mut self.fabric.shapers.list[s as usize];
             let next = sh.release(now, &mut |cell| cells.push(cell));
             let p = sh.port;
             if let Some(at) = next {
@@ -373,24 +373,24 @@ impl Network {
             for cell in cells.drain(..) {
                 self.offer_to_port(p, cell, Input::Reshaper(s));
             }
-            self.scratch_cells = cells;
+            self.fabric.scratch_cells = cells;
             return;
         }
-        let p = self.shapers.list[s as usize].port;
+        let p = self.fabric.shapers.list[s as usize].port;
         self.advance(p, now);
-        let sh = &mut self.shapers.list[s as usize];
-        let port = &mut self.ports[p.idx()];
-        let mut refused = std::mem::take(&mut self.scratch_cells);
+        let sh = &mut self.fabric.shapers.list[s as usize];
+        let port = &mut self.fabric.ports[p.idx()];
+        let mut refused = std::mem::take(&mut self.fabric.scratch_cells);
         let next = sh.release(now, &mut |cell| {
             if !port.push_cell(now, cell) {
                 refused.push(cell);
             }
         });
         for cell in refused.drain(..) {
-            self.cells.dropped_regulator += 1;
+            self.fabric.cells.dropped_regulator += 1;
             self.cell_lost(cell);
         }
-        self.scratch_cells = refused;
+        self.fabric.scratch_cells = refused;
         if let Some(at) = next {
             self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
         }
@@ -434,9 +434,9 @@ impl Network {
     /// Cells inside the network now: held by a shaper, queued (data or control), in
     /// transmission, or on a link.
     pub fn cells_in_flight(&self) -> u64 {
-        let q: u64 = self.ports.iter().map(|p| p.queued_cells() + p.in_tx.is_some() as u64).sum();
-        let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
-        q + l + self.shapers.held()
+        let q: u64 = self.fabric.ports.iter().map(|p| p.queued_cells() + p.in_tx.is_some() as u64).sum();
+        let l: u64 = self.fabric.links.iter().map(|l| l.pipe.len() as u64).sum();
+        q + l + self.fabric.shapers.held()
     }
 
     /// Cells delivered to hosts but waiting in reassembly buffers for an end-of-frame cell.

@@ -11,7 +11,7 @@
 //! may then be set. An ABR VC is not shaped or paced (its source *is* its shaper), and its
 //! ends must be the nodes whose adapters send on it.
 
-use super::links::Fabric;
+use super::links::Cabling;
 use super::nodes::{Names, Node};
 use super::vcs::Vcs;
 use crate::abr::{AbrEnd, AbrParams, AbrPlane, AbrSource, EricaConfig, IpService, PortAllocator, SwitchEntry, VcSlot};
@@ -24,9 +24,15 @@ use crate::time::SimDuration;
 use std::collections::HashMap;
 
 /// Build the ABR plane of `doc` (empty when no VC is ABR).
-pub(super) fn plane(doc: &ScenarioDoc, names: &Names, fabric: &Fabric, vcs: &Vcs, hosts: &[Host]) -> Result<AbrPlane> {
+pub(super) fn plane(
+    doc: &ScenarioDoc,
+    names: &Names,
+    cabling: &Cabling,
+    vcs: &Vcs,
+    hosts: &[Host],
+) -> Result<AbrPlane> {
     let mut plane = AbrPlane::default();
-    let allocators = allocators(doc, names, fabric, &mut plane)?;
+    let allocators = allocators(doc, names, cabling, &mut plane)?;
     // End ids of each ABR VC: [end at path[0], end at path[last]].
     let mut ends_of: HashMap<&str, [u32; 2]> = HashMap::new();
     for (i, v) in doc.vcs.iter().enumerate() {
@@ -41,7 +47,7 @@ pub(super) fn plane(doc: &ScenarioDoc, names: &Names, fabric: &Fabric, vcs: &Vcs
         let info = &vcs[v.name.as_str()];
         let mut ids = [0u32; 2];
         for (d, dir) in info.dirs.iter().enumerate() {
-            let link_rate = fabric.links[fabric.ports[dir.port.idx()].link.idx()].rate.as_bps() as f64;
+            let link_rate = cabling.links[cabling.ports[dir.port.idx()].link.idx()].rate.as_bps() as f64;
             let (bps, cells) =
                 if d == 0 { (a.pcr_bps, a.pcr_cells_per_s) } else { (a.reverse_pcr_bps, a.reverse_pcr_cells_per_s) };
             let which = if d == 0 { "pcr" } else { "reverse_pcr" };
@@ -90,7 +96,7 @@ pub(super) fn plane(doc: &ScenarioDoc, names: &Names, fabric: &Fabric, vcs: &Vcs
         ends_of.insert(&v.name, ids);
     }
     ack_vcs(doc, vcs, &ends_of, &mut plane)?;
-    host_allocators(doc, fabric, hosts, &mut plane)?;
+    host_allocators(doc, cabling, hosts, &mut plane)?;
     Ok(plane)
 }
 
@@ -131,14 +137,14 @@ fn ack_vcs(doc: &ScenarioDoc, vcs: &Vcs, ends_of: &HashMap<&str, [u32; 2]>, plan
 
 /// `[[host]] er_algorithm`: the adapter port allocates its link among the host's ABR VCs;
 /// each end at the host gets a slot.
-fn host_allocators(doc: &ScenarioDoc, fabric: &Fabric, hosts: &[Host], plane: &mut AbrPlane) -> Result<()> {
+fn host_allocators(doc: &ScenarioDoc, cabling: &Cabling, hosts: &[Host], plane: &mut AbrPlane) -> Result<()> {
     for (i, h) in doc.hosts.iter().enumerate() {
         let Some(alg) = h.er_algorithm else { continue };
         let field = format!("host[{i}].er_algorithm");
         let Some(port) = hosts[i].port else {
             return invalid(field, format!("expected host `{}` to have a link (an ATM adapter)", h.name));
         };
-        let cap = fabric.links[fabric.ports[port.idx()].link.idx()].rate.as_bps() as f64 / CELL_BITS as f64;
+        let cap = cabling.links[cabling.ports[port.idx()].link.idx()].rate.as_bps() as f64 / CELL_BITS as f64;
         let a = plane.add_allocator(port, PortAllocator::new(alg, cap, EricaConfig::new(cap), &field)?);
         for e in 0..plane.ends.len() {
             if plane.ends[e].port == port {
@@ -236,7 +242,7 @@ fn params(f: &dyn Fn(&str) -> String, a: &AbrSec, pcr: f64) -> Result<AbrParams>
 fn allocators(
     doc: &ScenarioDoc,
     names: &Names,
-    fabric: &Fabric,
+    cabling: &Cabling,
     plane: &mut AbrPlane,
 ) -> Result<HashMap<crate::ids::PortId, u32>> {
     let mut by_port = HashMap::new();
@@ -278,12 +284,12 @@ fn allocators(
         }
         for (nb, node) in neighbours {
             let Some(alg) = overrides.get(nb).copied().or(s.er_algorithm) else { continue };
-            let Some(&link) = fabric.adjacency.get(&(sw, node)) else { continue };
-            let port = fabric.links[link.idx()].from;
+            let Some(&link) = cabling.adjacency.get(&(sw, node)) else { continue };
+            let port = cabling.links[link.idx()].from;
             if by_port.contains_key(&port) {
                 continue;
             }
-            let cap = fabric.links[link.idx()].rate.as_bps() as f64 / CELL_BITS as f64;
+            let cap = cabling.links[link.idx()].rate.as_bps() as f64 / CELL_BITS as f64;
             let a = PortAllocator::new(alg, cap, erica, &f("er_algorithm"))?;
             by_port.insert(port, plane.add_allocator(port, a));
         }

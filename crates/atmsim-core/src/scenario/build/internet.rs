@@ -10,7 +10,7 @@
 //! node carries its traffic to the VC's far end); and the UDP flows.
 
 use super::check_unique_name;
-use super::links::Fabric;
+use super::links::Cabling;
 use super::nodes::{Names, Node};
 use super::simulation::Run;
 use super::vcs::Vcs;
@@ -143,9 +143,9 @@ fn driver_config(doc: &ScenarioDoc, n: NodeId, s: Option<&IpoaSec>) -> Result<Dr
 }
 
 /// Build every node's interfaces and the subnets they form.
-pub(super) fn interfaces(doc: &ScenarioDoc, names: &Names, fabric: &Fabric, hosts: &mut [Host]) -> Result<Ifaces> {
+pub(super) fn interfaces(doc: &ScenarioDoc, names: &Names, cabling: &Cabling, hosts: &mut [Host]) -> Result<Ifaces> {
     let mut out = Ifaces::default();
-    atm_subnets(doc, fabric, hosts, &mut out)?;
+    atm_subnets(doc, cabling, hosts, &mut out)?;
     serial_lines(doc, names, hosts, &mut out)?;
     lans(doc, names, hosts, &mut out)?;
     Ok(out)
@@ -160,7 +160,7 @@ fn add_iface(out: &mut Ifaces, hosts: &mut [Host], n: NodeId, i: Iface) -> Iface
 
 /// Each node with an adapter gets its ATM interface and driver; nodes joined through links
 /// and switches form one ATM subnet.
-fn atm_subnets(doc: &ScenarioDoc, fabric: &Fabric, hosts: &mut [Host], out: &mut Ifaces) -> Result<()> {
+fn atm_subnets(doc: &ScenarioDoc, cabling: &Cabling, hosts: &mut [Host], out: &mut Ifaces) -> Result<()> {
     let nh = hosts.len();
     let key = |x: Node| match x {
         Node::Host(h) => h.idx(),
@@ -174,7 +174,7 @@ fn atm_subnets(doc: &ScenarioDoc, fabric: &Fabric, hosts: &mut [Host], out: &mut
         }
         x
     }
-    let mut pairs: Vec<(Node, Node)> = fabric.adjacency.keys().copied().collect();
+    let mut pairs: Vec<(Node, Node)> = cabling.adjacency.keys().copied().collect();
     pairs.sort_by_key(|&(a, b)| (key(a), key(b)));
     for (a, b) in pairs {
         let (ra, rb) = (root(&mut parent, key(a)), root(&mut parent, key(b)));

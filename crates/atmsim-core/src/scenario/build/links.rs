@@ -1,6 +1,6 @@
-//! The `[[link]]` section: the cell fabric between the nodes.
+//! The `[[link]]` section: the links between the nodes and the ports that feed them.
 //!
-//! Owns [`Fabric`]: a duplex `[[link]]` becomes two simplex [`Link`]s, each fed by one
+//! Owns [`Cabling`]: a duplex `[[link]]` becomes two simplex [`Link`]s, each fed by one
 //! [`OutPort`] of the node it leaves (named `"from->to"`, with that node's scheduler, buffer
 //! and drop policy), and each running on its own clock — the link's `clock_ppm`, or an offset
 //! drawn per direction from the seed (`Purpose::LinkClock`, keyed by the simplex link's id).
@@ -23,7 +23,7 @@ use std::collections::HashMap;
 
 /// The simplex links and the output ports that feed them, indexed by [`LinkId`] and [`PortId`].
 #[derive(Default)]
-pub(super) struct Fabric {
+pub(super) struct Cabling {
     pub links: Vec<Link>,
     pub ports: Vec<OutPort>,
     /// The simplex link from a node to a neighbour.
@@ -40,8 +40,8 @@ pub(super) fn links(
     run: &Run,
     hosts: &mut [Host],
     switches: &mut [Switch],
-) -> Result<Fabric> {
-    let mut fabric = Fabric::default();
+) -> Result<Cabling> {
+    let mut cabling = Cabling::default();
     let mut link_names: HashMap<String, usize> = HashMap::new();
     for (i, l) in doc.links.iter().enumerate() {
         let f = |k: &str| format!("link[{i}].{k}");
@@ -64,8 +64,8 @@ pub(super) fn links(
             }
         }
         for (from, to, from_name, to_name, end) in [(a, b, &l.a, &l.b, "a"), (b, a, &l.b, &l.a, "b")] {
-            let rate = fabric.clocked(nominal, l.clock_ppm, run);
-            if fabric.adjacency.contains_key(&(from, to)) {
+            let rate = cabling.clocked(nominal, l.clock_ppm, run);
+            if cabling.adjacency.contains_key(&(from, to)) {
                 return invalid(f("b"), format!("expected at most one link between `{from_name}` and `{to_name}`"));
             }
             if let Node::Host(h) = from {
@@ -78,18 +78,18 @@ pub(super) fn links(
                     );
                 }
             }
-            let port = out_port(doc, from, format!("{from_name}->{to_name}"), fabric.next_link(), rate);
-            let pid = fabric.add(from, to, port, format!("{name}:{from_name}->{to_name}"), rate, delay);
+            let port = out_port(doc, from, format!("{from_name}->{to_name}"), cabling.next_link(), rate);
+            let pid = cabling.add(from, to, port, format!("{name}:{from_name}->{to_name}"), rate, delay);
             match from {
                 Node::Host(h) => hosts[h.idx()].port = Some(pid),
                 Node::Switch(s) => switches[s.idx()].ports.push(pid),
             }
         }
     }
-    Ok(fabric)
+    Ok(cabling)
 }
 
-impl Fabric {
+impl Cabling {
     /// The id the next simplex link will have.
     fn next_link(&self) -> LinkId {
         LinkId(self.links.len() as u32)

@@ -55,11 +55,11 @@ mod vcs;
 
 use super::limits::{self, invalid};
 use super::model::ScenarioDoc;
-use crate::atm::aal5::Frames;
+use crate::atm::fabric::Fabric;
 use crate::error::Result;
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
-use crate::net::{CellCounts, Network};
+use crate::net::Network;
 use crate::time::SimTime;
 
 /// First VCI handed out on each link (0–31 are reserved by ITU-T I.361).
@@ -96,9 +96,9 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         h.forwards = true;
     }
     let mut switches = nodes::switches(&doc.switches, &mut names)?;
-    let mut fabric = links::links(doc, &names, &run, &mut hosts, &mut switches)?;
-    let vcs = vcs::vcs(&doc.vcs, &names, &mut fabric)?;
-    let ifaces = internet::interfaces(doc, &names, &fabric, &mut hosts)?;
+    let mut cabling = links::links(doc, &names, &run, &mut hosts, &mut switches)?;
+    let vcs = vcs::vcs(&doc.vcs, &names, &mut cabling)?;
+    let ifaces = internet::interfaces(doc, &names, &cabling, &mut hosts)?;
     internet::routes(&mut hosts, &ifaces.subnets);
     let shapers = shaping::shapers(doc, &hosts, &vcs)?;
     let mut pvcs = Vec::new();
@@ -107,42 +107,35 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     internet::router_pvcs(doc, &vcs, &hosts, &mut pvcs);
     internet::declare_pvcs(doc, &mut hosts, pvcs)?;
     let udp = internet::udp_flows(doc, &names, &hosts, &run)?;
-    let sources = sources::cell_sources(&doc.cell_sources, &names, &vcs, &mut fabric.ports, run.seed)?;
+    let sources = sources::cell_sources(&doc.cell_sources, &names, &vcs, &mut cabling.ports, run.seed)?;
     let mut shapers = shapers;
-    shaping::socket_buffer_bounds(&mut shapers, doc, &conns, &tcp_vcs, &sources, &fabric.ports, &hosts);
-    let mut sig = signalling::signalling(doc.signalling.as_ref(), &mut fabric, &switches, &hosts)?;
-    qos::plane(doc, &hosts, &mut fabric.ports, sig.as_deref_mut())?;
+    shaping::socket_buffer_bounds(&mut shapers, doc, &conns, &tcp_vcs, &sources, &cabling.ports, &hosts);
+    let mut sig = signalling::signalling(doc.signalling.as_ref(), &mut cabling, &switches, &hosts)?;
+    qos::plane(doc, &hosts, &mut cabling.ports, sig.as_deref_mut())?;
     let gens = traffic::generators(doc, &names, &run)?;
     let fixed_conns = conns.len();
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;
-    let abr = abr::plane(doc, &names, &fabric, &vcs, &hosts)?;
+    let abr = abr::plane(doc, &names, &cabling, &vcs, &hosts)?;
 
     let conn_names: Vec<String> = conns.iter().map(|c| c.name.clone()).collect();
-    let port_names: Vec<String> = fabric.ports.iter().map(|p| p.name.clone()).collect();
+    let port_names: Vec<String> = cabling.ports.iter().map(|p| p.name.clone()).collect();
     let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
     let mut net = Network {
+        fabric: Fabric::new(cabling.ports, cabling.links, switches, shapers),
         q: EventQueue::with_ties(run.ties),
         now: SimTime::ZERO,
         until: run.until,
         warmup: run.warmup,
         batching: run.batching,
         sample_every: run.sample_every,
-        ports: fabric.ports,
-        links: fabric.links,
-        switches,
         hosts,
         conns,
         sources,
         taps,
-        frames: Frames::default(),
         datagrams: Default::default(),
-        shapers,
-        cells: CellCounts::default(),
         rec: Recorder::new(&conn_names, &port_names, &host_names),
-        cell_hops: 0,
         inline_steps: 0,
         inline_budget: crate::net::INLINE_RUN_MAX,
-        scratch_cells: Vec::new(),
         admit_due: Vec::new(),
         ifaces: ifaces.ifaces,
         lines: ifaces.lines,
@@ -157,9 +150,6 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         sessions: Vec::new(),
         seed: run.seed,
         abr,
-        drain_period: crate::time::SimDuration::MAX,
-        drain_dirty: Vec::new(),
-        drain_offered: Vec::new(),
     };
     for e in &mut net.abr.ends {
         e.probe = net.rec.add_entity(format!("abr:{}", e.name));

@@ -8,7 +8,7 @@
 //! relay (Mah §3.6.2); and switched VCIs on each link allocated above those of the
 //! scenario's `[[vc]]`s.
 
-use super::links::Fabric;
+use super::links::Cabling;
 use super::nodes::Node;
 use crate::atm::link::Sink;
 use crate::atm::switch::Switch;
@@ -44,7 +44,7 @@ fn config(s: &SignallingSec) -> Result<SigConfig> {
 /// Build the signalling plane, if the document has one.
 pub(super) fn signalling(
     s: Option<&SignallingSec>,
-    fabric: &mut Fabric,
+    cabling: &mut Cabling,
     switches: &[Switch],
     hosts: &[Host],
 ) -> Result<Option<Box<SigNet>>> {
@@ -52,7 +52,7 @@ pub(super) fn signalling(
     let cfg = config(s)?;
     if let Some(b) = s.control_buffer_cells {
         let b = int_in("signalling.control_buffer_cells", b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
-        for p in &mut fabric.ports {
+        for p in &mut cabling.ports {
             p.ctrl_limit = b as u32;
         }
     }
@@ -71,7 +71,7 @@ pub(super) fn signalling(
         Node::Switch(s) => CtrlId(s.0),
         Node::Host(h) => ctrl_of_node[h.idx()].expect("a linked node has a controller"),
     };
-    let far = |l: usize| match fabric.links[l].to {
+    let far = |l: usize| match cabling.links[l].to {
         Sink::Switch { switch, .. } => Node::Switch(switch),
         Sink::Host(h) => Node::Host(h),
     };
@@ -84,15 +84,15 @@ pub(super) fn signalling(
     for n in node_of_ctrl.iter().skip(nsw).flatten() {
         outs.push((Node::Host(*n), vec![hosts[n.idx()].port.expect("adapter")]));
     }
-    let mut link_rx = vec![None; fabric.links.len()];
+    let mut link_rx = vec![None; cabling.links.len()];
     let mut ctrls = Vec::with_capacity(outs.len());
     let mut peers: Vec<Vec<CtrlId>> = Vec::with_capacity(outs.len());
     for (c, (me, ports)) in outs.iter().enumerate() {
         let mut specs = Vec::new();
         for (k, &p) in ports.iter().enumerate() {
-            let lid = fabric.ports[p.idx()].link;
+            let lid = cabling.ports[p.idx()].link;
             let peer = far(lid.idx());
-            let back = fabric.adjacency[&(peer, *me)];
+            let back = cabling.adjacency[&(peer, *me)];
             specs.push(PortSpec { out: p, link_in: back, peer: ctrl(peer) });
             link_rx[back.idx()] = Some((CtrlId(c as u32), PortIx(k as u32)));
         }
@@ -102,7 +102,7 @@ pub(super) fn signalling(
         };
         let mut ctl = Controller::new(CtrlId(c as u32), local, cfg, &specs);
         for (k, &p) in ports.iter().enumerate() {
-            ctl.reserve_below(PortIx(k as u32), fabric.next_vci[fabric.ports[p.idx()].link.idx()]);
+            ctl.reserve_below(PortIx(k as u32), cabling.next_vci[cabling.ports[p.idx()].link.idx()]);
         }
         peers.push(specs.iter().map(|s| s.peer).collect());
         ctrls.push(ctl);

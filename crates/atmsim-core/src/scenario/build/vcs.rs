@@ -7,7 +7,7 @@
 //! the path gets the translation entry (input link, VCI) → (output port, VCI).
 
 use super::check_unique_name;
-use super::links::Fabric;
+use super::links::Cabling;
 use super::nodes::{Names, Node};
 use super::VCI_BASE;
 use crate::atm::link::{Route, Sink};
@@ -62,25 +62,25 @@ impl VcInfo {
 }
 
 /// Check `[[vc]]`, allocate the VCIs and fill the switches' translation tables.
-pub(super) fn vcs<'d>(secs: &'d [VcSec], names: &Names, fabric: &mut Fabric) -> Result<Vcs<'d>> {
-    let mut next_vci = vec![VCI_BASE; fabric.links.len()];
+pub(super) fn vcs<'d>(secs: &'d [VcSec], names: &Names, cabling: &mut Cabling) -> Result<Vcs<'d>> {
+    let mut next_vci = vec![VCI_BASE; cabling.links.len()];
     let mut vcs: Vcs = HashMap::new();
     for (i, v) in secs.iter().enumerate() {
         check_unique_name(&format!("vc[{i}].name"), &v.name, vcs.contains_key(v.name.as_str()), "VC")?;
         let path = path_nodes(i, v, names)?;
-        let hops = path_hops(i, v, &path, fabric)?;
-        let (forward, entries) = direction(&path, &hops, &mut next_vci, fabric);
+        let hops = path_hops(i, v, &path, cabling)?;
+        let (forward, entries) = direction(&path, &hops, &mut next_vci, cabling);
         let fwd_hops = entries.clone();
         let inputs = (v.path[1..].iter().zip(entries))
             .map(|(switch, (link, vci, port))| SwitchInput { switch: switch.clone(), link, vci, port })
             .collect();
         let rpath: Vec<Node> = path.iter().rev().copied().collect();
-        let rhops: Vec<LinkId> = (0..rpath.len() - 1).map(|k| fabric.adjacency[&(rpath[k], rpath[k + 1])]).collect();
-        let (reverse, rev_hops) = direction(&rpath, &rhops, &mut next_vci, fabric);
+        let rhops: Vec<LinkId> = (0..rpath.len() - 1).map(|k| cabling.adjacency[&(rpath[k], rpath[k + 1])]).collect();
+        let (reverse, rev_hops) = direction(&rpath, &rhops, &mut next_vci, cabling);
         let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
         vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [forward, reverse], inputs, hops: [fwd_hops, rev_hops] });
     }
-    fabric.next_vci = next_vci;
+    cabling.next_vci = next_vci;
     Ok(vcs)
 }
 
@@ -115,10 +115,10 @@ fn path_nodes(i: usize, v: &VcSec, names: &Names) -> Result<Vec<Node>> {
 }
 
 /// The simplex links along `path`: each pair of neighbours must be joined by a link.
-fn path_hops(i: usize, v: &VcSec, path: &[Node], fabric: &Fabric) -> Result<Vec<LinkId>> {
+fn path_hops(i: usize, v: &VcSec, path: &[Node], cabling: &Cabling) -> Result<Vec<LinkId>> {
     let mut hops = Vec::new();
     for k in 0..path.len() - 1 {
-        match fabric.adjacency.get(&(path[k], path[k + 1])) {
+        match cabling.adjacency.get(&(path[k], path[k + 1])) {
             Some(&l) => hops.push(l),
             None => {
                 return invalid(
@@ -143,7 +143,7 @@ fn direction(
     nodes: &[Node],
     hops: &[LinkId],
     next_vci: &mut [u32],
-    fabric: &mut Fabric,
+    cabling: &mut Cabling,
 ) -> (VcDir, Vec<(LinkId, u32, PortId)>) {
     let vcis: Vec<u32> = hops
         .iter()
@@ -156,8 +156,8 @@ fn direction(
     let mut entries = Vec::new();
     for k in 1..nodes.len() - 1 {
         let (in_link, out_link) = (hops[k - 1], hops[k]);
-        let out_port = fabric.links[out_link.idx()].from;
-        if let Sink::Switch { table, .. } = &mut fabric.links[in_link.idx()].to {
+        let out_port = cabling.links[out_link.idx()].from;
+        if let Sink::Switch { table, .. } = &mut cabling.links[in_link.idx()].to {
             let idx = vcis[k - 1] as usize;
             if table.len() <= idx {
                 table.resize(idx + 1, None);
@@ -168,5 +168,5 @@ fn direction(
     }
     let Node::Host(from) = nodes[0] else { unreachable!() };
     let in_vci = *vcis.last().expect("a path has at least one hop");
-    (VcDir { from, port: fabric.links[hops[0].idx()].from, vci: vcis[0], in_vci }, entries)
+    (VcDir { from, port: cabling.links[hops[0].idx()].from, vci: vcis[0], in_vci }, entries)
 }
