@@ -61,7 +61,7 @@ pub fn run_str(
     let seed = opts.seed.unwrap_or(doc.simulation.seed as u64);
     let wall = std::time::Instant::now();
     if !net.run(progress) {
-        if net.q.generation_overflow() {
+        if net.eng.q.generation_overflow() {
             return Err(Error {
                 kind: ErrorKind::Invalid,
                 file: origin.to_string(),
@@ -69,7 +69,7 @@ pub fn run_str(
                 message: format!(
                     "a zero-delay loop: more than 255 events caused one another at t = {} s without time \
                      advancing (look for zero delays, processing times or timer periods)",
-                    net.now.as_secs_f64()
+                    net.eng.now.as_secs_f64()
                 ),
             });
         }

@@ -24,7 +24,7 @@
 //!    tcplib conversations, traffic generators, UDP flows, cell sources.
 //! 10. [`net`] — the assembled network and its event loop. Events are grouped per layer
 //!     ([`net::Ev`]: `Atm`, `Cpu`, `Iface`, `Transport`, `App`, `Measure`, `Sig`) and each
-//!     layer's events are handled in its own file: `net/fabric/` (cells), `net/adapter.rs`
+//!     layer's events are handled in its own file: `net/cells.rs` (cells, run by `atm::fabric`), `net/adapter.rs`
 //!     (datagrams in and out of AAL5 frames, the host CPU, captures), `net/ip.rs` (IP
 //!     output, forwarding and delivery, serial lines and LANs, the drivers' actions, UDP),
 //!     `net/signalling.rs` (signalling messages and the controllers' actions),
@@ -37,7 +37,7 @@
 //! 13. [`api`] — the entry points the Python package and tests call.
 //!
 //! Where things are handled: a **cell** in [`atm`] (ports, links, switches; its AAL5 frame
-//! in [`atm::aal5`]) and, as events, in `net/fabric/` (`AtmEv::PortTx`, `AtmEv::Arrive`);
+//! in [`atm::aal5`]) and, as events, in [`atm::fabric`] (`AtmEv::PortTx`, `AtmEv::Arrive`);
 //! a **datagram** is created in `net/adapter.rs` (`new_datagram`), routed in `net/ip.rs`
 //! (`ip_output`, `ip_input`: the forwarding table, then a serial line, a LAN or the ATM
 //! driver, whose `Send` becomes `send_datagram` in `net/adapter.rs`), reassembled in

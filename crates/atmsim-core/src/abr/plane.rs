@@ -1,4 +1,4 @@
-//! All ABR state of a running network: end systems, switch allocators, RM cells in flight,
+//! All ABR state of a running network: end systems and switch allocators (the RM cells in flight are cells of the fabric, `atm::fabric`),
 //! and the tables that find them from a cell in O(1).
 //!
 //! Owns: [`AbrPlane`], [`SwitchEntry`]. The network's event handling for it is in
@@ -14,7 +14,6 @@
 
 use super::allocator::PortAllocator;
 use super::endsystem::AbrEnd;
-use super::rm_cells::RmCells;
 use super::VcSlot;
 use crate::ids::{LinkId, NodeId, PortId};
 
@@ -36,7 +35,6 @@ pub struct AbrPlane {
     pub allocators: Vec<PortAllocator>,
     /// The port of each allocator.
     pub allocator_port: Vec<PortId>,
-    pub rm: RmCells,
     /// `send[port][vci]`: the end that sends on VCI `vci` of adapter port `port`.
     send: Vec<Vec<Option<u32>>>,
     /// `recv[node][vci]`: the end at `node` whose reverse direction arrives on VCI `vci`.
@@ -67,6 +65,11 @@ impl AbrPlane {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
+    }
+
+    /// Whether switches meet ABR at all: end systems, allocators or cells counted for them.
+    pub fn present(&self) -> bool {
+        !self.ends.is_empty() || !self.allocators.is_empty() || self.count_cells
     }
 
     /// Add an end system; returns its index.

@@ -125,6 +125,18 @@ impl Frames {
         self.resolve(id, 1);
     }
 
+    /// Keep frame `id`'s record (and its id) past its last cell's verdict until
+    /// [`Frames::unpin`]: a complete frame handed upward by an outbox is read after later
+    /// frames are allocated (`atm::fabric`, control frames).
+    pub fn pin(&mut self, id: u32) {
+        self.slots[id as usize].outstanding += 1;
+    }
+
+    /// Release a [`Frames::pin`].
+    pub fn unpin(&mut self, id: u32) {
+        self.resolve(id, 1);
+    }
+
     /// `n` cells of frame `id` reached a reassembler's verdict.
     #[inline]
     fn resolve(&mut self, id: u32, n: u32) {
@@ -250,6 +262,21 @@ mod tests {
         assert!(matches!(r.push(&mut fr, f, true), Reassembled::Frame(_)));
         assert_eq!(fr.counts.delivered, 1);
         assert_eq!(fr.live(), 0);
+    }
+
+    #[test]
+    fn a_pinned_frame_keeps_its_id_until_unpinned() {
+        let mut fr = Frames::default();
+        let f = frame(&mut fr, 40); // 1 cell
+        fr.pin(f);
+        let mut r = Reassembler::default();
+        assert!(matches!(r.push(&mut fr, f, true), Reassembled::Frame(_)));
+        assert_eq!((fr.live(), fr.counts.delivered), (1, 0), "still held by its pin");
+        let g = frame(&mut fr, 40);
+        assert_ne!(g, f, "a pinned id is not given to a new frame");
+        fr.unpin(f);
+        assert_eq!((fr.live(), fr.counts.delivered), (1, 1));
+        assert_eq!(frame(&mut fr, 40), f, "free again once unpinned");
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub struct Switch {
     pub misrouted: u64,
     /// The links into the switch, in index order (its arbiters' inputs).
     pub inputs: Vec<LinkId>,
-    /// Drained by its readers (`net/fabric/drained.rs`): its arrivals take no event each.
+    /// Drained by its readers (`atm::fabric::drained`): its arrivals take no event each.
     pub drained: bool,
     /// Every arrival before this instant has been switched (a drained switch).
     pub drained_to: SimTime,

@@ -179,7 +179,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
     let f = &net.fabric.frames.counts;
     let d = &net.datagrams.counts;
     let frames_in_flight = net.fabric.frames.live() as u64;
-    let heap_events = net.q.events_popped();
+    let heap_events = net.eng.q.events_popped();
     // Steps of the engine: heap events plus the steps batching took inline. Served-ahead
     // ports (`atm::port` module docs) take no step per cell, so with batching on this is
     // smaller than with it off, for the same results.
@@ -257,7 +257,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         s["applications"] = super::internet::applications(net);
     }
     // Only a non-default tie order is recorded, so default runs keep their digests.
-    match net.q.ties() {
+    match net.eng.q.ties() {
         TieOrder::Fifo => {}
         TieOrder::Lifo => s["tie_order"] = json!("lifo"),
         TieOrder::Random(_) => s["tie_order"] = json!("random"),
@@ -377,11 +377,11 @@ fn abr(net: &Network) -> Value {
             })
         })
         .collect();
-    let rm = &net.abr.rm.counts;
+    let rm = &net.fabric.rm.counts;
     json!({
         "ends": ends,
         "allocators": allocators,
-        "rm_cells": { "sent": rm.sent, "delivered": rm.delivered, "dropped": rm.dropped, "in_flight": net.abr.rm.in_flight() },
+        "rm_cells": { "sent": rm.sent, "delivered": rm.delivered, "dropped": rm.dropped, "in_flight": net.fabric.rm.in_flight() },
     })
 }
 

@@ -23,6 +23,7 @@
 //! new is waiting, `abr_schedule` moves it earlier, and an event whose instant is no longer
 //! `next_at` does nothing.
 
+use super::ck;
 use super::{AtmEv, Ev, Network};
 use crate::abr::source::Emitted;
 use crate::abr::{Direction, Queued};
@@ -56,7 +57,7 @@ impl Network {
 
     /// Segment what the IP queue of end `e` releases now.
     fn abr_fill(&mut self, e: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         while let Some(q) = self.abr.ends[e as usize].next_for_aal5() {
             let node = self.abr.ends[e as usize].node;
             let f = self.fabric.frames.alloc(q.datagram, node, q.ip_bytes, now);
@@ -70,19 +71,19 @@ impl Network {
 
     /// Make sure end `e` has a transmission event at its next opportunity.
     fn abr_schedule(&mut self, e: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         let end = &mut self.abr.ends[e as usize];
         if let Some(slot) = end.source.peek(now, end.data_waiting()) {
             if end.next_at.is_none_or(|t| slot.at < t) {
                 end.next_at = Some(slot.at);
-                self.q.schedule(slot.at, Ev::Atm(AtmEv::Abr(e)));
+                self.eng.q.schedule(slot.at, Ev::Atm(AtmEv::Abr(e)));
             }
         }
     }
 
     /// A transmission opportunity of end `e`: send the cell rule 3 picks, if it is due.
     pub(super) fn abr_tx(&mut self, e: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         let end = &mut self.abr.ends[e as usize];
         if end.next_at != Some(now) {
             return; // superseded by an earlier opportunity
@@ -108,21 +109,21 @@ impl Network {
                 if let (Some((a, slot)), Direction::Forward) = (end.local, rm.dir) {
                     self.abr.allocators[a as usize].on_forward_rm(now, slot, &rm);
                 }
-                Cell { vci, frame: self.abr.rm.alloc(rm), flags: flags::RM }
+                Cell { vci, frame: self.fabric.rm.alloc(rm), flags: flags::RM }
             }
         };
         if let Some((a, slot)) = self.abr.ends[e as usize].local {
             self.abr.allocators[a as usize].on_cell(now, slot);
         }
         self.fabric.cells.injected += 1;
-        self.advance(port, now);
+        self.fabric.advance(ck!(self), port, now);
         if self.fabric.ports[port.idx()].push_cell(now, cell) {
-            self.arm_after_push(port, cell);
+            self.fabric.arm_after_push(ck!(self), port, cell);
         } else {
             self.fabric.cells.dropped_regulator += 1;
-            self.cell_lost(cell);
+            self.fabric.cell_lost(cell);
         }
-        self.kick(port);
+        self.fabric.kick(ck!(self), port);
         if frame_done {
             self.abr_fill(e);
             self.abr_trace_queue(e);
@@ -136,14 +137,14 @@ impl Network {
     #[inline(never)]
     pub(super) fn abr_at_switch(&mut self, l: LinkId, cell: Cell) {
         let Some(entry) = self.abr.switch_entry(l, cell.vci) else { return };
-        let now = self.now;
+        let now = self.eng.now;
         if let Some((a, slot)) = entry.fwd {
             self.abr.allocators[a as usize].on_cell(now, slot);
         }
         if !cell.is_rm() {
             return;
         }
-        let rm = self.abr.rm.get_mut(cell.frame);
+        let rm = self.fabric.rm.get_mut(cell.frame);
         match rm.dir {
             Direction::Forward => {
                 if let Some((a, slot)) = entry.fwd {
@@ -164,7 +165,7 @@ impl Network {
     #[inline(never)]
     pub(super) fn abr_at_host(&mut self, h: NodeId, cell: Cell) {
         self.fabric.cells.delivered += 1;
-        let mut rm = self.abr.rm.deliver(cell.frame);
+        let mut rm = self.fabric.rm.deliver(cell.frame);
         let Some(e) = self.abr.receiver(h, cell.vci) else {
             return; // an RM cell on a VC that is not ABR here: delivered, ignored
         };
@@ -177,16 +178,16 @@ impl Network {
             }
             Direction::Backward => {
                 if let Some((a, slot)) = end.local {
-                    self.abr.allocators[a as usize].on_backward_rm(self.now, slot, &mut rm);
+                    self.abr.allocators[a as usize].on_backward_rm(self.eng.now, slot, &mut rm);
                 }
                 let end = &mut self.abr.ends[e as usize];
                 end.source.on_backward_rm(&rm);
                 let acr = end.source.acr();
                 if acr != end.last_acr.0 {
-                    end.last_acr = (acr, self.now.as_secs_f64());
+                    end.last_acr = (acr, self.eng.now.as_secs_f64());
                     if self.sample_every.is_some() {
                         let p = end.probe;
-                        self.rec.push(self.now.as_secs_f64(), p, "acr_bps", acr * CELL_BITS as f64);
+                        self.rec.push(self.eng.now.as_secs_f64(), p, "acr_bps", acr * CELL_BITS as f64);
                     }
                 }
             }
@@ -201,7 +202,7 @@ impl Network {
             return;
         }
         let end = &self.abr.ends[e as usize];
-        let (t, p) = (self.now.as_secs_f64(), end.probe);
+        let (t, p) = (self.eng.now.as_secs_f64(), end.probe);
         let (ip, backlog) = (end.ip_queue_data() as f64, end.backlog_data() as f64);
         self.rec.push(t, p, "ip_queue_data", ip);
         self.rec.push(t, p, "backlog_data", backlog);

@@ -6,6 +6,7 @@
 //! and handing each datagram up to the node's IP layer, through the CPU to TCP, or to a cell source's
 //! sink (`host_receive_cell`); the host CPU's queue ([`CpuEv`]); packet captures.
 
+use super::ck;
 use super::ip::IpInput;
 use super::{AtmEv, CpuEv, Ev, Network};
 use crate::atm::aal5::Reassembled;
@@ -29,13 +30,13 @@ impl Network {
         if let Some(e) = self.abr.sender(port, vci) {
             return self.abr_send(e, d);
         }
-        let now = self.now;
+        let now = self.eng.now;
         let ip_bytes = self.datagrams.get(d).ip_bytes;
         let f = self.fabric.frames.alloc(d, h, ip_bytes, now);
         let ncells = self.fabric.frames.get(f).ncells;
         if let Some(s) = self.fabric.shapers.find(port, vci) {
             // Shaped: the cells wait in the shaper, within its own bound, not the adapter's.
-            self.advance_for_push(port);
+            self.fabric.advance_for_push(ck!(self), port);
             let sh = &mut self.fabric.shapers.list[s as usize];
             if !sh.admit_frame(ncells) {
                 self.fabric.frames.cancel(f);
@@ -44,9 +45,9 @@ impl Network {
                 return false;
             }
             match sh.push_frame(now, vci, f, ncells) {
-                Some(at) if sh.lazy => self.shaper_due(port, at),
+                Some(at) if sh.lazy => self.fabric.shaper_due(ck!(self), port, at),
                 Some(at) => {
-                    self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+                    self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
                 }
                 None => {}
             }
@@ -56,7 +57,7 @@ impl Network {
             }
             return true;
         }
-        self.advance_for_push(port);
+        self.fabric.advance_for_push(ck!(self), port);
         let pt = &mut self.fabric.ports[port.idx()];
         if !pt.has_room_for(ncells) {
             pt.refuse_frame(ncells);
@@ -70,11 +71,11 @@ impl Network {
         if refused > 0 {
             self.regulator_refused(f, refused);
         }
-        self.arm_after_push(port, Cell { vci, frame: f, flags: crate::atm::cell::flags::EOF });
+        self.fabric.arm_after_push(ck!(self), port, Cell { vci, frame: f, flags: crate::atm::cell::flags::EOF });
         if let Some(t) = self.hosts[h.idx()].tap {
             self.capture(t, true, d);
         }
-        self.kick(port);
+        self.fabric.kick(ck!(self), port);
         true
     }
 
@@ -85,11 +86,11 @@ impl Network {
     /// frame is (`refused_at_host`, the datagram refused), and counted in the port's
     /// `dropped_ctrl`. Returns whether the frame was queued.
     pub fn send_ctrl_datagram(&mut self, h: NodeId, port: PortId, vci: u32, d: DatagramId) -> bool {
-        let now = self.now;
+        let now = self.eng.now;
         let ip_bytes = self.datagrams.get(d).ip_bytes;
         let f = self.fabric.frames.alloc(d, h, ip_bytes, now);
         let ncells = self.fabric.frames.get(f).ncells;
-        self.advance_for_push(port);
+        self.fabric.advance_for_push(ck!(self), port);
         if !self.fabric.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
             self.fabric.frames.cancel(f);
             self.fabric.cells.refused_at_host += ncells as u64;
@@ -97,11 +98,11 @@ impl Network {
             return false;
         }
         self.fabric.cells.injected += ncells as u64;
-        self.arm(port);
+        self.fabric.arm(ck!(self), port);
         if let Some(t) = self.hosts[h.idx()].tap {
             self.capture(t, true, d);
         }
-        self.kick(port);
+        self.fabric.kick(ck!(self), port);
         true
     }
 
@@ -117,7 +118,7 @@ impl Network {
             Payload::Raw { .. } => Packet::Raw { src, dst, ip_bytes },
             Payload::Udp { .. } => Packet::Udp { src, dst, sport: h.src_port, dport: h.dst_port, ip_bytes },
         };
-        self.taps[t as usize].record(self.now, outgoing, &pkt);
+        self.taps[t as usize].record(self.eng.now, outgoing, &pkt);
     }
 
     /// Hand over the finished captures (leaves none behind).
@@ -157,11 +158,11 @@ impl Network {
         let Payload::Tcp { seg, .. } = dg.payload else { unreachable!("not a TCP payload") };
         // The destination host (the slot may hold a later conversation on other hosts).
         let h = dg.hdr.dst;
-        let now = self.now;
+        let now = self.eng.now;
         match &mut self.hosts[h.idx()].cpu {
             Some(cpu) if !cpu.rx.is_zero() => {
                 if let Some(done) = cpu.push(now, d, seg.len, Dir::Rx) {
-                    self.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
+                    self.eng.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
                 }
             }
             _ => self.tcp_input(d),
@@ -173,7 +174,7 @@ impl Network {
     #[inline]
     pub(super) fn new_datagram(&mut self, hdr: PacketHeader, payload: Payload, ip_bytes: u32) -> DatagramId {
         self.account_lost_datagrams();
-        self.datagrams.alloc(hdr, payload, ip_bytes, self.now)
+        self.datagrams.alloc(hdr, payload, ip_bytes, self.eng.now)
     }
 
     /// End the datagrams of frames the fabric lost or reassembly discarded.
@@ -187,11 +188,11 @@ impl Network {
     }
 
     pub(super) fn cpu_done(&mut self, h: NodeId) {
-        let now = self.now;
+        let now = self.eng.now;
         let cpu = self.hosts[h.idx()].cpu.as_mut().expect("CpuDone for a host without a CPU");
         let ((p, dir), next) = cpu.done(now);
         if let Some(t) = next {
-            self.q.schedule(t, Ev::Cpu(CpuEv::Done(h)));
+            self.eng.q.schedule(t, Ev::Cpu(CpuEv::Done(h)));
         }
         match dir {
             Dir::Rx => self.tcp_input(p),

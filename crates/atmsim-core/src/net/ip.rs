@@ -11,7 +11,7 @@
 //! A datagram reaches the ATM fabric only through an adapter's driver (DESIGN §7): the
 //! driver chooses its VC (declared PVCs, or VCs it opens through signalling).
 
-use super::fabric::Due;
+use super::cells::Due;
 use super::{kind, AppEv, Ev, IfaceEv, Network};
 use crate::ids::{DatagramId, NodeId};
 use crate::iface::atm::NO_VCI;
@@ -79,7 +79,7 @@ impl Network {
             Some(Socket::Tcp { .. }) => self.deliver_tcp(d),
             Some(Socket::Udp { flow }) => {
                 let dg = self.datagrams.deliver(d);
-                self.udp[flow as usize].delivered(dg.ip_bytes, dg.born, self.now);
+                self.udp[flow as usize].delivered(dg.ip_bytes, dg.born, self.eng.now);
             }
             None => {
                 self.hosts[n.idx()].ip.no_socket += 1;
@@ -98,10 +98,10 @@ impl Network {
         let bytes = self.datagrams.get(d).ip_bytes;
         let p = OnLine { datagram: d, bytes, to };
         if self.lines[l as usize].arrivals.is_empty() {
-            if !self.q.pending_before(rank(kind::ADMIT, 0)) {
+            if !self.eng.q.pending_before(rank(kind::ADMIT, 0)) {
                 return self.line_enqueue(l, p);
             }
-            let at = self.q.prefix_now(rank(kind::ADMIT, l));
+            let at = self.eng.q.prefix_now(rank(kind::ADMIT, l));
             self.admit_due.push((at, Due::Line(l)));
         }
         self.lines[l as usize].arrivals.push((from.id(), p));
@@ -122,9 +122,9 @@ impl Network {
     /// Put `p` in line `l`'s FIFO (or drop it if the buffer is full).
     fn line_enqueue(&mut self, l: u32, p: OnLine) {
         let d = p.datagram;
-        match self.lines[l as usize].push(self.now, p) {
+        match self.lines[l as usize].push(self.eng.now, p) {
             Pushed::Started(t) => {
-                self.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
+                self.eng.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
             }
             Pushed::Queued => {}
             Pushed::Dropped => self.datagrams.drop_ip(d, IpDrop::LineFull),
@@ -135,15 +135,15 @@ impl Network {
     /// line without delay it arrives at this instant, in the instant's arrival phase (after
     /// every queue's completion: DESIGN §2b).
     fn line_tx_done(&mut self, l: u32) {
-        let (arrive, next) = self.lines[l as usize].tx_done(self.now);
-        self.q.schedule(arrive, Ev::Iface(IfaceEv::LineArrive(l)));
+        let (arrive, next) = self.lines[l as usize].tx_done(self.eng.now);
+        self.eng.q.schedule(arrive, Ev::Iface(IfaceEv::LineArrive(l)));
         if let Some(t) = next {
-            self.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
+            self.eng.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
         }
     }
 
     fn line_arrive(&mut self, l: u32) {
-        let p = self.lines[l as usize].arrive(self.now).expect("a line arrival with nothing due");
+        let p = self.lines[l as usize].arrive(self.eng.now).expect("a line arrival with nothing due");
         self.ip_input(p.to, p.datagram, IpInput::Line(l));
     }
 
@@ -151,7 +151,7 @@ impl Network {
 
     /// Hand `d` to node `n`'s IP-over-ATM driver for egress `egress` on the ATM subnet.
     fn atm_output(&mut self, n: NodeId, egress: NodeId, d: DatagramId) {
-        let now = self.now;
+        let now = self.eng.now;
         let hdr = self.datagrams.get(d).hdr;
         let atm = self.hosts[n.idx()].atm.as_mut().expect("an ATM route through a node without a driver");
         atm.driver.transmit(now, &hdr, egress, d, &mut atm.actions);
@@ -193,7 +193,7 @@ impl Network {
             Action::Release { vc } => self.sig_release(n, vc),
             Action::ArmTimer { at, token } => {
                 let slot = self.driver_timers.put((n, token));
-                self.q.schedule(at, Ev::Iface(IfaceEv::DriverTimer(slot)));
+                self.eng.q.schedule(at, Ev::Iface(IfaceEv::DriverTimer(slot)));
             }
             Action::Drop { datagram, .. } => self.datagrams.drop_ip(datagram, IpDrop::NoVc),
         }
@@ -201,7 +201,7 @@ impl Network {
 
     fn driver_timer(&mut self, slot: u32) {
         let (n, token): (NodeId, TimerToken) = self.driver_timers.take(slot);
-        let now = self.now;
+        let now = self.eng.now;
         let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
         atm.driver.timer_fired(now, token, &mut atm.actions);
         self.run_driver(n);
@@ -211,13 +211,13 @@ impl Network {
 
     /// UDP flow `f` sends its next datagram and schedules the one after.
     pub(super) fn udp_send(&mut self, f: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         let flow = &mut self.udp[f as usize];
         flow.stats.sent += 1;
         let hdr = flow.hdr;
         let (bytes, next) = flow.emit(now);
         if let Some(t) = next {
-            self.q.schedule(t, Ev::App(AppEv::Udp(f)));
+            self.eng.q.schedule(t, Ev::App(AppEv::Udp(f)));
         }
         let d = self.new_datagram(hdr, Payload::Udp { flow: f }, bytes);
         self.ip_output(hdr.src, d, IpInput::Local(hdr.src));

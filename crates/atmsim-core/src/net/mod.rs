@@ -7,7 +7,7 @@
 //!
 //! | file | events | what happens |
 //! |---|---|---|
-//! | `fabric/` (serving ahead: `fabric/ahead.rs`; switches drained by their readers: `fabric/drained.rs`) | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake`, `Drain` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host (at a drained switch: a frame's end, which switches every arrival up to it); a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible; the periodic drain of a ring of drained switches |
+//! | `cells.rs` (the fabric itself: `atm::fabric`, with serving ahead and switches drained by their readers) | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake`, `Drain` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host (at a drained switch: a frame's end, which switches every arrival up to it); a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible; the periodic drain of a ring of drained switches |
 //! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at switches (allocators) and at end systems (turnaround, ACR) |
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
@@ -52,13 +52,13 @@
 //! arrives, take that next step inline when it is the event the queue would deliver next
 //! ([`crate::kernel::EventQueue::enter_inline`]); FIFO and round-robin ports are served ahead
 //! (`atm::port` module docs), and a switch whose ports all are is drained by its readers
-//! (`fabric/drained.rs`): its arrivals are switched, each at its own instant and in the order
+//! (`atm::fabric::drained`): its arrivals are switched, each at its own instant and in the order
 //! above, when something reads one of its ports. The results are identical with batching off
 //! (tested on every shipped scenario), only faster.
 
 mod abr;
 mod adapter;
-mod fabric;
+mod cells;
 mod ip;
 mod probes;
 pub mod qos;
@@ -71,7 +71,7 @@ mod transport;
 use crate::apps::cell_source::CellSource;
 use crate::apps::generator::Generator;
 use crate::apps::udp::UdpFlow;
-pub use crate::atm::fabric::{AtmEv, CellCounts, Fabric};
+pub use crate::atm::fabric::{AtmEv, CellCounts, Clock, Fabric, Up};
 use crate::ids::{ConnId, NodeId, SourceId};
 use crate::iface::ipoa::TimerToken;
 use crate::iface::lan::Lan;
@@ -252,12 +252,52 @@ pub const PROGRESS_WALL_PERIOD: std::time::Duration = std::time::Duration::from_
 /// Every this-many inline steps, batching hands one step back to the event queue.
 pub const INLINE_RUN_MAX: u32 = 4096;
 
+/// The running instant and the event queue.
+pub struct Engine {
+    pub q: EventQueue<Ev>,
+    pub now: SimTime,
+}
+
+/// The engine as the cell fabric sees it.
+impl Clock for Engine {
+    #[inline(always)]
+    fn now(&self) -> SimTime {
+        self.now
+    }
+
+    #[inline(always)]
+    fn set_now(&mut self, t: SimTime) {
+        self.now = t;
+    }
+
+    #[inline(always)]
+    fn schedule(&mut self, at: SimTime, ev: AtmEv) {
+        self.q.schedule(at, Ev::Atm(ev));
+    }
+
+    #[inline(always)]
+    fn after_releases(&self) -> bool {
+        self.q.running_kind() >= kind::SHAPE
+    }
+}
+
+/// `ck!(self)`: the network's [`Engine`] as the fabric's [`Clock`], borrowed beside
+/// `self.fabric`.
+macro_rules! ck {
+    ($net:expr) => {
+        &mut $net.eng
+    };
+}
+pub(crate) use ck;
+
 /// The whole simulated system.
 pub struct Network {
     /// Ports, links, switches, shapers and the cells in them (`atm::fabric`).
     pub fabric: Fabric,
-    pub q: EventQueue<Ev>,
-    pub now: SimTime,
+    /// The spare buffer of [`Fabric::up`] while the network routes it (`cells.rs`).
+    pub(crate) up_spare: Vec<Up>,
+    /// The running instant and the event queue.
+    pub eng: Engine,
     pub until: SimTime,
     pub warmup: SimTime,
     pub batching: bool,
@@ -276,8 +316,8 @@ pub struct Network {
     pub inline_budget: u32,
     /// Queues (ATM ports, packet lines) holding arrivals of this instant, each with its place
     /// in the instant's order (a key prefix of kind [`kind::ADMIT`]): the run loop admits them
-    /// there, before the first pending event that comes later (`fabric/mod.rs`, `admit_due_now`).
-    pub(crate) admit_due: Vec<(u128, fabric::Due)>,
+    /// there, before the first pending event that comes later (`cells.rs`, `admit_due_now`).
+    pub(crate) admit_due: Vec<(u128, cells::Due)>,
     /// Interfaces of all nodes ([`crate::iface`]).
     pub ifaces: Vec<Iface>,
     /// Packet-level lines: both directions of every serial line, and every LAN's medium.
@@ -311,7 +351,11 @@ impl Network {
             p.watch_ends = matches!(self.fabric.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
             p.notify = p.vcs.iter().any(|v| v.notify_source);
         }
-        self.prime_drained();
+        if self.sig.is_some() {
+            self.fabric.ctrl_reasm = vec![Default::default(); self.fabric.links.len()];
+        }
+        let may = self.batching && !self.abr.present();
+        self.fabric.prime_drained(ck!(self), may);
         for (i, sh) in self.fabric.shapers.list.iter_mut().enumerate() {
             let p = &mut self.fabric.ports[sh.port.idx()];
             // A shaper whose port is served ahead and needs no event of its own (a switch at
@@ -324,11 +368,11 @@ impl Network {
         for c in 0..self.conns.len() {
             let t = self.conns[c].start;
             self.conns[c].ep[1].tcp.open_passive();
-            self.q.schedule(t, Ev::Transport(TransportEv::Start(ConnId(c as u32))));
+            self.eng.q.schedule(t, Ev::Transport(TransportEv::Start(ConnId(c as u32))));
         }
         for g in 0..self.gens.len() {
             let t = self.gens[g].start;
-            self.q.schedule(t, Ev::App(AppEv::Spawn(g as u32)));
+            self.eng.q.schedule(t, Ev::App(AppEv::Spawn(g as u32)));
         }
         for s in 0..self.sources.len() {
             let id = SourceId(s as u32);
@@ -337,7 +381,7 @@ impl Network {
                 // Poisson: the first message after its random gap; on/off: the first burst
                 // after an off period.
                 Some((gap, bytes)) => {
-                    self.q.schedule(SimTime::ZERO + gap, Ev::App(AppEv::Message(id, bytes)));
+                    self.eng.q.schedule(SimTime::ZERO + gap, Ev::App(AppEv::Message(id, bytes)));
                 }
                 None => {
                     // Greedy: two frames queued from the start; one more per frame sent.
@@ -347,18 +391,18 @@ impl Network {
             }
         }
         if self.sig.is_some() {
-            self.q.schedule(SimTime::ZERO + probes::VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));
+            self.eng.q.schedule(SimTime::ZERO + probes::VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));
         }
         for f in 0..self.udp.len() {
             let t = self.udp[f].start;
-            self.q.schedule(t, Ev::App(AppEv::Udp(f as u32)));
+            self.eng.q.schedule(t, Ev::App(AppEv::Udp(f as u32)));
         }
         self.abr_trace_start();
         if self.warmup > SimTime::ZERO {
-            self.q.schedule(self.warmup, Ev::Measure(MeasureEv::Warm));
+            self.eng.q.schedule(self.warmup, Ev::Measure(MeasureEv::Warm));
         }
         if let Some(dt) = self.sample_every {
-            self.q.schedule(SimTime::ZERO + dt, Ev::Measure(MeasureEv::Sample));
+            self.eng.q.schedule(SimTime::ZERO + dt, Ev::Measure(MeasureEv::Sample));
         }
     }
 
@@ -377,31 +421,36 @@ impl Network {
         let mut last_report = std::time::Instant::now();
         let mut n: u32 = 0;
         loop {
+            if !self.fabric.up.is_empty() {
+                self.route_up();
+            }
             if !self.admit_due.is_empty() && self.admit_due_now() {
                 continue;
             }
-            let Some((t, ev)) = self.q.pop() else { break };
+            let Some((t, ev)) = self.eng.q.pop() else { break };
             if t > self.until {
                 break;
             }
-            self.now = t;
+            self.eng.now = t;
             self.dispatch(ev);
             n = n.wrapping_add(1);
-            if n & 1023 == 0 && self.q.generation_overflow() {
+            if n & 1023 == 0 && self.eng.q.generation_overflow() {
                 return false;
             }
-            if self.now.0 >= next_report || (n & 1023 == 0 && last_report.elapsed() >= PROGRESS_WALL_PERIOD) {
-                if progress(self.now.0 as f64 / total).is_break() {
+            if self.eng.now.0 >= next_report || (n & 1023 == 0 && last_report.elapsed() >= PROGRESS_WALL_PERIOD) {
+                if progress(self.eng.now.0 as f64 / total).is_break() {
                     return false;
                 }
-                if self.now.0 >= next_report {
-                    next_report = self.now.0.saturating_add(step);
+                if self.eng.now.0 >= next_report {
+                    next_report = self.eng.now.0.saturating_add(step);
                 }
                 last_report = std::time::Instant::now();
             }
         }
-        self.now = self.until;
-        self.advance_all(self.until);
+        self.eng.now = self.until;
+        let until = self.until;
+        self.fabric.advance_all(ck!(self), until);
+        self.route_up();
         self.drain_host_links();
         self.account_lost_datagrams();
         self.account_lost_messages();
@@ -443,9 +492,9 @@ impl Network {
             }
             return false;
         }
-        if self.q.enter_inline(t, ev.rank(), self.until) {
+        if self.eng.q.enter_inline(t, ev.rank(), self.until) {
             self.inline_budget -= 1;
-            self.now = t;
+            self.eng.now = t;
             self.inline_steps += 1;
             true
         } else {
@@ -503,7 +552,7 @@ app = { kind = "smtp" }
             let seg = Segment { flags: crate::tcp::Flags::FIN, len: 100, ..Default::default() };
             let hdr = net.conns[0].ep[1 - side as usize].hdr;
             let payload = Payload::Tcp { conn: ConnId(0), side, gen: gen.wrapping_sub(1), seg };
-            let d = net.datagrams.alloc(hdr, payload, 140, net.now);
+            let d = net.datagrams.alloc(hdr, payload, 140, net.eng.now);
             net.deliver_tcp(d);
             assert_eq!(*net.conns[0].ep[side as usize].tcp.stats(), before);
             assert_eq!(net.conns[0].ep[side as usize].tcp.state(), state);
@@ -586,7 +635,7 @@ load_bps = 424
         for i in 0..n {
             let bytes = if i % 2 == 0 { 40 } else { 60 }; // 1 and 2 cells
             let hdr = crate::ip::header::PacketHeader::raw(h, net.sources[2].peer);
-            let d = net.datagrams.alloc(hdr, Payload::Raw { source: 2 }, bytes, net.now);
+            let d = net.datagrams.alloc(hdr, Payload::Raw { source: 2 }, bytes, net.eng.now);
             assert!(net.send_ctrl_datagram(h, port, vci, d));
         }
         net.run(&mut |_| ControlFlow::Continue(()));

@@ -8,6 +8,7 @@
 //! a sample, the warm-up snapshot and the VC count see the state just before the instant
 //! (its left limit, t−), whatever else happens at that picosecond.
 
+use super::ck;
 use super::{Ev, MeasureEv, Network};
 use crate::ip::App;
 
@@ -22,7 +23,7 @@ impl Network {
             MeasureEv::Sample => {
                 self.sample();
                 if let Some(dt) = self.sample_every {
-                    self.q.schedule(self.now + dt, Ev::Measure(MeasureEv::Sample));
+                    self.eng.q.schedule(self.eng.now + dt, Ev::Measure(MeasureEv::Sample));
                 }
             }
             MeasureEv::VcCount => {
@@ -31,13 +32,14 @@ impl Network {
                         atm.driver.sample_in_use();
                     }
                 }
-                self.q.schedule(self.now + VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));
+                self.eng.q.schedule(self.eng.now + VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));
             }
         }
     }
 
     pub(super) fn snapshot_warm(&mut self) {
-        self.advance_all(self.now.saturating_sub(crate::time::SimDuration::from_ps(1)));
+        let t = self.eng.now.saturating_sub(crate::time::SimDuration::from_ps(1));
+        self.fabric.advance_all(ck!(self), t);
         for c in &mut self.conns {
             c.bytes_read_warm = c.bytes_read;
             c.bytes_sent_warm = c.ep[0].tcp.stats().bytes_sent;
@@ -50,13 +52,14 @@ impl Network {
         for s in &mut self.sources {
             s.bytes_rcvd_warm = s.bytes_rcvd;
         }
-        self.rec.snapshot_ports(&self.fabric.ports, self.now);
+        self.rec.snapshot_ports(&self.fabric.ports, self.eng.now);
     }
 
     pub(super) fn sample(&mut self) {
-        self.advance_all(self.now.saturating_sub(crate::time::SimDuration::from_ps(1)));
+        let t = self.eng.now.saturating_sub(crate::time::SimDuration::from_ps(1));
+        self.fabric.advance_all(ck!(self), t);
         self.drain_host_links();
-        let t = self.now.as_secs_f64();
+        let t = self.eng.now.as_secs_f64();
         let dt = self.sample_every.map_or(1.0, |d| d.as_secs_f64());
         for (i, c) in self.conns[..self.fixed_conns].iter_mut().enumerate() {
             let tcp = &c.ep[0].tcp;

@@ -98,7 +98,7 @@ impl Network {
                 }
             }
             Next::Think(at) => {
-                self.q.schedule(at, Ev::App(AppEv::Think(sid)));
+                self.eng.q.schedule(at, Ev::App(AppEv::Think(sid)));
             }
             Next::End => {
                 let s = &mut self.gens[g].stats;
@@ -115,7 +115,7 @@ impl Network {
     /// connection.
     pub(super) fn session_gate(&mut self, c: ConnId) {
         let Some((sid, _)) = self.conns[c.idx()].session else { return };
-        let now = self.now;
+        let now = self.eng.now;
         let Some(slot) = self.sessions[sid as usize].as_mut() else { return };
         let o = slot.session.on_gate(now);
         self.session_open(sid, o);
@@ -123,7 +123,7 @@ impl Network {
 
     /// A browser's think time is over.
     pub(super) fn session_think(&mut self, sid: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         let Some(slot) = self.sessions[sid as usize].as_mut() else { return };
         let gen = &mut self.gens[slot.session.gen as usize];
         let o = slot.session.on_timer(&gen.servers, &mut gen.choice, now);
@@ -133,7 +133,7 @@ impl Network {
     /// Generator `g` starts an audio or video conversation from `from` to `to` now: a UDP
     /// flow of exponential duration (its stream `r` draws the duration, then the packets).
     pub(super) fn spawn_media(&mut self, g: u32, from: NodeId, to: NodeId, mut r: Stream) {
-        let now = self.now;
+        let now = self.eng.now;
         let gen = &mut self.gens[g as usize];
         let n = gen.stats.started - 1;
         // A media conversation is not "open" in the generator's sense: it ends on its own.
@@ -168,6 +168,6 @@ impl Network {
             stats: UdpStats::default(),
             gen: Some(g),
         });
-        self.q.schedule(now, Ev::App(AppEv::Udp(f)));
+        self.eng.q.schedule(now, Ev::App(AppEv::Udp(f)));
     }
 }

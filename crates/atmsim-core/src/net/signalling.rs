@@ -17,10 +17,10 @@
 //! Ledger: `messages sent = delivered + lost + in flight` (frames whose cells were dropped
 //! or failed reassembly are lost).
 
-use super::fabric::Input;
+use super::cells::Input;
 use super::qos::{self, QosPlane};
 use super::{Ev, Network, SigEv};
-use crate::atm::aal5::{Reassembled, Reassembler, NO_DATAGRAM};
+use crate::atm::aal5::NO_DATAGRAM;
 use crate::atm::cell::{flags, Cell};
 use crate::atm::link::{Route, Sink};
 use crate::ids::{LinkId, NodeId};
@@ -52,8 +52,6 @@ pub struct SigNet {
     pub node_of_ctrl: Vec<Option<NodeId>>,
     /// The controller and its local port that receive what arrives on each link.
     pub link_rx: Vec<Option<(CtrlId, PortIx)>>,
-    /// Reassembly of signalling frames per incoming link.
-    reasm: Vec<Reassembler>,
     /// The message each signalling frame in flight carries, by frame id.
     in_flight: HashMap<u32, Frame>,
     /// Signalling calls: the node and driver VC each one serves, and its descriptor.
@@ -76,14 +74,12 @@ impl SigNet {
         node_of_ctrl: Vec<Option<NodeId>>,
         link_rx: Vec<Option<(CtrlId, PortIx)>>,
     ) -> Self {
-        let reasm = vec![Reassembler::default(); link_rx.len()];
         SigNet {
             ctrls,
             ctrl_of_node,
             endpoint_of_node,
             node_of_ctrl,
             link_rx,
-            reasm,
             in_flight: HashMap::new(),
             calls: Slots::default(),
             timers: Slots::default(),
@@ -114,7 +110,7 @@ impl Network {
     pub(super) fn on_sig(&mut self, ev: SigEv) {
         match ev {
             SigEv::Timer(slot) => {
-                let now = self.now;
+                let now = self.eng.now;
                 let sig = self.sig();
                 let (c, timer) = sig.timers.take(slot);
                 let mut out = std::mem::take(&mut sig.actions);
@@ -127,7 +123,7 @@ impl Network {
     /// Driver of node `n` asks for a VC for its `vc` to `egress`, described by `td`: start a
     /// call. Without signalling the setup fails at once.
     pub(super) fn sig_request(&mut self, n: NodeId, vc: VcRef, egress: NodeId, td: TrafficDescriptor) {
-        let now = self.now;
+        let now = self.eng.now;
         let target =
             self.sig.as_ref().and_then(|s| Some((s.ctrl_of_node[n.idx()]?, s.endpoint_of_node[egress.idx()]?)));
         let Some((c, dest)) = target else {
@@ -146,7 +142,7 @@ impl Network {
 
     /// Driver of node `n` tears down its `vc`.
     pub(super) fn sig_release(&mut self, n: NodeId, vc: VcRef) {
-        let now = self.now;
+        let now = self.eng.now;
         let port = self.hosts[n.idx()].port;
         let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
         let call = atm.call(vc);
@@ -178,12 +174,12 @@ impl Network {
     }
 
     fn sig_action(&mut self, c: CtrlId, a: Action) {
-        let now = self.now;
+        let now = self.eng.now;
         match a {
             Action::Transmit { via, frame } => self.sig_transmit(c, via, frame),
             Action::Arm { at, timer } => {
                 let slot = self.sig().timers.put((c, timer));
-                self.q.schedule(at, Ev::Sig(SigEv::Timer(slot)));
+                self.eng.q.schedule(at, Ev::Sig(SigEv::Timer(slot)));
             }
             Action::Install { in_link, in_vci, out_port, out_vci, descriptor } => {
                 // A drained switch's arrivals of this instant so far use the old table.
@@ -226,7 +222,7 @@ impl Network {
 
     /// A signalling message leaves by output port `via` as one frame on the signalling VC.
     fn sig_transmit(&mut self, c: CtrlId, via: crate::ids::PortId, frame: Frame) {
-        let now = self.now;
+        let now = self.eng.now;
         // Frames lost since the last accounting have freed their ids: end their messages
         // before `alloc` may give one of those ids to this message.
         self.account_lost_messages();
@@ -247,18 +243,24 @@ impl Network {
 
     /// A signalling cell reaches the end of link `l` (a switch or an adapter).
     pub(super) fn sig_cell(&mut self, l: LinkId, cell: Cell) {
-        self.fabric.cells.delivered += 1;
-        let now = self.now;
-        let sig = self.sig.as_mut().expect("a signalling cell without signalling");
-        let verdict = sig.reasm[l.idx()].push(&mut self.fabric.frames, cell.frame, cell.is_eof());
-        if let Reassembled::Frame(_) = verdict {
-            let msg = sig.in_flight.remove(&cell.frame).expect("a signalling frame without its message");
-            sig.counts.delivered += 1;
-            let (c, p) = sig.link_rx[l.idx()].expect("a signalling link without a receiver");
-            let mut out = std::mem::take(&mut sig.actions);
-            sig.ctrls[c.idx()].on_frame(now, p, msg, &mut out);
-            self.run_sig(c, out);
-        }
+        self.fabric.ctrl_cell(l, cell);
+        self.route_up();
+        self.account_lost_messages();
+    }
+
+    /// A control frame reassembled from the cells of link `l` (`frame`: its id) reaches the
+    /// controller at the link's far end.
+    pub(super) fn sig_frame(&mut self, l: LinkId, frame: u32) {
+        let now = self.eng.now;
+        let sig = self.sig.as_mut().expect("a signalling frame without signalling");
+        let msg = sig.in_flight.remove(&frame).expect("a signalling frame without its message");
+        self.fabric.frames.unpin(frame);
+        let sig = self.sig.as_mut().expect("checked");
+        sig.counts.delivered += 1;
+        let (c, p) = sig.link_rx[l.idx()].expect("a signalling link without a receiver");
+        let mut out = std::mem::take(&mut sig.actions);
+        sig.ctrls[c.idx()].on_frame(now, p, msg, &mut out);
+        self.run_sig(c, out);
         self.account_lost_messages();
     }
 

@@ -39,7 +39,7 @@ impl Network {
             }
             pattern @ Pattern::OnOff { .. } => {
                 if let Some((off, bytes)) = pattern.next_burst() {
-                    self.q.schedule(self.now + off, Ev::App(AppEv::Message(s, bytes)));
+                    self.eng.q.schedule(self.eng.now + off, Ev::App(AppEv::Message(s, bytes)));
                 }
             }
             Pattern::Poisson { .. } => {}
@@ -64,7 +64,7 @@ impl Network {
     pub(super) fn source_message(&mut self, s: SourceId, ip_bytes: u32) {
         self.source_send(s, ip_bytes);
         if let Some((gap, bytes)) = self.sources[s.idx()].next_message() {
-            self.q.schedule(self.now + gap, Ev::App(AppEv::Message(s, bytes)));
+            self.eng.q.schedule(self.eng.now + gap, Ev::App(AppEv::Message(s, bytes)));
         }
     }
 }

@@ -19,13 +19,13 @@ use crate::rng::{self, Purpose};
 impl Network {
     /// Generator `g` has an arrival now.
     pub(super) fn spawn(&mut self, g: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         let seed = self.seed;
         let gen = &mut self.gens[g as usize];
         // A browser arrival that places the last browser is the generator's last.
         let last = gen.app == GenApp::Browser && gen.unplaced.len() <= 1;
         if let Some(t) = gen.next_arrival(now).filter(|_| !last) {
-            self.q.schedule(t, Ev::App(AppEv::Spawn(g)));
+            self.eng.q.schedule(t, Ev::App(AppEv::Spawn(g)));
         }
         let Some((client, server)) = gen.pick() else {
             gen.stats.skipped += 1;
@@ -111,7 +111,7 @@ impl Network {
 
     /// A slot of generator `g`'s pool, holding a new conversation.
     fn take_slot(&mut self, g: u32, ep: [Endpoint; 2], app: App) -> ConnId {
-        let now = self.now;
+        let now = self.eng.now;
         let fresh = |gen: u32| Conn {
             name: String::new(),
             pooled: Some(g),
@@ -158,7 +158,7 @@ impl Network {
     /// Connection `c` opens: the application starts and the client sends its SYN (the
     /// server already listens).
     pub(super) fn open_conn(&mut self, c: ConnId) {
-        let now = self.now;
+        let now = self.eng.now;
         let conn = &mut self.conns[c.idx()];
         if let App::Conv(a) = &mut conn.app {
             a.start(now);
@@ -169,7 +169,7 @@ impl Network {
 
     /// The conversation on pooled slot `c` ended (`aborted` if TCP gave up).
     pub(super) fn release(&mut self, c: ConnId, aborted: bool) {
-        let now = self.now;
+        let now = self.eng.now;
         let conn = &mut self.conns[c.idx()];
         let g = conn.pooled.expect("a pooled slot") as usize;
         conn.gen = conn.gen.wrapping_add(1);

@@ -41,11 +41,11 @@ impl Network {
     /// A segment TCP sends (datagram `d`, `len` payload bytes): through the send CPU if the
     /// host has one, then out.
     pub(super) fn tcp_send(&mut self, h: NodeId, d: DatagramId, len: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         match &mut self.hosts[h.idx()].cpu {
             Some(cpu) if cpu.costs_tx() => {
                 if let Some(done) = cpu.push(now, d, len, Dir::Tx) {
-                    self.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
+                    self.eng.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
                 }
             }
             _ => self.tcp_transmit(d),
@@ -71,13 +71,13 @@ impl Network {
             conn.stale_segments += 1;
             return;
         }
-        let now = self.now;
+        let now = self.eng.now;
         conn.ep[side as usize].tcp.on_segment(now, &seg);
         self.service(c, side as usize);
     }
 
     pub(super) fn tcp_fast_tick(&mut self, c: ConnId, side: usize, g: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         let conn = &mut self.conns[c.idx()];
         if g != conn.gen {
             return;
@@ -89,7 +89,7 @@ impl Network {
     }
 
     pub(super) fn tcp_slow_tick(&mut self, c: ConnId, side: usize, g: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         let conn = &mut self.conns[c.idx()];
         if g != conn.gen {
             return;
@@ -101,7 +101,7 @@ impl Network {
     }
 
     pub(super) fn app_timer(&mut self, c: ConnId, g: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         let conn = &mut self.conns[c.idx()];
         if g != conn.gen {
             return;
@@ -119,7 +119,7 @@ impl Network {
     pub(super) fn after_app(&mut self, c: ConnId, side: usize, act: Actions) {
         if let Some(t) = act.timer {
             let g = self.conns[c.idx()].gen;
-            self.q.schedule(t, Ev::App(AppEv::Timer(c, g)));
+            self.eng.q.schedule(t, Ev::App(AppEv::Timer(c, g)));
         }
         if act.kick_other {
             self.service(c, 1 - side);
@@ -132,7 +132,7 @@ impl Network {
     /// After anything happened to endpoint `side` of `c`: let the application act, send
     /// what TCP wants to send, and arm the timer ticks it needs.
     pub(super) fn service(&mut self, c: ConnId, side: usize) {
-        let now = self.now;
+        let now = self.eng.now;
         let conn = &mut self.conns[c.idx()];
         let mut act = Actions::default();
         match &mut conn.app {
@@ -171,13 +171,13 @@ impl Network {
         if !ep.fast_pending && ep.tcp.wants_fast_tick() {
             ep.fast_pending = true;
             let t = next_grid(now, ep.fast_phase, ep.fast_period);
-            self.q.schedule(t, Ev::Transport(TransportEv::Fast(c, side as u8, gen)));
+            self.eng.q.schedule(t, Ev::Transport(TransportEv::Fast(c, side as u8, gen)));
         }
         let ep = &mut self.conns[c.idx()].ep[side];
         if !ep.slow_pending && ep.tcp.wants_slow_tick() {
             ep.slow_pending = true;
             let t = next_grid(now, ep.slow_phase, ep.slow_period);
-            self.q.schedule(t, Ev::Transport(TransportEv::Slow(c, side as u8, gen)));
+            self.eng.q.schedule(t, Ev::Transport(TransportEv::Slow(c, side as u8, gen)));
         }
         if act != Actions::default() {
             self.after_app(c, side, act);
@@ -210,7 +210,7 @@ impl Network {
         if !(normal || aborted) {
             return;
         }
-        let now = self.now;
+        let now = self.eng.now;
         if normal && app.has_next_connection() {
             // FTP with a connection per item: the conversation goes on with its next item on
             // a fresh connection (pooled or not, the slot stays with this conversation).

@@ -1,19 +1,53 @@
 //! The cell fabric of a running network: every output port, link and switch, the shapers and
 //! policers beside them, the table of AAL5 frames in flight and the network's cell ledger.
 //!
-//! Owns: [`Fabric`], its events [`AtmEv`] and its ledger [`CellCounts`]. The builder
-//! (`scenario::build`) fills it; the network (`net/`) runs it, routing its events here and
-//! what it delivers — frames and control cells to hosts and controllers, RM cells to ABR
-//! allocators — to the layers above.
+//! Owns: [`Fabric`], its events [`AtmEv`], its ledger [`CellCounts`], and what it hands to
+//! the layers above ([`Up`]). The builder (`scenario::build`) fills it; the network (`net/`)
+//! runs it, giving it a [`Clock`] (the time and the event queue) and routing what it delivers
+//! upward.
+//!
+//! - [`ahead`] — ports served ahead: a FIFO or round-robin port takes no event per cell;
+//! - [`drained`] — switches drained by their readers: their arrivals take no event each;
+//! - this module — admission at an output port in the model's order (DESIGN §2b), starting a
+//!   transmitter, a cell's arrival event, and the ledger of lost cells.
 
-use super::aal5::Frames;
-use super::cell::Cell;
-use super::link::Link;
-use super::port::OutPort;
+use super::aal5::{Frames, Reassembled, Reassembler};
+use super::cell::{flags, Cell};
+use super::link::{Link, Sink};
+use super::port::{DropReason, OutPort};
 use super::shaping::Shapers;
 use super::switch::Switch;
+use crate::abr::RmCells;
 use crate::ids::{LinkId, PortId};
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
+
+pub mod ahead;
+pub mod drained;
+
+/// What the fabric needs of the event loop: the time, and a queue for its events.
+pub trait Clock {
+    /// The running instant.
+    fn now(&self) -> SimTime;
+    /// Move the running instant (a drained switch switches each arrival at its own instant).
+    fn set_now(&mut self, t: SimTime);
+    /// Schedule an event of the fabric.
+    fn schedule(&mut self, at: SimTime, ev: AtmEv);
+    /// Whether the event running now comes after the shapers' releases of its instant (a
+    /// release is an arrival, DESIGN §2b; the network's order of kinds, `net::kind`).
+    fn after_releases(&self) -> bool;
+}
+
+/// What the fabric hands upward, collected in [`Fabric::up`] for the network to route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Up {
+    /// Port `port` finished sending `cell`, the end of a frame whose sender waits for it
+    /// (a cell source, `apps::cell_source`).
+    FrameLeft { port: PortId, cell: Cell },
+    /// A control (signalling) frame reassembled from the cells of link `link`, for the
+    /// controller at its far end. Its record stays pinned until read
+    /// ([`super::aal5::Frames::unpin`]).
+    CtrlFrame { link: LinkId, frame: u32 },
+}
 
 /// Events of the ATM cell layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,12 +122,18 @@ pub struct Fabric {
     pub cell_hops: u64,
     /// Reused buffer for cells a switch re-shaper releases at once.
     pub scratch_cells: Vec<Cell>,
-    /// Period of the drain of drained switches feeding each other (`net/fabric/drained.rs`).
+    /// Period of the drain of drained switches feeding each other ([`drained`]).
     pub drain_period: SimDuration,
     /// Scratch: ports with arrivals in the instant a drained switch is switching.
     pub drain_dirty: Vec<PortId>,
     /// Ports a controller offered cells to while its drained switch was switching.
     pub drain_offered: Vec<PortId>,
+    /// RM cells of ABR VCs in flight: their records ([`flags::RM`] cells index them).
+    pub rm: RmCells,
+    /// Reassembly of control (signalling) cells, per link (empty without signalling).
+    pub ctrl_reasm: Vec<Reassembler>,
+    /// What the fabric delivered upward and the network has not routed yet.
+    pub up: Vec<Up>,
 }
 
 impl Fabric {
@@ -111,6 +151,161 @@ impl Fabric {
             drain_period: SimDuration::MAX,
             drain_dirty: Vec::new(),
             drain_offered: Vec::new(),
+            rm: RmCells::default(),
+            ctrl_reasm: Vec::new(),
+            up: Vec::new(),
         }
+    }
+
+    /// Cell `cell` will reach the far end of link `l` at `at`: the event it needs, if any. Into
+    /// a switch: one event per cell, chained from the head ([`Link::armed_at`]); into a switch
+    /// drained by its readers, or a host: only end-of-frame cells (and ABR RM cells), whose
+    /// effects cannot wait — the cells before them are delivered in order when it fires.
+    #[inline]
+    pub fn arrival_event(&mut self, ck: &mut impl Clock, l: LinkId, at: SimTime, cell: Cell) {
+        let link = &mut self.links[l.idx()];
+        let wake = match link.to {
+            Sink::Switch { switch, .. } if self.switches[switch.idx()].drained => {
+                cell.flags & (flags::EOF | flags::RM) != 0
+            }
+            Sink::Switch { .. } if at < link.armed_at => {
+                link.armed_at = at;
+                true
+            }
+            Sink::Switch { .. } => false,
+            Sink::Host(_) => cell.flags & (flags::EOF | flags::RM) != 0,
+        };
+        if wake {
+            debug_assert!(at >= ck.now(), "an arrival event in the past on link {}", link.name);
+            ck.schedule(at, AtmEv::Arrive(l));
+        }
+    }
+
+    /// `cell` leaves port `p` onto its link now.
+    #[inline]
+    pub fn put_on_link(&mut self, ck: &mut impl Clock, l: LinkId, cell: Cell) {
+        let link = &mut self.links[l.idx()];
+        let at = ck.now() + link.delay;
+        link.pipe.push_back((at, cell));
+        self.arrival_event(ck, l, at, cell);
+    }
+
+    /// Port `p` admits the cells offered to it at this instant in the round-robin order of
+    /// their inputs, starting at its arbiter; an input's own cells keep their order. After a
+    /// tie between inputs the arbiter moves to one past the input that went first (DESIGN §2b).
+    pub fn admit_arrivals(&mut self, ck: &mut impl Clock, p: PortId) {
+        let port = &mut self.ports[p.idx()];
+        let mut batch = std::mem::take(&mut port.arrivals);
+        crate::arbiter::admit_order(&mut batch, &mut port.arbiter);
+        for &(_, cell) in &batch {
+            self.admit(ck, p, cell);
+        }
+        batch.clear();
+        self.ports[p.idx()].arrivals = batch;
+    }
+
+    /// Port `p` takes `cell` through its admission (drop policy, control FIFO) and starts it
+    /// if idle.
+    #[inline]
+    pub fn admit(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
+        let now = ck.now();
+        self.advance(ck, p, now);
+        let port = &mut self.ports[p.idx()];
+        match port.offer_cell(now, cell) {
+            None => {
+                self.arm_after_push(ck, p, cell);
+                self.kick(ck, p)
+            }
+            Some(reason) => {
+                match reason {
+                    DropReason::Tail => self.cells.dropped_tail += 1,
+                    DropReason::Ppd => self.cells.dropped_ppd += 1,
+                    DropReason::Epd => self.cells.dropped_epd += 1,
+                    DropReason::Clp1 => self.cells.dropped_clp1 += 1,
+                    DropReason::Ctrl => self.cells.dropped_ctrl += 1,
+                    DropReason::Regulator => self.cells.dropped_regulator += 1,
+                    DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
+                }
+                self.cell_lost(cell);
+            }
+        }
+    }
+
+    /// A cell reached switch `s` on a VCI without a translation entry: it is dropped.
+    #[cold]
+    pub fn no_route(&mut self, s: u32, cell: Cell) {
+        self.switches[s as usize].misrouted += 1;
+        self.cells.dropped_no_route += 1;
+        self.cell_lost(cell);
+    }
+
+    /// A cell was dropped in the network: its AAL5 frame loses a cell, or, for an RM cell,
+    /// its record is freed.
+    #[inline]
+    pub fn cell_lost(&mut self, cell: Cell) {
+        if cell.is_rm() {
+            self.rm.lose(cell.frame);
+        } else {
+            self.frames.cell_dropped(cell.frame);
+        }
+    }
+
+    /// A control (signalling) cell reached the far end of link `l`: into the link's control
+    /// reassembler; a frame it completes is handed upward ([`Up::CtrlFrame`]), its record
+    /// pinned until the network has read it ([`Frames::pin`]).
+    pub fn ctrl_cell(&mut self, l: LinkId, cell: Cell) {
+        self.cells.delivered += 1;
+        let eof = cell.is_eof();
+        if eof {
+            self.frames.pin(cell.frame);
+        }
+        match self.ctrl_reasm[l.idx()].push(&mut self.frames, cell.frame, eof) {
+            Reassembled::Frame(_) => self.up.push(Up::CtrlFrame { link: l, frame: cell.frame }),
+            Reassembled::Corrupt => self.frames.unpin(cell.frame),
+            Reassembled::Pending => {}
+        }
+    }
+
+    /// Start the transmitter of port `p` if it is idle and has cells (a served-ahead port is
+    /// up to date: whoever queued the cells brought it there first).
+    #[inline]
+    pub fn kick(&mut self, ck: &mut impl Clock, p: PortId) {
+        let now = ck.now();
+        let port = &mut self.ports[p.idx()];
+        if port.is_busy() {
+            return;
+        }
+        port.wake(now);
+        match port.start_next(now) {
+            Some(done) if port.lazy => {
+                self.launched(ck, p, done);
+                self.arm(ck, p);
+            }
+            Some(done) => ck.schedule(done, AtmEv::PortTx(p)),
+            None => {
+                port.sleep(now);
+                if port.sched.may_hold_cells() {
+                    self.schedule_wake(ck, p);
+                }
+            }
+        }
+    }
+
+    /// Port `p` went idle: if it holds cells not yet eligible (non-work-conserving RCSP),
+    /// wake it when the first becomes eligible. A wake-up that finds the port busy, or its
+    /// cell already sent, does nothing ([`Fabric::kick`]).
+    #[inline(never)]
+    pub fn schedule_wake(&mut self, ck: &mut impl Clock, p: PortId) {
+        if let Some(at) = self.ports[p.idx()].wake_needed() {
+            ck.schedule(at, AtmEv::PortWake(p));
+        }
+    }
+
+    /// Cells inside the network now: held by a shaper, queued (data or control), in
+    /// transmission, or on a link.
+    pub fn cells_in_flight(&self) -> u64 {
+        let q: u64 = self.ports.iter().map(|p| p.queued_cells() + p.in_tx.is_some() as u64).sum();
+        let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
+        q + l + self.shapers.held()
     }
 }

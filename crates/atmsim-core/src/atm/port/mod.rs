@@ -50,11 +50,11 @@
 //! round-robin order of their inputs ([`OutPort::arbiter`]; input links, switch re-shapers and
 //! signalling controllers are inputs), each through admission, an idle transmitter starting
 //! the first admitted; an input's own cells keep their order. The network collects them
-//! ([`OutPort::arrivals`]) and admits them together (`net/fabric/mod.rs`, `admit_arrivals`). At a
+//! ([`OutPort::arrivals`]) and admits them together (`atm::fabric`, `admit_arrivals`). At a
 //! host adapter the host's own frames enter after the port's completion, in the order of the
 //! events that send them (kind, then entity: `net` module docs).
 //!
-//! **Serving ahead** (`net/fabric/ahead.rs`). With `simulation.batching` on, a FIFO or
+//! **Serving ahead** (`atm::fabric::ahead`). With `simulation.batching` on, a FIFO or
 //! round-robin port ([`OutPort::lazy`]) takes no event per cell. Once a cell starts, its end
 //! and its arrival at the far end of the link are known, so the arrival gets its event at once;
 //! the port's completions are then carried out late, when something reaches or reads the port
@@ -78,7 +78,7 @@
 //! RCSP ports, whose choice needs the time and may wait for eligibility, keep one event per
 //! cell. A switch whose output ports are all served ahead goes one step further: its arrivals
 //! take no event each either, and are switched when something reads one of its ports
-//! (`net/fabric/drained.rs`); the ports feeding such a switch then watch their frame ends as
+//! (`atm::fabric::drained`); the ports feeding such a switch then watch their frame ends as
 //! a port bound for a host does ([`OutPort::watch_ends`]).
 
 use super::cell::{flags, Cell};
@@ -237,10 +237,10 @@ pub struct OutPort {
     pub lazy: bool,
     /// End-of-frame and RM cells must start on time: the port's link ends at a host (whose
     /// reassembly needs them at their instant) or at a switch drained by its readers (whose
-    /// frame ends carry the events that keep it on time: `net/fabric/drained.rs`).
+    /// frame ends carry the events that keep it on time: `atm::fabric::drained`).
     pub watch_ends: bool,
     /// The switch whose output port this is, if that switch is drained by its readers
-    /// (`u32::MAX`: not; `net/fabric/drained.rs`).
+    /// (`u32::MAX`: not; `atm::fabric::drained`).
     pub drained_by: u32,
     /// Some VC of this port is a cell source's that waits for its frames to leave.
     pub notify: bool,

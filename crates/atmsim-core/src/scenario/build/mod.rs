@@ -59,7 +59,7 @@ use crate::atm::fabric::Fabric;
 use crate::error::Result;
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
-use crate::net::Network;
+use crate::net::{Engine, Network};
 use crate::time::SimTime;
 
 /// First VCI handed out on each link (0–31 are reserved by ITU-T I.361).
@@ -122,8 +122,8 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
     let mut net = Network {
         fabric: Fabric::new(cabling.ports, cabling.links, switches, shapers),
-        q: EventQueue::with_ties(run.ties),
-        now: SimTime::ZERO,
+        up_spare: Vec::new(),
+        eng: Engine { q: EventQueue::with_ties(run.ties), now: SimTime::ZERO },
         until: run.until,
         warmup: run.warmup,
         batching: run.batching,

@@ -1,45 +1,47 @@
-//! The ATM layer of the running network: cells through ports, links and switches.
+//! The network's side of the cell fabric ([`crate::atm::fabric`]): what the fabric cannot do
+//! alone because it reaches other layers.
 //!
-//! Owns the handling of [`AtmEv`]: a port finishing a cell (`PortTx`; for a port served
-//! ahead, the one event it keeps: `atm::port` module docs, "Serving ahead"), the head cell of a link
-//! reaching its far end (`Arrive`: a switch forwards it — translation, policing, re-shaping,
-//! the output port's drop policy — or a host's reassembler takes it), and a shaper releasing
-//! conforming cells (`Shape`). Busy ports and links take their next step inline when nothing
-//! else can happen first ([`Network::take_inline`]). Cells reaching a host are handed to
-//! [`Network::host_receive_cell`] (the adapter, `net/adapter.rs`).
+//! Owns the dispatch of [`AtmEv`] to the fabric; a link's head cell reaching a switch that
+//! takes an event per arrival (translation, ABR allocators, policing, re-shaping, then the
+//! output port) or a host (its adapter's reassembly, `net/adapter.rs`, or its signalling
+//! controller); offering a cell to a switch port in the instant's admission phase (DESIGN
+//! §2b, [`Network::admit_due`]); the top-level drains of switches drained by their readers,
+//! which let a controller hear a control frame before the instant's admission; and routing
+//! what the fabric hands upward ([`Up`]: a frame a cell source waits on has left, a control
+//! frame for a controller). Busy non-lazy ports and links take their next step inline when
+//! nothing else can happen first ([`Network::take_inline`]).
 
-use super::{kind, AtmEv, Ev, Network};
-use crate::atm::cell::{flags, Cell};
+use super::ck;
+use super::{kind, AtmEv, Ev, Network, Up};
+use crate::atm::cell::Cell;
 use crate::atm::link::Sink;
-use crate::atm::port::DropReason;
 use crate::atm::shaping::ShaperKind;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::kernel::rank;
 use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
 
-mod ahead;
-mod drained;
+const PS: SimDuration = SimDuration::from_ps(1);
 
 impl Network {
     /// Dispatch of the ATM layer's events.
     #[inline]
     pub(super) fn on_atm(&mut self, ev: AtmEv) {
         match ev {
-            AtmEv::PortTx(p) if self.fabric.ports[p.idx()].lazy => self.port_due(p),
+            AtmEv::PortTx(p) if self.fabric.ports[p.idx()].lazy => self.fabric.port_due(ck!(self), p),
             AtmEv::PortTx(p) => self.port_tx_done(p),
             AtmEv::Arrive(l) => self.link_arrive(l),
             AtmEv::Shape(s) => self.shaper_release(s),
             AtmEv::Abr(e) => self.abr_tx(e),
-            AtmEv::Drain => self.drain_tick(),
+            AtmEv::Drain => self.fabric.drain_tick(ck!(self)),
             AtmEv::PortWake(p) => {
-                self.fabric.ports[p.idx()].woken(self.now);
-                self.kick(p);
+                self.fabric.ports[p.idx()].woken(self.eng.now);
+                self.fabric.kick(ck!(self), p);
             }
         }
     }
 
-    /// Port `p` finished transmitting its cell at `self.now`.
+    /// Port `p` finished transmitting its cell at `self.eng.now`.
     pub(super) fn port_tx_done(&mut self, p: PortId) {
         loop {
             let port = &mut self.fabric.ports[p.idx()];
@@ -47,14 +49,14 @@ impl Network {
             port.stats.cells_tx += 1;
             self.fabric.cell_hops += 1;
             let link = port.link;
-            self.put_on_link(link, cell);
-            let now = self.now;
+            self.fabric.put_on_link(ck!(self), link, cell);
+            let now = self.eng.now;
             let port = &mut self.fabric.ports[p.idx()];
             let next = port.start_next(now);
             if next.is_none() {
                 port.sleep(now);
                 if port.sched.may_hold_cells() {
-                    self.schedule_wake(p);
+                    self.fabric.schedule_wake(ck!(self), p);
                 }
             }
             if let Some(src) = self.source_after_tx(p, cell) {
@@ -65,50 +67,17 @@ impl Network {
                 if self.take_inline(done, ev) {
                     continue;
                 }
-                self.q.schedule(done, ev);
+                self.eng.q.schedule(done, ev);
             }
             return;
         }
     }
 
-    #[inline]
-    pub(super) fn put_on_link(&mut self, l: LinkId, cell: Cell) {
-        let link = &mut self.fabric.links[l.idx()];
-        let at = self.now + link.delay;
-        link.pipe.push_back((at, cell));
-        self.arrival_event(l, at, cell);
-    }
-
-    /// Cell `cell` will reach the far end of link `l` at `at`: the event it needs, if any. Into
-    /// a switch: one event per cell, chained from the head ([`Link::armed_at`]). Into a host: only
-    /// end-of-frame cells (and ABR RM cells) have effects beyond the reassembly buffer, so
-    /// only they get an event; the cells before them are delivered in order when it fires.
-    #[inline]
-    fn arrival_event(&mut self, l: LinkId, at: SimTime, cell: Cell) {
-        let link = &mut self.fabric.links[l.idx()];
-        let wake = match link.to {
-            // Drained by its readers: only what must be on time (`drained.rs`).
-            Sink::Switch { switch, .. } if self.fabric.switches[switch.idx()].drained => {
-                cell.flags & (flags::EOF | flags::RM) != 0
-            }
-            Sink::Switch { .. } if at < link.armed_at => {
-                link.armed_at = at;
-                true
-            }
-            Sink::Switch { .. } => false,
-            Sink::Host(_) => cell.flags & (flags::EOF | flags::RM) != 0,
-        };
-        if wake {
-            debug_assert!(at >= self.now, "an arrival event in the past on link {}", link.name);
-            self.q.schedule(at, Ev::Atm(AtmEv::Arrive(l)));
-        }
-    }
-
-    /// Deliver every cell of host link `l` that has arrived by `self.now` (a served-ahead
+    /// Deliver every cell of host link `l` that has arrived by `self.eng.now` (a served-ahead
     /// port feeding it must be up to date).
     pub(super) fn drain_host_link(&mut self, l: LinkId, h: NodeId) {
         while let Some(&(t, cell)) = self.fabric.links[l.idx()].pipe.front() {
-            if t > self.now {
+            if t > self.eng.now {
                 break;
             }
             self.fabric.links[l.idx()].pipe.pop_front();
@@ -130,32 +99,30 @@ impl Network {
         }
     }
 
-    /// The head cell of link `l` arrives at `self.now`.
+    /// The head cell of link `l` arrives at `self.eng.now`.
     pub(super) fn link_arrive(&mut self, l: LinkId) {
         if let Sink::Host(h) = self.fabric.links[l.idx()].to {
-            let link = &self.fabric.links[l.idx()];
-            self.advance(link.from, self.now.saturating_sub(link.delay));
+            self.advance_feeder(l);
             return self.drain_host_link(l, h);
         }
         if let Sink::Switch { switch, .. } = self.fabric.links[l.idx()].to {
             if self.fabric.switches[switch.idx()].drained {
-                return self.drain(switch.0, self.now + SimDuration::from_ps(1));
+                return self.drain_switch(switch.0, self.eng.now + PS);
             }
         }
         let link = &mut self.fabric.links[l.idx()];
-        if link.armed_at == self.now {
+        if link.armed_at == self.eng.now {
             link.armed_at = SimTime::MAX;
         }
         loop {
-            let link = &self.fabric.links[l.idx()];
-            self.advance(link.from, self.now.saturating_sub(link.delay));
+            self.advance_feeder(l);
             let link = &mut self.fabric.links[l.idx()];
-            if link.pipe.front().is_none_or(|&(t, _)| t > self.now) {
+            if link.pipe.front().is_none_or(|&(t, _)| t > self.eng.now) {
                 // An early event (a lower bound) or a stale one: wait for the cell.
-                return self.rearm_link(l);
+                return self.fabric.rearm_link(ck!(self), l);
             }
             let (_at, cell) = link.pipe.pop_front().expect("checked");
-            debug_assert_eq!(_at, self.now, "the head cell of a link arrives at its event");
+            debug_assert_eq!(_at, self.eng.now, "the head cell of a link arrives at its event");
             link.cells_delivered += 1;
             match link.to {
                 Sink::Host(_) => unreachable!("host links are drained, not stepped"),
@@ -166,7 +133,7 @@ impl Network {
                             self.abr_at_switch(l, cell);
                         }
                         let mut cell = cell;
-                        if self.fabric.shapers.police(l, self.now, &mut cell) {
+                        if self.fabric.shapers.police(l, self.eng.now, &mut cell) {
                             let out = Cell { vci: r.vci, ..cell };
                             match self.fabric.shapers.reshaper(l, cell.vci) {
                                 None => self.offer_to_port(r.port, out, Input::Link(l)),
@@ -175,21 +142,21 @@ impl Network {
                                     if sh.held() as u32 >= sh.limit {
                                         sh.stats.dropped += 1;
                                         self.fabric.cells.dropped_reshape += 1;
-                                        self.cell_lost(cell);
-                                    } else if let Some(at) = sh.push_cell(self.now, out) {
-                                        self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+                                        self.fabric.cell_lost(cell);
+                                    } else if let Some(at) = sh.push_cell(self.eng.now, out) {
+                                        self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
                                     }
                                 }
                             }
                         } else {
                             self.fabric.cells.dropped_police += 1;
-                            self.cell_lost(cell);
+                            self.fabric.cell_lost(cell);
                         }
                     }
-                    None => self.no_route(switch.0, cell),
+                    None => self.fabric.no_route(switch.0, cell),
                 },
             }
-            let Some(next) = self.next_arrival(l) else { return };
+            let Some(next) = self.fabric.next_arrival(l) else { return };
             let ev = Ev::Atm(AtmEv::Arrive(l));
             let armed_at = self.fabric.links[l.idx()].armed_at;
             if armed_at == SimTime::MAX && self.take_inline(next, ev) {
@@ -197,9 +164,63 @@ impl Network {
             }
             if next < armed_at {
                 self.fabric.links[l.idx()].armed_at = next;
-                self.q.schedule(next, ev);
+                self.eng.q.schedule(next, ev);
             }
             return;
+        }
+    }
+
+    /// Bring the port feeding link `l` up to the instant its cells reach the far end now.
+    #[inline]
+    fn advance_feeder(&mut self, l: LinkId) {
+        let link = &self.fabric.links[l.idx()];
+        let (from, t) = (link.from, self.eng.now.saturating_sub(link.delay));
+        self.fabric.advance(ck!(self), from, t);
+    }
+
+    /// Drain drained switch `s` up to `before` (at most a picosecond after now); a control
+    /// frame completed in the last instant reaches its controller before the instant's
+    /// admission, so that an answer joins it (`atm::fabric::drained`, [`crate::atm::fabric::Fabric::drain`]).
+    pub(super) fn drain_switch(&mut self, s: u32, before: SimTime) {
+        let mut held = self.fabric.drain(ck!(self), s, before, true);
+        while held {
+            self.route_up();
+            held = self.fabric.finish_held(ck!(self), s, before);
+        }
+    }
+
+    /// Drain the switch of port `p`, if drained, up to and including now.
+    pub(super) fn drain_port_switch(&mut self, p: PortId) {
+        let s = self.fabric.ports[p.idx()].drained_by;
+        if s != u32::MAX {
+            self.drain_switch(s, self.eng.now + PS);
+        }
+    }
+
+    /// Drain the switch at the far end of link `l`, if drained, up to and including now.
+    pub(super) fn drain_link_switch(&mut self, l: LinkId) {
+        if let Sink::Switch { switch, .. } = self.fabric.links[l.idx()].to {
+            if self.fabric.switches[switch.idx()].drained {
+                self.drain_switch(switch.0, self.eng.now + PS);
+            }
+        }
+    }
+
+    /// Route what the fabric handed upward ([`Up`]), in the order it did.
+    pub(super) fn route_up(&mut self) {
+        while !self.fabric.up.is_empty() {
+            let mut ups = std::mem::replace(&mut self.fabric.up, std::mem::take(&mut self.up_spare));
+            for up in ups.drain(..) {
+                match up {
+                    Up::FrameLeft { port, cell } => {
+                        if let Some(src) = self.source_after_tx(port, cell) {
+                            self.source_frame_left(src);
+                        }
+                    }
+                    Up::CtrlFrame { link, frame } => self.sig_frame(link, frame),
+                }
+            }
+            self.up_spare = ups;
         }
     }
 
@@ -212,16 +233,16 @@ impl Network {
         let s = self.fabric.ports[p.idx()].drained_by;
         if s != u32::MAX {
             if self.fabric.switches[s as usize].switching {
-                return self.offer_while_switching(p, cell, input.id());
+                return self.fabric.offer_while_switching(p, cell, input.id());
             }
-            self.drain(s, self.now + SimDuration::from_ps(1));
+            self.drain_switch(s, self.eng.now + PS);
         }
         let port = &mut self.fabric.ports[p.idx()];
         if port.arrivals.is_empty() {
-            if !self.q.pending_before(rank(kind::ADMIT, 0)) {
-                return self.admit(p, cell);
+            if !self.eng.q.pending_before(rank(kind::ADMIT, 0)) {
+                return self.fabric.admit(ck!(self), p, cell);
             }
-            let at = self.q.prefix_now(rank(kind::ADMIT, p.0));
+            let at = self.eng.q.prefix_now(rank(kind::ADMIT, p.0));
             self.admit_due.push((at, Due::Port(p)));
         }
         self.fabric.ports[p.idx()].arrivals.push((input.id(), cell));
@@ -231,7 +252,7 @@ impl Network {
     /// next pending event; true if any was.
     #[inline(never)]
     pub(super) fn admit_due_now(&mut self) -> bool {
-        let next = self.q.next_prefix();
+        let next = self.eng.q.next_prefix();
         if self.admit_due.len() > 1 {
             self.admit_due.sort_unstable_by_key(|d| std::cmp::Reverse(d.0));
         }
@@ -241,111 +262,14 @@ impl Network {
                 break;
             }
             self.admit_due.pop();
-            self.q.enter(at);
+            self.eng.q.enter(at);
             match due {
-                Due::Port(p) => self.admit_arrivals(p),
+                Due::Port(p) => self.fabric.admit_arrivals(ck!(self), p),
                 Due::Line(l) => self.line_admit_arrivals(l),
             }
             any = true;
         }
         any
-    }
-
-    /// Port `p` admits the cells offered to it at this instant in the round-robin order of
-    /// their inputs, starting at its arbiter; an input's own cells keep their order. After a
-    /// tie between inputs the arbiter moves to one past the input that went first.
-    fn admit_arrivals(&mut self, p: PortId) {
-        let port = &mut self.fabric.ports[p.idx()];
-        let mut batch = std::mem::take(&mut port.arrivals);
-        crate::arbiter::admit_order(&mut batch, &mut port.arbiter);
-        for &(_, cell) in &batch {
-            self.admit(p, cell);
-        }
-        batch.clear();
-        self.fabric.ports[p.idx()].arrivals = batch;
-    }
-
-    /// Port `p` takes `cell` through its admission (drop policy, control FIFO) and starts it
-    /// if idle.
-    #[inline]
-    fn admit(&mut self, p: PortId, cell: Cell) {
-        let now = self.now;
-        self.advance(p, now);
-        let port = &mut self.fabric.ports[p.idx()];
-        match port.offer_cell(now, cell) {
-            None => {
-                self.arm_after_push(p, cell);
-                self.kick(p)
-            }
-            Some(reason) => {
-                match reason {
-                    DropReason::Tail => self.fabric.cells.dropped_tail += 1,
-                    DropReason::Ppd => self.fabric.cells.dropped_ppd += 1,
-                    DropReason::Epd => self.fabric.cells.dropped_epd += 1,
-                    DropReason::Clp1 => self.fabric.cells.dropped_clp1 += 1,
-                    DropReason::Ctrl => self.fabric.cells.dropped_ctrl += 1,
-                    DropReason::Regulator => self.fabric.cells.dropped_regulator += 1,
-                    DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
-                }
-                self.cell_lost(cell);
-            }
-        }
-    }
-
-    /// A cell reached switch `s` on a VCI without a translation entry: it is dropped.
-    #[cold]
-    pub(super) fn no_route(&mut self, s: u32, cell: Cell) {
-        self.fabric.switches[s as usize].misrouted += 1;
-        self.fabric.cells.dropped_no_route += 1;
-        self.cell_lost(cell);
-    }
-
-    /// A cell was dropped in the network: its AAL5 frame loses a cell, or, for an RM cell,
-    /// its record is freed.
-    #[inline]
-    pub(super) fn cell_lost(&mut self, cell: Cell) {
-        if cell.is_rm() {
-            self.abr.rm.lose(cell.frame);
-        } else {
-            self.fabric.frames.cell_dropped(cell.frame);
-        }
-    }
-
-    /// Start the transmitter of port `p` if it is idle and has cells (a served-ahead port is
-    /// up to date: whoever queued the cells brought it there first).
-    #[inline]
-    pub(super) fn kick(&mut self, p: PortId) {
-        let now = self.now;
-        let port = &mut self.fabric.ports[p.idx()];
-        if port.is_busy() {
-            return;
-        }
-        port.wake(now);
-        match port.start_next(now) {
-            Some(done) if port.lazy => {
-                self.launched(p, done);
-                self.arm(p);
-            }
-            Some(done) => {
-                self.q.schedule(done, Ev::Atm(AtmEv::PortTx(p)));
-            }
-            None => {
-                port.sleep(now);
-                if port.sched.may_hold_cells() {
-                    self.schedule_wake(p);
-                }
-            }
-        }
-    }
-
-    /// Port `p` went idle: if it holds cells not yet eligible (non-work-conserving RCSP),
-    /// wake it when the first becomes eligible. A wake-up that finds the port busy, or its
-    /// cell already sent, does nothing ([`Network::kick`]).
-    #[inline(never)]
-    fn schedule_wake(&mut self, p: PortId) {
-        if let Some(at) = self.fabric.ports[p.idx()].wake_needed() {
-            self.q.schedule(at, Ev::Atm(AtmEv::PortWake(p)));
-        }
     }
 
     /// `n` cells a host adapter's RCSP regulator refused (already counted at the port): the
@@ -361,14 +285,14 @@ impl Network {
     /// Shaper `s` releases its conforming cells into its adapter port, or, for a re-shaper at
     /// a switch input, offers them to the switch output port (which may drop them).
     pub(super) fn shaper_release(&mut self, s: u32) {
-        let now = self.now;
+        let now = self.eng.now;
         if self.fabric.shapers.list[s as usize].kind == ShaperKind::Switch {
             let mut cells = std::mem::take(&mut self.fabric.scratch_cells);
             let sh = &mut self.fabric.shapers.list[s as usize];
             let next = sh.release(now, &mut |cell| cells.push(cell));
             let p = sh.port;
             if let Some(at) = next {
-                self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+                self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
             }
             for cell in cells.drain(..) {
                 self.offer_to_port(p, cell, Input::Reshaper(s));
@@ -377,7 +301,7 @@ impl Network {
             return;
         }
         let p = self.fabric.shapers.list[s as usize].port;
-        self.advance(p, now);
+        self.fabric.advance(ck!(self), p, now);
         let sh = &mut self.fabric.shapers.list[s as usize];
         let port = &mut self.fabric.ports[p.idx()];
         let mut refused = std::mem::take(&mut self.fabric.scratch_cells);
@@ -388,14 +312,14 @@ impl Network {
         });
         for cell in refused.drain(..) {
             self.fabric.cells.dropped_regulator += 1;
-            self.cell_lost(cell);
+            self.fabric.cell_lost(cell);
         }
         self.fabric.scratch_cells = refused;
         if let Some(at) = next {
-            self.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
+            self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
         }
-        self.arm(p);
-        self.kick(p);
+        self.fabric.arm(ck!(self), p);
+        self.fabric.kick(ck!(self), p);
     }
 }
 

@@ -12,43 +12,43 @@
 //! the instant less the propagation delay, probes at the instant's left limit, the end of the
 //! run at its end.
 
-use super::super::{AtmEv, Ev, Network};
+use super::{AtmEv, Clock, Fabric, Up};
 use crate::atm::cell::Cell;
 use crate::atm::link::Sink;
 use crate::ids::{LinkId, PortId};
 use crate::time::SimTime;
 
-impl Network {
+impl Fabric {
     /// A served-ahead port (`atm::port` module docs, "Serving ahead") started a cell that
     /// ends at `done`: the cell's arrival at the far end gets its event now, since no port
     /// event will put it on the link in time.
     #[inline]
-    pub(in crate::net) fn launched(&mut self, p: PortId, done: SimTime) {
-        let port = &mut self.fabric.ports[p.idx()];
+    pub fn launched(&mut self, ck: &mut impl Clock, p: PortId, done: SimTime) {
+        let port = &mut self.ports[p.idx()];
         port.tx_done = done;
         port.due = done.min(port.release_at);
         let cell = port.in_tx.expect("launched without a cell");
         let l = port.link;
-        let at = done + self.fabric.links[l.idx()].delay;
-        self.arrival_event(l, at, cell);
+        let at = done + self.links[l.idx()].delay;
+        self.arrival_event(ck, l, at, cell);
     }
 
-    /// Bring served-ahead port `p` up to `t` (at most `self.now`): every cell whose
+    /// Bring served-ahead port `p` up to `t` (at most `ck.now()`): every cell whose
     /// transmission ends at or before `t` leaves onto the link, and the next one starts at that
     /// instant, chosen from the cells present then — what the port's own events would have
     /// done, in the model's order (completions before the instant's arrivals, DESIGN §2b),
     /// since every arrival to the port and every reader of it brings it up to date first.
     #[inline]
-    pub(in crate::net) fn advance(&mut self, p: PortId, t: SimTime) {
-        let port = &self.fabric.ports[p.idx()];
+    pub fn advance(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
+        let port = &self.ports[p.idx()];
         let s = port.drained_by;
-        if s != u32::MAX && self.fabric.switches[s as usize].drained_to < t {
+        if s != u32::MAX && self.switches[s as usize].drained_to < t {
             // Its switch's arrivals before `t` first (`drained.rs`).
-            self.drain(s, t);
+            self.drain(ck, s, t, false);
         }
-        let port = &self.fabric.ports[p.idx()];
+        let port = &self.ports[p.idx()];
         if port.due <= t {
-            self.advance_to(p, t);
+            self.advance_to(ck, p, t);
         }
     }
 
@@ -57,25 +57,25 @@ impl Network {
     /// running event comes after the shapers' place in the instant (kind `SHAPE`; a release
     /// is an arrival, DESIGN §2b). A frame queued by an earlier event of the instant (a CPU
     /// finishing a job) goes in before them, as with their own events.
-    pub(in crate::net) fn advance_for_push(&mut self, p: PortId) {
-        let now = self.now;
-        if self.fabric.ports[p.idx()].due <= now {
-            let releases_now = self.q.running_kind() >= super::super::kind::SHAPE;
-            self.advance_until(p, now, releases_now);
+    pub fn advance_for_push(&mut self, ck: &mut impl Clock, p: PortId) {
+        let now = ck.now();
+        if self.ports[p.idx()].due <= now {
+            let releases_now = ck.after_releases();
+            self.advance_until(ck, p, now, releases_now);
         }
     }
 
-    /// [`Network::advance`] once something is due: completions and shaper releases up to `t`,
+    /// [`Fabric::advance`] once something is due: completions and shaper releases up to `t`,
     /// in time order.
-    pub(in crate::net) fn advance_to(&mut self, p: PortId, t: SimTime) {
-        self.advance_until(p, t, true);
+    pub fn advance_to(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
+        self.advance_until(ck, p, t, true);
     }
 
     /// Completions up to `t`, and shaper releases before `t`, or at `t` too if
     /// `releases_at_t`, in time order.
-    fn advance_until(&mut self, p: PortId, t: SimTime, releases_at_t: bool) {
+    fn advance_until(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime, releases_at_t: bool) {
         loop {
-            let port = &mut self.fabric.ports[p.idx()];
+            let port = &mut self.ports[p.idx()];
             if port.due > t {
                 break;
             }
@@ -85,27 +85,26 @@ impl Network {
                 if r == t && !releases_at_t {
                     break;
                 }
-                self.release_shapers(p, r);
+                self.release_shapers(ck, p, r);
                 continue;
             }
             let d = port.tx_done;
             let cell = port.in_tx.take().expect("advance_to a busy port");
             port.stats.cells_tx += 1;
-            self.fabric.cell_hops += 1;
-            let link = &mut self.fabric.links[port.link.idx()];
+            self.cell_hops += 1;
+            let link = &mut self.links[port.link.idx()];
             link.pipe.push_back((d + link.delay, cell));
             match port.start_next(d) {
-                Some(done) => self.launched(p, done),
+                Some(done) => self.launched(ck, p, done),
                 None => {
                     port.sleep(d);
                     port.due = port.release_at;
                 }
             }
-            if self.fabric.ports[p.idx()].notify {
-                if let Some(src) = self.source_after_tx(p, cell) {
-                    debug_assert_eq!(d, self.now, "a source's frame left before its port's event");
-                    self.source_frame_left(src);
-                }
+            let port = &self.ports[p.idx()];
+            if port.notify && cell.is_eof() && port.vcs.get(cell.vci as usize).is_some_and(|v| v.notify_source) {
+                debug_assert_eq!(d, ck.now(), "a source's frame left before its port's event");
+                self.up.push(Up::FrameLeft { port: p, cell });
             }
         }
         // No re-arming: the cells still waiting were armed for when they were queued (the
@@ -115,30 +114,30 @@ impl Network {
     /// The shapers of served-ahead port `p` due at `r` release their conforming cells into it,
     /// in index order, each followed by the transmitter starting if idle — what their `Shape`
     /// events would have done at `r`.
-    pub(in crate::net) fn release_shapers(&mut self, p: PortId, r: SimTime) {
+    pub fn release_shapers(&mut self, ck: &mut impl Clock, p: PortId, r: SimTime) {
         let mut next = SimTime::MAX;
-        for i in 0..self.fabric.ports[p.idx()].shapers.len() {
-            let s = self.fabric.ports[p.idx()].shapers[i] as usize;
-            let sh = &mut self.fabric.shapers.list[s];
+        for i in 0..self.ports[p.idx()].shapers.len() {
+            let s = self.ports[p.idx()].shapers[i] as usize;
+            let sh = &mut self.shapers.list[s];
             if sh.next_at == r {
-                let port = &mut self.fabric.ports[p.idx()];
+                let port = &mut self.ports[p.idx()];
                 sh.release(r, &mut |cell| {
                     let queued = port.push_cell(r, cell);
                     debug_assert!(queued, "only a priority port refuses, and it is not served ahead");
                 });
-                let port = &mut self.fabric.ports[p.idx()];
+                let port = &mut self.ports[p.idx()];
                 if !port.is_busy() {
                     port.wake(r);
                     if let Some(done) = port.start_next(r) {
-                        self.launched(p, done);
+                        self.launched(ck, p, done);
                     } else {
                         port.sleep(r);
                     }
                 }
             }
-            next = next.min(self.fabric.shapers.list[s].next_at);
+            next = next.min(self.shapers.list[s].next_at);
         }
-        let port = &mut self.fabric.ports[p.idx()];
+        let port = &mut self.ports[p.idx()];
         port.release_at = next;
         port.due = next.min(if port.in_tx.is_some() { port.tx_done } else { SimTime::MAX });
     }
@@ -146,12 +145,12 @@ impl Network {
     /// A shaper that port `p` releases itself ([`crate::atm::port::OutPort::shapers`]) has
     /// cells due at `at`: the port releases them when brought up to date, and the port's link
     /// is armed for the first of them.
-    pub(in crate::net) fn shaper_due(&mut self, p: PortId, at: SimTime) {
-        let port = &mut self.fabric.ports[p.idx()];
+    pub fn shaper_due(&mut self, ck: &mut impl Clock, p: PortId, at: SimTime) {
+        let port = &mut self.ports[p.idx()];
         port.release_at = port.release_at.min(at);
         port.due = port.due.min(at);
         let l = port.link;
-        self.rearm_link(l);
+        self.rearm_link(ck, l);
     }
 
     /// The earliest time the next cell can reach the far end of switch-bound link `l`: its
@@ -159,12 +158,12 @@ impl Network {
     /// the port's next shaper release (exact when the port is idle until then: a train starts
     /// with a first unit). None if nothing is on its way.
     #[inline]
-    pub(in crate::net) fn next_arrival(&self, l: LinkId) -> Option<SimTime> {
-        let link = &self.fabric.links[l.idx()];
+    pub fn next_arrival(&self, l: LinkId) -> Option<SimTime> {
+        let link = &self.links[l.idx()];
         if let Some(&(t, _)) = link.pipe.front() {
             return Some(t);
         }
-        let from = &self.fabric.ports[link.from.idx()];
+        let from = &self.ports[link.from.idx()];
         if !from.lazy {
             return None;
         }
@@ -176,73 +175,73 @@ impl Network {
 
     /// Give switch-bound link `l` an arrival event for its next cell unless one no later is
     /// pending.
-    pub(in crate::net) fn rearm_link(&mut self, l: LinkId) {
-        match self.fabric.links[l.idx()].to {
-            Sink::Switch { switch, .. } if !self.fabric.switches[switch.idx()].drained => {}
+    pub fn rearm_link(&mut self, ck: &mut impl Clock, l: LinkId) {
+        match self.links[l.idx()].to {
+            Sink::Switch { switch, .. } if !self.switches[switch.idx()].drained => {}
             _ => return,
         }
         if let Some(t) = self.next_arrival(l) {
-            let link = &mut self.fabric.links[l.idx()];
+            let link = &mut self.links[l.idx()];
             if t < link.armed_at {
                 link.armed_at = t;
-                self.q.schedule(t, Ev::Atm(AtmEv::Arrive(l)));
+                ck.schedule(t, AtmEv::Arrive(l));
             }
         }
     }
 
     /// Bring every served-ahead port up to `t`, every drained switch's arrivals up to `t`
     /// included first.
-    pub(in crate::net) fn advance_all(&mut self, t: SimTime) {
-        self.drain_all(t + crate::time::SimDuration::from_ps(1));
-        for p in 0..self.fabric.ports.len() {
-            self.advance(PortId(p as u32), t);
+    pub fn advance_all(&mut self, ck: &mut impl Clock, t: SimTime) {
+        self.drain_all(ck, t + crate::time::SimDuration::from_ps(1));
+        for p in 0..self.ports.len() {
+            self.advance(ck, PortId(p as u32), t);
         }
     }
 
     /// The event of served-ahead port `p`: bring it up to now (a source whose frame left is
     /// told at this instant) and arm its next event.
-    pub(in crate::net) fn port_due(&mut self, p: PortId) {
-        let now = self.now;
-        let port = &mut self.fabric.ports[p.idx()];
+    pub fn port_due(&mut self, ck: &mut impl Clock, p: PortId) {
+        let now = ck.now();
+        let port = &mut self.ports[p.idx()];
         if port.tx_event == now {
             port.tx_event = SimTime::MAX;
         }
-        self.advance(p, now);
-        self.arm(p);
+        self.advance(ck, p, now);
+        self.arm(ck, p);
     }
 
     /// Give served-ahead port `p` the event it needs next
     /// ([`crate::atm::port::OutPort::next_due`]), unless one
     /// that comes no later is pending.
     #[inline]
-    pub(in crate::net) fn arm(&mut self, p: PortId) {
-        let port = &mut self.fabric.ports[p.idx()];
+    pub fn arm(&mut self, ck: &mut impl Clock, p: PortId) {
+        let port = &mut self.ports[p.idx()];
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
         if let Some(t) = port.next_due() {
-            self.port_event_at(p, t);
+            self.port_event_at(ck, p, t);
         }
     }
 
-    /// [`Network::arm`] after `cell` joined the tail of served-ahead port `p`'s queue.
+    /// [`Fabric::arm`] after `cell` joined the tail of served-ahead port `p`'s queue.
     #[inline]
-    pub(in crate::net) fn arm_after_push(&mut self, p: PortId, cell: Cell) {
-        let port = &self.fabric.ports[p.idx()];
+    pub fn arm_after_push(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
+        let port = &self.ports[p.idx()];
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
         if let Some(t) = port.next_due_after_push(cell) {
-            self.port_event_at(p, t);
+            self.port_event_at(ck, p, t);
         }
     }
 
     #[inline]
-    pub(in crate::net) fn port_event_at(&mut self, p: PortId, t: SimTime) {
-        let port = &mut self.fabric.ports[p.idx()];
+    pub fn port_event_at(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
+        let port = &mut self.ports[p.idx()];
         if t < port.tx_event {
             port.tx_event = t;
-            self.q.schedule(t, Ev::Atm(AtmEv::PortTx(p)));
+            ck.schedule(t, AtmEv::PortTx(p));
         }
     }
 }

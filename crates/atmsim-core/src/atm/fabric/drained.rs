@@ -40,7 +40,8 @@
 //! link ending at a host or at another drained switch (a cell started late by a drain must
 //! not owe anyone an event). The ports feeding a drained switch watch their frame ends too.
 
-use super::super::{AtmEv, Ev, Network};
+use super::{AtmEv, Clock, Fabric};
+use crate::atm::cell::Cell;
 use crate::atm::link::Sink;
 use crate::ids::{LinkId, PortId};
 use crate::signalling::SIG_VCI;
@@ -57,26 +58,26 @@ const TICK_DELAYS: u64 = 4;
 /// event per arrival, 2.67 G drained).
 const MAX_INPUTS: usize = 16;
 
-impl Network {
+impl Fabric {
     /// Decide which switches are drained by their readers (module docs, "Which switches"),
-    /// and start the periodic drain if any drained switch feeds another.
-    pub(in crate::net) fn prime_drained(&mut self) {
-        for l in 0..self.fabric.links.len() {
-            if let Sink::Switch { switch, .. } = self.fabric.links[l].to {
-                self.fabric.switches[switch.idx()].inputs.push(LinkId(l as u32));
+    /// and start the periodic drain if any drained switch feeds another. `may`: batching is on
+    /// and the network has no ABR.
+    pub fn prime_drained(&mut self, ck: &mut impl Clock, may: bool) {
+        for l in 0..self.links.len() {
+            if let Sink::Switch { switch, .. } = self.links[l].to {
+                self.switches[switch.idx()].inputs.push(LinkId(l as u32));
             }
         }
-        let abr = !self.abr.ends.is_empty() || !self.abr.allocators.is_empty() || self.abr.count_cells;
-        if !self.batching || abr {
+        if !may {
             return;
         }
-        let mut of_switch = vec![false; self.fabric.ports.len()];
-        for sw in &self.fabric.switches {
+        let mut of_switch = vec![false; self.ports.len()];
+        for sw in &self.switches {
             for p in &sw.ports {
                 of_switch[p.idx()] = true;
             }
         }
-        let mut ok: Vec<bool> = (0..self.fabric.switches.len()).map(|s| self.may_drain(s, &of_switch)).collect();
+        let mut ok: Vec<bool> = (0..self.switches.len()).map(|s| self.may_drain(s, &of_switch)).collect();
         loop {
             let mut changed = false;
             for s in 0..ok.len() {
@@ -91,52 +92,50 @@ impl Network {
         }
         let mut ring_delay = SimDuration::MAX;
         for s in (0..ok.len()).filter(|&s| ok[s]) {
-            self.fabric.switches[s].drained = true;
-            for i in 0..self.fabric.switches[s].ports.len() {
-                let p = self.fabric.switches[s].ports[i];
-                let port = &mut self.fabric.ports[p.idx()];
+            self.switches[s].drained = true;
+            for i in 0..self.switches[s].ports.len() {
+                let p = self.switches[s].ports[i];
+                let port = &mut self.ports[p.idx()];
                 port.drained_by = s as u32;
-                if let Sink::Switch { switch, .. } = self.fabric.links[port.link.idx()].to {
+                if let Sink::Switch { switch, .. } = self.links[port.link.idx()].to {
                     if ok[switch.idx()] {
-                        ring_delay = ring_delay.min(self.fabric.links[port.link.idx()].delay);
+                        ring_delay = ring_delay.min(self.links[port.link.idx()].delay);
                     }
                 }
             }
             // Whatever feeds the switch starts its frame ends on time (module docs).
-            for i in 0..self.fabric.switches[s].inputs.len() {
-                let l = self.fabric.switches[s].inputs[i];
-                self.fabric.ports[self.fabric.links[l.idx()].from.idx()].watch_ends = true;
+            for i in 0..self.switches[s].inputs.len() {
+                let l = self.switches[s].inputs[i];
+                self.ports[self.links[l.idx()].from.idx()].watch_ends = true;
             }
         }
         if ring_delay != SimDuration::MAX {
-            self.fabric.drain_period = ring_delay.mul(TICK_DELAYS);
-            self.q.schedule(SimTime::ZERO + self.fabric.drain_period, Ev::Atm(AtmEv::Drain));
+            self.drain_period = ring_delay.mul(TICK_DELAYS);
+            ck.schedule(SimTime::ZERO + self.drain_period, AtmEv::Drain);
         }
     }
 
     /// Whether switch `s` could be drained on its own account (module docs, "Which switches").
     fn may_drain(&self, s: usize, of_switch: &[bool]) -> bool {
-        let sw = &self.fabric.switches[s];
+        let sw = &self.switches[s];
         !sw.inputs.is_empty()
             && sw.inputs.len() <= MAX_INPUTS
-            && sw.ports.iter().all(|p| self.fabric.ports[p.idx()].lazy)
+            && sw.ports.iter().all(|p| self.ports[p.idx()].lazy)
             && sw.inputs.iter().all(|l| {
-                let link = &self.fabric.links[l.idx()];
+                let link = &self.links[l.idx()];
                 // A host shaper released by its port would hide a frame end from the port.
                 let from_switch = of_switch[link.from.idx()];
                 (link.delay > SimDuration::ZERO || !from_switch)
-                    && !self.fabric.shapers.guards(*l)
-                    && self.fabric.ports[link.from.idx()].shapers.is_empty()
+                    && !self.shapers.guards(*l)
+                    && self.ports[link.from.idx()].shapers.is_empty()
             })
     }
 
     /// The switches that switch `s`'s output links lead to.
     fn feeds(&self, s: usize) -> impl Iterator<Item = usize> + '_ {
-        self.fabric.switches[s].ports.iter().filter_map(|p| {
-            match self.fabric.links[self.fabric.ports[p.idx()].link.idx()].to {
-                Sink::Switch { switch, .. } => Some(switch.idx()),
-                Sink::Host(_) => None,
-            }
+        self.switches[s].ports.iter().filter_map(|p| match self.links[self.ports[p.idx()].link.idx()].to {
+            Sink::Switch { switch, .. } => Some(switch.idx()),
+            Sink::Host(_) => None,
         })
     }
 
@@ -144,42 +143,69 @@ impl Network {
     /// picosecond after now), in time order (module docs). Does nothing while `s` is
     /// switching an instant's arrivals: whoever calls from inside that instant (a controller
     /// answering a signalling cell) is already in order.
+    ///
+    /// With `hold`, an instant in which a control frame is completed stops before its
+    /// admission, so that the controller hears it first and its answer joins the instant
+    /// (DESIGN §2b): the call returns true, the frame waits in [`Fabric::up`], and the caller
+    /// routes it and then calls [`Fabric::finish_held`]. Only the frame end's own instant
+    /// can hold (its last cell has an arrival event), so drains that stop before now pass
+    /// `hold = false`.
     #[inline(never)]
-    pub(in crate::net) fn drain(&mut self, s: u32, before: SimTime) {
-        let sw = &self.fabric.switches[s as usize];
+    pub fn drain(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, hold: bool) -> bool {
+        let sw = &self.switches[s as usize];
         if sw.drained_to >= before || sw.switching {
-            return;
+            return false;
         }
         for i in 0..sw.inputs.len() {
-            let link = &self.fabric.links[self.fabric.switches[s as usize].inputs[i].idx()];
+            let link = &self.links[self.switches[s as usize].inputs[i].idx()];
             let (from, reach) = (link.from, link.delay + PS);
-            self.advance(from, before.saturating_sub(reach));
+            self.advance(ck, from, before.saturating_sub(reach));
         }
-        let now = self.now;
-        self.fabric.switches[s as usize].switching = true;
+        self.switches[s as usize].switching = true;
+        self.switch_until(ck, s, before, hold)
+    }
+
+    /// The held instant of drained switch `s` ([`Fabric::drain`]) admits its arrivals, and the
+    /// switch goes on switching up to `before`; true if it holds again.
+    pub fn finish_held(&mut self, ck: &mut impl Clock, s: u32, before: SimTime) -> bool {
+        let now = ck.now();
+        ck.set_now(self.switches[s as usize].drained_to);
+        self.admit_instant(ck);
+        ck.set_now(now);
+        self.switch_until(ck, s, before, true)
+    }
+
+    /// Switch the instants of switch `s` before `before`, or up to one that holds.
+    fn switch_until(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, hold: bool) -> bool {
+        let now = ck.now();
         while let Some((at, alone)) = self.next_arrival_at(s, before) {
-            self.fabric.switches[s as usize].drained_to = at;
-            self.now = at;
-            match alone {
-                Some(l) => self.switch_alone(s, l, now),
-                None => self.switch_instant(s, at, now),
+            self.switches[s as usize].drained_to = at;
+            ck.set_now(at);
+            let held = match alone {
+                Some(l) => self.switch_alone(ck, s, l, now, hold),
+                None => self.switch_instant(ck, s, at, now, hold),
+            };
+            if held {
+                ck.set_now(now);
+                return true;
             }
         }
-        self.now = now;
-        let sw = &mut self.fabric.switches[s as usize];
+        ck.set_now(now);
+        let sw = &mut self.switches[s as usize];
         sw.switching = false;
         sw.drained_to = sw.drained_to.max(before);
+        false
     }
 
     /// The earliest arrival on drained switch `s`'s inputs before `before`, and its input if
     /// it is the instant's only one.
     #[inline]
     fn next_arrival_at(&self, s: u32, before: SimTime) -> Option<(SimTime, Option<LinkId>)> {
-        let sw = &self.fabric.switches[s as usize];
+        let sw = &self.switches[s as usize];
         let mut at = before;
         let mut alone = None;
         for &l in &sw.inputs {
-            if let Some(&(t, _)) = self.fabric.links[l.idx()].pipe.front() {
+            if let Some(&(t, _)) = self.links[l.idx()].pipe.front() {
                 if t < at {
                     at = t;
                     alone = Some(l);
@@ -194,31 +220,33 @@ impl Network {
     /// Drained switch `s` switches the head cell of input `l`, the only cell arriving at this
     /// instant: no arbiter is needed.
     #[inline]
-    fn switch_alone(&mut self, s: u32, l: LinkId, now: SimTime) {
-        let link = &mut self.fabric.links[l.idx()];
+    fn switch_alone(&mut self, ck: &mut impl Clock, s: u32, l: LinkId, now: SimTime, hold: bool) -> bool {
+        let link = &mut self.links[l.idx()];
         let &(at, cell) = link.pipe.front().expect("an arrival");
         if cell.vci == SIG_VCI {
             // The controller may answer at once: the instant's general case.
-            return self.switch_instant(s, at, now);
+            return self.switch_instant(ck, s, at, now, hold);
         }
         link.pipe.pop_front();
         link.cells_delivered += 1;
         match link.route(cell.vci) {
-            Some(r) => self.admit(r.port, crate::atm::cell::Cell { vci: r.vci, ..cell }),
+            Some(r) => self.admit(ck, r.port, Cell { vci: r.vci, ..cell }),
             None => self.no_route(s, cell),
         }
+        false
     }
 
     /// Drained switch `s` switches the cells arriving at `at`: each input's cell, in the
-    /// inputs' index order, is translated (or goes to the controller), then each output port
-    /// admits its cells of the instant in its arbiter's order — the arrival events and the
-    /// admission phase of the instant (`fabric` module). `now` is the caller's instant: only
-    /// there can a signalling frame end (its last cell has an event of its own).
-    fn switch_instant(&mut self, s: u32, at: SimTime, now: SimTime) {
-        let mut dirty = std::mem::take(&mut self.fabric.drain_dirty);
-        for i in 0..self.fabric.switches[s as usize].inputs.len() {
-            let l = self.fabric.switches[s as usize].inputs[i];
-            let link = &mut self.fabric.links[l.idx()];
+    /// inputs' index order, is translated (or goes to its link's control reassembler), then
+    /// each output port admits its cells of the instant in its arbiter's order — the arrival
+    /// events and the admission phase of the instant (`fabric` module). `now` is the caller's
+    /// instant: only there can a control frame end (its last cell has an event of its own).
+    /// True if the instant holds for a control frame ([`Fabric::drain`]).
+    fn switch_instant(&mut self, ck: &mut impl Clock, s: u32, at: SimTime, now: SimTime, hold: bool) -> bool {
+        let up = self.up.len();
+        for i in 0..self.switches[s as usize].inputs.len() {
+            let l = self.switches[s as usize].inputs[i];
+            let link = &mut self.links[l.idx()];
             if link.pipe.front().is_none_or(|&(t, _)| t != at) {
                 continue;
             }
@@ -226,71 +254,63 @@ impl Network {
             link.cells_delivered += 1;
             if cell.vci == SIG_VCI {
                 debug_assert!(!cell.is_eof() || at == now, "a signalling frame ended before its event");
-                self.sig_cell(l, cell);
+                self.ctrl_cell(l, cell);
                 continue;
             }
-            match self.fabric.links[l.idx()].route(cell.vci) {
+            match self.links[l.idx()].route(cell.vci) {
                 Some(r) => {
-                    let port = &mut self.fabric.ports[r.port.idx()];
+                    let port = &mut self.ports[r.port.idx()];
                     if port.arrivals.is_empty() {
-                        dirty.push(r.port);
+                        self.drain_dirty.push(r.port);
                     }
-                    port.arrivals.push((l.0, crate::atm::cell::Cell { vci: r.vci, ..cell }));
+                    port.arrivals.push((l.0, Cell { vci: r.vci, ..cell }));
                 }
                 None => self.no_route(s, cell),
             }
         }
-        // A controller answering a signalling cell of this instant offered its cells too.
-        dirty.append(&mut self.fabric.drain_offered);
+        if hold && self.up.len() > up {
+            return true;
+        }
+        self.admit_instant(ck);
+        false
+    }
+
+    /// The ports with arrivals in the instant being switched admit them, with the cells a
+    /// controller answering a control frame of the instant offered.
+    fn admit_instant(&mut self, ck: &mut impl Clock) {
+        let mut dirty = std::mem::take(&mut self.drain_dirty);
+        dirty.append(&mut self.drain_offered);
         dirty.sort_unstable();
         dirty.dedup();
         for &p in &dirty {
-            self.admit_arrivals(p);
+            self.admit_arrivals(ck, p);
         }
         dirty.clear();
-        self.fabric.drain_dirty = dirty;
+        self.drain_dirty = dirty;
     }
 
     /// Port `p`, whose drained switch is switching an instant's arrivals, is offered a cell by
     /// a controller: it joins the instant's arrivals.
-    pub(in crate::net) fn offer_while_switching(&mut self, p: PortId, cell: crate::atm::cell::Cell, input: u32) {
-        let port = &mut self.fabric.ports[p.idx()];
+    pub fn offer_while_switching(&mut self, p: PortId, cell: Cell, input: u32) {
+        let port = &mut self.ports[p.idx()];
         if port.arrivals.is_empty() {
-            self.fabric.drain_offered.push(p);
+            self.drain_offered.push(p);
         }
         port.arrivals.push((input, cell));
     }
 
-    /// Drain the switch of port `p`, if drained, up to and including now.
-    #[inline]
-    pub(in crate::net) fn drain_port_switch(&mut self, p: PortId) {
-        let s = self.fabric.ports[p.idx()].drained_by;
-        if s != u32::MAX {
-            self.drain(s, self.now + PS);
-        }
-    }
-
-    /// Drain the switch at the far end of link `l`, if drained, up to and including now.
-    pub(in crate::net) fn drain_link_switch(&mut self, l: LinkId) {
-        if let Sink::Switch { switch, .. } = self.fabric.links[l.idx()].to {
-            if self.fabric.switches[switch.idx()].drained {
-                self.drain(switch.0, self.now + PS);
-            }
-        }
-    }
-
-    /// Drain every drained switch up to `before`.
-    pub(in crate::net) fn drain_all(&mut self, before: SimTime) {
-        for s in 0..self.fabric.switches.len() {
-            if self.fabric.switches[s].drained {
-                self.drain(s as u32, before);
+    /// Drain every drained switch up to `before` (not beyond now: nothing holds).
+    pub fn drain_all(&mut self, ck: &mut impl Clock, before: SimTime) {
+        for s in 0..self.switches.len() {
+            if self.switches[s].drained {
+                self.drain(ck, s as u32, before, false);
             }
         }
     }
 
     /// The periodic drain (module docs, "Upstream"): every drained switch up to now.
-    pub(in crate::net) fn drain_tick(&mut self) {
-        self.drain_all(self.now);
-        self.q.schedule(self.now + self.fabric.drain_period, Ev::Atm(AtmEv::Drain));
+    pub fn drain_tick(&mut self, ck: &mut impl Clock) {
+        self.drain_all(ck, ck.now());
+        ck.schedule(ck.now() + self.drain_period, AtmEv::Drain);
     }
 }
