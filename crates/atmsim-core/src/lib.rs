@@ -41,7 +41,7 @@
 //! a **datagram** is created in `net/adapter.rs` (`new_datagram`), routed in `net/ip.rs`
 //! (`ip_output`, `ip_input`: the forwarding table, then a serial line, a LAN or the ATM
 //! driver, whose `Send` becomes `send_datagram` in `net/adapter.rs`), reassembled in
-//! `host_receive_cell` and ended by its transport (`tcp_input` in `net/transport.rs`, UDP
+//! `host_frame` and ended by its transport (`tcp_input` in `net/transport.rs`, UDP
 //! and sinks in `net/ip.rs`); a **segment** is built and consumed by [`tcp`] and carried in
 //! a datagram's [`ip::datagram::Payload`]; a **signalling message** is produced by a
 //! [`signalling::Controller`] and carried as control cells on VCI 5 by

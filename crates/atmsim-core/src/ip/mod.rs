@@ -21,7 +21,6 @@ pub mod socket;
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::ConvApp;
 use crate::apps::session::Role;
-use crate::atm::aal5::Reassembler;
 use crate::ids::{IfaceId, NodeId, PortId};
 use crate::rng::Stream;
 use crate::tcp::TcpConn;
@@ -46,8 +45,6 @@ pub struct Host {
     pub port: Option<PortId>,
     /// Interface MTU [bytes] (RFC 1626 default for IP over AAL5: 9180).
     pub mtu_bytes: u32,
-    /// Reassembly state per incoming VCI.
-    pub reasm: Vec<Reassembler>,
     /// Frames that failed reassembly here.
     pub frames_corrupt: u64,
     /// Frames reassembled here.
@@ -56,17 +53,6 @@ pub struct Host {
     pub tap: Option<u32>,
     /// Receive-side CPU, if the host has processing costs.
     pub cpu: Option<cpu::Cpu>,
-}
-
-impl Host {
-    #[inline]
-    pub fn reassembler(&mut self, vci: u32) -> &mut Reassembler {
-        let v = vci as usize;
-        if v >= self.reasm.len() {
-            self.reasm.resize_with(v + 1, Reassembler::default);
-        }
-        &mut self.reasm[v]
-    }
 }
 
 /// Counters of a node's IP layer.

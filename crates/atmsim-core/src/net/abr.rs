@@ -164,7 +164,6 @@ impl Network {
     #[cold]
     #[inline(never)]
     pub(super) fn abr_at_host(&mut self, h: NodeId, cell: Cell) {
-        self.fabric.cells.delivered += 1;
         let mut rm = self.fabric.rm.deliver(cell.frame);
         let Some(e) = self.abr.receiver(h, cell.vci) else {
             return; // an RM cell on a VC that is not ABR here: delivered, ignored

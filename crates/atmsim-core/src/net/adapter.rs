@@ -2,14 +2,14 @@
 //!
 //! Owns: creating datagrams (`new_datagram`) and accounting those whose frames were lost;
 //! segmenting a datagram onto a VC of the adapter (`send_datagram`, through a shaper if the VC
-//! or host has one; a full adapter, or a full shaper, refuses it whole); reassembling incoming cells into frames
-//! and handing each datagram up to the node's IP layer, through the CPU to TCP, or to a cell source's
-//! sink (`host_receive_cell`); the host CPU's queue ([`CpuEv`]); packet captures.
+//! or host has one; a full adapter, or a full shaper, refuses it whole); handing the datagram of
+//! each frame the fabric reassembled (`atm::fabric`, [`crate::atm::fabric::Up::Frame`]) up to
+//! the node's IP layer, through the CPU to TCP, or to a cell source's sink (`host_frame`); the
+//! host CPU's queue ([`CpuEv`]); packet captures.
 
 use super::ck;
 use super::ip::IpInput;
 use super::{AtmEv, CpuEv, Ev, Network};
-use crate::atm::aal5::Reassembled;
 use crate::atm::cell::Cell;
 use crate::ids::{DatagramId, NodeId, PortId};
 use crate::ip::cpu::Dir;
@@ -126,29 +126,13 @@ impl Network {
         std::mem::take(&mut self.taps).into_iter().map(Tap::finish).collect()
     }
 
-    pub(super) fn host_receive_cell(&mut self, h: NodeId, cell: Cell) {
-        if cell.is_rm() {
-            return self.abr_at_host(h, cell);
+    /// A frame reassembled at host `h`'s adapter hands its datagram to IP.
+    pub(super) fn host_frame(&mut self, h: NodeId, d: DatagramId) {
+        self.hosts[h.idx()].frames_rcvd += 1;
+        if let Some(t) = self.hosts[h.idx()].tap {
+            self.capture(t, false, d);
         }
-        self.fabric.cells.delivered += 1;
-        let host = &mut self.hosts[h.idx()];
-        let verdict =
-            host.reasm.get_mut(cell.vci as usize).map(|r| r.push(&mut self.fabric.frames, cell.frame, cell.is_eof()));
-        let verdict = match verdict {
-            Some(v) => v,
-            None => host.reassembler(cell.vci).push(&mut self.fabric.frames, cell.frame, cell.is_eof()),
-        };
-        match verdict {
-            Reassembled::Pending => {}
-            Reassembled::Corrupt => self.hosts[h.idx()].frames_corrupt += 1,
-            Reassembled::Frame(f) => {
-                self.hosts[h.idx()].frames_rcvd += 1;
-                if let Some(t) = self.hosts[h.idx()].tap {
-                    self.capture(t, false, f.dgram);
-                }
-                self.ip_input(h, f.dgram, IpInput::Adapter(h));
-            }
-        }
+        self.ip_input(h, d, IpInput::Adapter(h));
     }
 
     /// A TCP datagram reaches its endpoint: stale generations are counted and dropped.

@@ -3,12 +3,12 @@
 //!
 //! Owns the dispatch of [`AtmEv`] to the fabric; a link's head cell reaching a switch that
 //! takes an event per arrival (translation, ABR allocators, policing, re-shaping, then the
-//! output port) or a host (its adapter's reassembly, `net/adapter.rs`, or its signalling
-//! controller); offering a cell to a switch port in the instant's admission phase (DESIGN
+//! output port) or a host (the fabric reassembles, [`Network::drain_host_link`]); offering a cell to a switch port in the instant's admission phase (DESIGN
 //! §2b, [`Network::admit_due`]); the top-level drains of switches drained by their readers,
 //! which let a controller hear a control frame before the instant's admission; and routing
-//! what the fabric hands upward ([`Up`]: a frame a cell source waits on has left, a control
-//! frame for a controller). Busy non-lazy ports and links take their next step inline when
+//! what the fabric hands upward ([`Up`]: a frame reassembled at a host for its IP layer, a
+//! corrupt one, an RM cell for an ABR end system, a control frame for a controller, a frame a
+//! cell source waits on has left). Busy non-lazy ports and links take their next step inline when
 //! nothing else can happen first ([`Network::take_inline`]).
 
 use super::ck;
@@ -76,18 +76,8 @@ impl Network {
     /// Deliver every cell of host link `l` that has arrived by `self.eng.now` (a served-ahead
     /// port feeding it must be up to date).
     pub(super) fn drain_host_link(&mut self, l: LinkId, h: NodeId) {
-        while let Some(&(t, cell)) = self.fabric.links[l.idx()].pipe.front() {
-            if t > self.eng.now {
-                break;
-            }
-            self.fabric.links[l.idx()].pipe.pop_front();
-            self.fabric.links[l.idx()].cells_delivered += 1;
-            if cell.vci == SIG_VCI {
-                self.sig_cell(l, cell);
-            } else {
-                self.host_receive_cell(h, cell);
-            }
-        }
+        self.fabric.deliver_to_host(ck!(self), l, h);
+        self.route_up();
     }
 
     /// Bring every host link up to date (before reading counters; served-ahead ports first).
@@ -217,6 +207,9 @@ impl Network {
                             self.source_frame_left(src);
                         }
                     }
+                    Up::Frame { host, dgram } => self.host_frame(host, dgram),
+                    Up::Corrupt { host } => self.hosts[host.idx()].frames_corrupt += 1,
+                    Up::Rm { host, cell } => self.abr_at_host(host, cell),
                     Up::CtrlFrame { link, frame } => self.sig_frame(link, frame),
                 }
             }
@@ -361,10 +354,5 @@ impl Network {
         let q: u64 = self.fabric.ports.iter().map(|p| p.queued_cells() + p.in_tx.is_some() as u64).sum();
         let l: u64 = self.fabric.links.iter().map(|l| l.pipe.len() as u64).sum();
         q + l + self.fabric.shapers.held()
-    }
-
-    /// Cells delivered to hosts but waiting in reassembly buffers for an end-of-frame cell.
-    pub fn cells_in_reassembly(&self) -> u64 {
-        self.hosts.iter().flat_map(|h| h.reasm.iter()).map(|r| r.held_cells()).sum()
     }
 }

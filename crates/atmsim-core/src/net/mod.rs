@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | `cells.rs` (the fabric itself: `atm::fabric`, with serving ahead and switches drained by their readers) | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake`, `Drain` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host (at a drained switch: a frame's end, which switches every arrival up to it); a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible; the periodic drain of a ring of drained switches |
 //! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at switches (allocators) and at end systems (turnaround, ACR) |
-//! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames and out of reassembly; the host CPU finished a job; captures |
+//! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames, and up from the frames the fabric reassembled; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
 //! | `traffic.rs` | [`AppEv`] `Spawn` | traffic generators open conversations on pooled connections |
@@ -351,6 +351,7 @@ impl Network {
             p.watch_ends = matches!(self.fabric.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
             p.notify = p.vcs.iter().any(|v| v.notify_source);
         }
+        self.fabric.host_reasm = vec![Vec::new(); self.hosts.len()];
         if self.sig.is_some() {
             self.fabric.ctrl_reasm = vec![Default::default(); self.fabric.links.len()];
         }

@@ -18,7 +18,8 @@ use super::port::{DropReason, OutPort};
 use super::shaping::Shapers;
 use super::switch::Switch;
 use crate::abr::RmCells;
-use crate::ids::{LinkId, PortId};
+use crate::ids::{DatagramId, LinkId, NodeId, PortId};
+use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
 
 pub mod ahead;
@@ -43,6 +44,13 @@ pub enum Up {
     /// Port `port` finished sending `cell`, the end of a frame whose sender waits for it
     /// (a cell source, `apps::cell_source`).
     FrameLeft { port: PortId, cell: Cell },
+    /// A frame reassembled at host `host` (whose datagram it carries), for its IP layer.
+    Frame { host: NodeId, dgram: DatagramId },
+    /// A frame that failed reassembly at host `host` (a cell of it, or of the frame before,
+    /// was lost).
+    Corrupt { host: NodeId },
+    /// An ABR RM cell reached node `host`, for its end system.
+    Rm { host: NodeId, cell: Cell },
     /// A control (signalling) frame reassembled from the cells of link `link`, for the
     /// controller at its far end. Its record stays pinned until read
     /// ([`super::aal5::Frames::unpin`]).
@@ -132,6 +140,8 @@ pub struct Fabric {
     pub rm: RmCells,
     /// Reassembly of control (signalling) cells, per link (empty without signalling).
     pub ctrl_reasm: Vec<Reassembler>,
+    /// Reassembly at host adapters: by host, then by incoming VCI (grown as VCIs appear).
+    pub host_reasm: Vec<Vec<Reassembler>>,
     /// What the fabric delivered upward and the network has not routed yet.
     pub up: Vec<Up>,
 }
@@ -153,6 +163,7 @@ impl Fabric {
             drain_offered: Vec::new(),
             rm: RmCells::default(),
             ctrl_reasm: Vec::new(),
+            host_reasm: Vec::new(),
             up: Vec::new(),
         }
     }
@@ -264,6 +275,45 @@ impl Fabric {
             Reassembled::Corrupt => self.frames.unpin(cell.frame),
             Reassembled::Pending => {}
         }
+    }
+
+    /// Deliver every cell of link `l` that has reached host `h` by now (the port feeding the
+    /// link is up to date): control cells to the link's control reassembler, RM cells upward
+    /// as they are, data cells to the host's reassembler for their VCI; what completes goes
+    /// upward ([`Up`]).
+    pub fn deliver_to_host(&mut self, ck: &mut impl Clock, l: LinkId, h: NodeId) {
+        let now = ck.now();
+        while let Some(&(t, cell)) = self.links[l.idx()].pipe.front() {
+            if t > now {
+                break;
+            }
+            self.links[l.idx()].pipe.pop_front();
+            self.links[l.idx()].cells_delivered += 1;
+            if cell.vci == SIG_VCI {
+                self.ctrl_cell(l, cell);
+                continue;
+            }
+            self.cells.delivered += 1;
+            if cell.is_rm() {
+                self.up.push(Up::Rm { host: h, cell });
+                continue;
+            }
+            let reasm = &mut self.host_reasm[h.idx()];
+            let v = cell.vci as usize;
+            if v >= reasm.len() {
+                reasm.resize_with(v + 1, Reassembler::default);
+            }
+            match reasm[v].push(&mut self.frames, cell.frame, cell.is_eof()) {
+                Reassembled::Pending => {}
+                Reassembled::Corrupt => self.up.push(Up::Corrupt { host: h }),
+                Reassembled::Frame(f) => self.up.push(Up::Frame { host: h, dgram: f.dgram }),
+            }
+        }
+    }
+
+    /// Cells delivered to hosts but waiting in reassembly buffers for an end-of-frame cell.
+    pub fn cells_in_reassembly(&self) -> u64 {
+        self.host_reasm.iter().flatten().map(|r| r.held_cells()).sum()
     }
 
     /// Start the transmitter of port `p` if it is idle and has cells (a served-ahead port is

@@ -79,7 +79,6 @@ pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>) -> Result<Ve
             sockets: Default::default(),
             port: None,
             mtu_bytes: h.mtu_bytes as u32,
-            reasm: Vec::new(),
             frames_corrupt: 0,
             frames_rcvd: 0,
             tap: None,
