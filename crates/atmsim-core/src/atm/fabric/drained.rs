@@ -24,6 +24,14 @@
 //! removed at the switch: the arrivals up to and including the instant. Probes: up to the
 //! instant's left limit. The end of the run: everything up to it.
 //!
+//! **Control frames.** A control cell goes to its link's control reassembler in the fabric; a
+//! frame it completes is handed upward ([`super::Up::CtrlFrame`]). Only a frame end's own
+//! instant can complete one, and there the switch stops before admitting the instant (a
+//! *held* instant, [`Fabric::drain`] with `hold`): the network lets the controller hear the
+//! frame, its answer joins the instant's arrivals ([`Fabric::offer_while_switching`]), and
+//! [`Fabric::finish_held`] admits them in the arbiter's order. A route the controller installs
+//! then applies from the next instant: the instant's other inputs were translated already.
+//!
 //! **Upstream.** The cells that arrive before `t` on input link `l` are all in its pipe once
 //! the port feeding `l` is up to `t` less the link's delay (less a picosecond: a cell ending
 //! exactly then arrives at `t`): draining brings that port there first, which, for a port of
