@@ -517,6 +517,29 @@ mod tests {
     /// never sees it. (Under the default rules such segments are rare — the slot recycles
     /// only when the server has the final ACK — so the mechanism is tested directly.)
     #[test]
+    fn the_engine_tells_the_fabric_which_events_come_after_an_instants_shaper_releases() {
+        // A frame queued at the instant of a lazy shaper release goes in before the release
+        // if the event queuing it comes earlier in the instant (a CPU finishing a job), after
+        // it otherwise (a TCP timer, a cell source's message): `atm::fabric::ahead`.
+        let t = SimTime::ZERO + SimDuration::from_ps(5);
+        let cases = [
+            (Ev::Cpu(CpuEv::Done(NodeId(3))), false),
+            (Ev::Atm(AtmEv::Arrive(crate::ids::LinkId(1))), false),
+            (Ev::Atm(AtmEv::Shape(0)), true),
+            (Ev::Transport(TransportEv::Fast(ConnId(0), 0, 0)), true),
+            (Ev::App(AppEv::Message(SourceId(2), 100)), true),
+        ];
+        for (ev, after) in cases {
+            let mut eng = Engine { q: EventQueue::new(), now: SimTime::ZERO };
+            eng.q.schedule(t, ev);
+            let (at, popped) = eng.q.pop().expect("one event");
+            eng.now = at;
+            assert_eq!(popped, ev);
+            assert_eq!(eng.after_releases(), after, "{ev:?}");
+        }
+    }
+
+    #[test]
     fn a_stale_segment_is_dropped_on_delivery() {
         let text = r#"
 [simulation]
