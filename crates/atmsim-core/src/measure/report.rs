@@ -174,7 +174,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .collect();
 
     let c = &net.fabric.cells;
-    let in_flight = net.cells_in_flight();
+    let in_flight = net.fabric.cells_in_flight();
     let in_reasm = net.fabric.cells_in_reassembly();
     let f = &net.fabric.frames.counts;
     let d = &net.datagrams.counts;

@@ -346,13 +346,3 @@ impl Input {
         }
     }
 }
-
-impl Network {
-    /// Cells inside the network now: held by a shaper, queued (data or control), in
-    /// transmission, or on a link.
-    pub fn cells_in_flight(&self) -> u64 {
-        let q: u64 = self.fabric.ports.iter().map(|p| p.queued_cells() + p.in_tx.is_some() as u64).sum();
-        let l: u64 = self.fabric.links.iter().map(|l| l.pipe.len() as u64).sum();
-        q + l + self.fabric.shapers.held()
-    }
-}

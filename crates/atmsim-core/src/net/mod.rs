@@ -668,7 +668,7 @@ load_bps = 424
 
     fn assert_cells_conserved(net: &Network) {
         let c = &net.fabric.cells;
-        assert_eq!(c.injected, c.delivered + c.dropped_in_network() + net.cells_in_flight(), "{c:?}");
+        assert_eq!(c.injected, c.delivered + c.dropped_in_network() + net.fabric.cells_in_flight(), "{c:?}");
         assert!(net.datagrams.balanced());
     }
 

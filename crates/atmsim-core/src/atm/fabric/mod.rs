@@ -192,7 +192,7 @@ impl Fabric {
         }
     }
 
-    /// `cell` leaves port `p` onto its link now.
+    /// `cell` leaves the port feeding link `l` onto it now.
     #[inline]
     pub fn put_on_link(&mut self, ck: &mut impl Clock, l: LinkId, cell: Cell) {
         let link = &mut self.links[l.idx()];
