@@ -32,14 +32,16 @@
 //!   for the direction it receives;
 //! - [`allocator`] — [`PortAllocator`]: [`MaxMinPort`] or [`EricaPort`] per switch output port
 //!   (or per host adapter, `[[host]] er_algorithm`), selected by [`ErAlgorithm`];
-//! - [`plane`] — [`AbrPlane`]: every end, allocator and the per-input tables that tell a switch
-//!   which allocator meets which RM cell (module docs there);
+//! - [`plane`] — [`AbrPlane`]: every end system, and the tables that find one from a cell;
+//! - [`er_ports`] — [`ErPorts`]: every port allocator and the per-input tables that tell a
+//!   switch which allocator meets which RM cell (module docs there), held by the fabric;
 //! - [`rm_cells`] — [`RmCells`]: an RM cell in flight is a cell of the fabric with
 //!   [`crate::atm::cell::flags::RM`] set, whose `frame` field indexes its field record here; RM
 //!   cells count in the cell ledger and in their own (`summary.abr.rm_cells`).
 //!
-//! The events (an end's next transmission opportunity; RM cells at switch inputs and at
-//! receiving nodes) are handled in `net/abr.rs`; the scenario's `abr` table and switch fields
+//! The events (an end's next transmission opportunity; RM cells at receiving nodes) are
+//! handled in `net/abr.rs`, RM cells at switch inputs by the fabric as it switches them
+//! ([`ErPorts::at_switch`]); the scenario's `abr` table and switch fields
 //! are read by `scenario/build/abr.rs` (docs/scenario.md, "`abr = { ... }`").
 //!
 //! # Decisions (A-numbers are rows of the digest `shared/specs/kalampoukas97.md` §4)
@@ -69,6 +71,7 @@
 pub mod allocator;
 pub mod destination;
 pub mod endsystem;
+pub mod er_ports;
 pub mod erica;
 pub mod maxmin;
 pub mod params;
@@ -79,10 +82,11 @@ pub mod source;
 pub use allocator::{ErAlgorithm, PortAllocator};
 pub use destination::AbrDestination;
 pub use endsystem::{AbrEnd, IpService, Queued};
+pub use er_ports::{ErPorts, SwitchEntry};
 pub use erica::{EricaConfig, EricaPort};
 pub use maxmin::{max_min_shares, MaxMinPort};
 pub use params::AbrParams;
-pub use plane::{AbrPlane, SwitchEntry};
+pub use plane::AbrPlane;
 pub use rm_cells::{RmCells, RmCounts};
 pub use source::{AbrSource, Emitted, Slot, SlotKind, SourceStats};
 

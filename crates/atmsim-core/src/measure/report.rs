@@ -365,10 +365,11 @@ fn abr(net: &Network) -> Value {
         })
         .collect();
     let allocators: Vec<Value> = net
-        .abr
+        .fabric
+        .er
         .allocators
         .iter()
-        .zip(&net.abr.allocator_port)
+        .zip(&net.fabric.er.allocator_port)
         .map(|(a, p)| {
             json!({
                 "port": net.fabric.ports[p.idx()].name,

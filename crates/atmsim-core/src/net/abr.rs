@@ -10,11 +10,11 @@
 //!   ([`crate::abr::IpService`]); the cells then leave one by one at the instants the
 //!   [`crate::abr::AbrSource`] allows, with forward RM cells every Nrm cells and turned-around
 //!   backward RM cells in between (rule 3), into the adapter's port like any other cell.
-//! - **At a switch input** (`abr_at_switch`): a forward RM cell updates the allocator of the
-//!   port its VC leaves by; a backward RM cell gets ER from the allocator of the port the
-//!   reverse direction's data leave by ([`crate::abr::plane`]); with ERICA every ABR cell is
-//!   counted. The cell then goes through the port's FIFO as any data cell (one FIFO ABR queue
-//!   per port, Kalampoukas §5.1).
+//! - **At a switch input** (the fabric, [`crate::abr::ErPorts::at_switch`]): a forward RM cell
+//!   updates the allocator of the port its VC leaves by; a backward RM cell gets ER from the
+//!   allocator of the port the reverse direction's data leave by; with ERICA every ABR cell
+//!   is counted. The cell then goes through the port's FIFO as any data cell (one FIFO ABR
+//!   queue per port, Kalampoukas §5.1).
 //! - **At the receiving node** (`abr_at_host`): a forward RM cell is turned around and waits
 //!   for an in-rate slot of the same node's source (never the IP queue, digest A15); a backward
 //!   RM cell sets the node's ACR (rules 8–9).
@@ -28,7 +28,7 @@ use super::{AtmEv, Ev, Network};
 use crate::abr::source::Emitted;
 use crate::abr::{Direction, Queued};
 use crate::atm::cell::{flags, Cell, CELL_BITS};
-use crate::ids::{DatagramId, LinkId, NodeId};
+use crate::ids::{DatagramId, NodeId};
 use crate::ip::datagram::Payload;
 
 impl Network {
@@ -107,13 +107,13 @@ impl Network {
             }
             Emitted::ForwardRm(rm) | Emitted::BackwardRm(rm) => {
                 if let (Some((a, slot)), Direction::Forward) = (end.local, rm.dir) {
-                    self.abr.allocators[a as usize].on_forward_rm(now, slot, &rm);
+                    self.fabric.er.allocators[a as usize].on_forward_rm(now, slot, &rm);
                 }
                 Cell { vci, frame: self.fabric.rm.alloc(rm), flags: flags::RM }
             }
         };
         if let Some((a, slot)) = self.abr.ends[e as usize].local {
-            self.abr.allocators[a as usize].on_cell(now, slot);
+            self.fabric.er.allocators[a as usize].on_cell(now, slot);
         }
         self.fabric.cells.injected += 1;
         self.fabric.advance(ck!(self), port, now);
@@ -129,35 +129,6 @@ impl Network {
             self.abr_trace_queue(e);
         }
         self.abr_schedule(e);
-    }
-
-    /// An ABR cell arrives at a switch on (`l`, `vci`): RM cells meet the allocators, and
-    /// ERICA counts every cell. Out of line: only ABR VCs get here.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn abr_at_switch(&mut self, l: LinkId, cell: Cell) {
-        let Some(entry) = self.abr.switch_entry(l, cell.vci) else { return };
-        let now = self.eng.now;
-        if let Some((a, slot)) = entry.fwd {
-            self.abr.allocators[a as usize].on_cell(now, slot);
-        }
-        if !cell.is_rm() {
-            return;
-        }
-        let rm = self.fabric.rm.get_mut(cell.frame);
-        match rm.dir {
-            Direction::Forward => {
-                if let Some((a, slot)) = entry.fwd {
-                    let rm = *rm;
-                    self.abr.allocators[a as usize].on_forward_rm(now, slot, &rm);
-                }
-            }
-            Direction::Backward => {
-                if let Some((a, slot)) = entry.bwd {
-                    self.abr.allocators[a as usize].on_backward_rm(now, slot, rm);
-                }
-            }
-        }
     }
 
     /// An RM cell reaches node `h`: turnaround (forward) or feedback (backward).
@@ -177,7 +148,7 @@ impl Network {
             }
             Direction::Backward => {
                 if let Some((a, slot)) = end.local {
-                    self.abr.allocators[a as usize].on_backward_rm(self.eng.now, slot, &mut rm);
+                    self.fabric.er.allocators[a as usize].on_backward_rm(self.eng.now, slot, &mut rm);
                 }
                 let end = &mut self.abr.ends[e as usize];
                 end.source.on_backward_rm(&rm);

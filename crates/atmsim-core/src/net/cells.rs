@@ -119,8 +119,8 @@ impl Network {
                 Sink::Switch { .. } if cell.vci == SIG_VCI => self.sig_cell(l, cell),
                 Sink::Switch { switch, .. } => match link.route(cell.vci) {
                     Some(r) => {
-                        if cell.is_rm() || self.abr.count_cells {
-                            self.abr_at_switch(l, cell);
+                        if self.fabric.er.wants(cell) {
+                            self.fabric.er.at_switch(&mut self.fabric.rm, l, cell, self.eng.now);
                         }
                         let mut cell = cell;
                         if self.fabric.shapers.police(l, self.eng.now, &mut cell) {

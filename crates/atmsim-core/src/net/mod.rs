@@ -355,7 +355,7 @@ impl Network {
         if self.sig.is_some() {
             self.fabric.ctrl_reasm = vec![Default::default(); self.fabric.links.len()];
         }
-        let may = self.batching && !self.abr.present();
+        let may = self.batching;
         self.fabric.prime_drained(ck!(self), may);
         for (i, sh) in self.fabric.shapers.list.iter_mut().enumerate() {
             let p = &mut self.fabric.ports[sh.port.idx()];

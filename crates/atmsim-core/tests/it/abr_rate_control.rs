@@ -5,7 +5,7 @@
 //! refused with the field named.
 
 use crate::common::*;
-use atmsim_core::api::{validate_str, Format, RunOptions};
+use atmsim_core::api::{validate_str, Format, RunOptions, RunOutput};
 use serde_json::Value;
 
 /// Cell rate of an OC-3c link \[bit/s of 53-byte cells\] (149.76 Mb/s of SONET payload).
@@ -416,6 +416,12 @@ fn abr_runs_are_deterministic_and_batching_invariant() {
         let (on, off) = assert_batching_invariant(&text);
         assert_eq!(deterministic_part(&a.summary), deterministic_part(&on.summary));
         assert_eq!(on.summary["abr"], off.summary["abr"]);
+        // Batched, the switch is drained by its readers and meets its allocators at each
+        // cell's instant; event by event every switch arrival takes an event.
+        let per_hop = |o: &RunOutput| {
+            o.summary["run"]["events"].as_f64().unwrap() / o.summary["run"]["cell_hops"].as_f64().unwrap()
+        };
+        assert!(per_hop(&on) < 0.75 && per_hop(&off) > 0.95, "{} {}", per_hop(&on), per_hop(&off));
         assert!(u(&a.summary["abr"]["rm_cells"], "sent") > 100);
     }
 }

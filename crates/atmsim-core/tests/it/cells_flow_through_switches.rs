@@ -188,7 +188,7 @@ fn a_ring_of_drained_switches_idle_for_long_stays_shallow_to_drain() {
     // between messages nothing reads them for up to seconds, hundreds of thousands of ring
     // delays. A drain after such a pause reaches back around the ring one delay per step, so
     // without the periodic drain its recursion overflows a test thread's stack (checked); with
-    // it, it is a few steps deep. Results as event by event.
+    // it, it is at most some 64 steps deep. Results as event by event.
     let text = RING
         .replace("delay_ms = 0.3", "delay_ms = 0.01")
         .replace("kind = \"greedy\"", "kind = \"poisson\"\nload_bps = 2000\nmean_cells = 5")

@@ -37,10 +37,20 @@
 //! exactly then arrives at `t`): draining brings that port there first, which, for a port of
 //! another drained switch, drains that switch up to that instant. Every step back costs a
 //! positive link delay, so the recursion ends; around a ring of drained switches it ends
-//! within a few steps because a periodic drain (every four of the ring's shortest delays)
-//! keeps every drained switch at most that far behind.
+//! within a bounded number of steps because a periodic drain (every [`TICK_DELAYS`] of the
+//! ring's shortest delays) keeps every drained switch at most that far behind. A drain far
+//! behind costs about one call per switch per ring delay of simulated time however it is
+//! split, so the period only trades the ticks' own cost against the recursion's depth.
 //!
-//! **Which switches.** With batching on and no ABR in the network: at most 16 inputs (a drain
+//! **ABR.** A switch meets its ports' explicit-rate allocators ([`crate::abr::ErPorts`]) as it
+//! translates a cell, at the cell's instant and, within an instant, in the order of its
+//! inputs, as the arrival events did: an allocator of a switch port hears nothing but that
+//! switch's arrivals, so hearing them late in the run, but in order and at their own
+//! instants, changes nothing. A backward RM cell carries the ER it was given onward; RM cells
+//! keep their arrival events, as frame ends do, since an end system acts on them at their
+//! instant.
+//!
+//! **Which switches.** With batching on: at most 16 inputs (a drain
 //! looks at each of them), every output port served
 //! ahead (FIFO or round robin), no policer or re-shaper on an input, every input link from
 //! another switch with a positive delay, no input fed by a port that releases a host shaper
@@ -57,8 +67,12 @@ use crate::time::{SimDuration, SimTime};
 
 const PS: SimDuration = SimDuration::from_ps(1);
 
-/// A drained switch falls at most this many of its ring's shortest link delays behind.
-const TICK_DELAYS: u64 = 4;
+/// A drained switch falls at most this many of its ring's shortest link delays behind, so a
+/// drain recurses at most about this deep. Kalampoukas §5.4 (`sec54_multiple`, its two
+/// switches 1 µs apart both ways, cut to 2 s): 5.51 G instructions with a tick every 4
+/// delays, 5.18 G with 64 (5.31 G with an event per switch arrival); 64 levels of `drain`
+/// and `advance` fit any thread's stack, debug builds included.
+const TICK_DELAYS: u64 = 64;
 
 /// Most inputs a drained switch may have: a drain looks at every input (its head cell, the
 /// port feeding it), so a switch with hundreds of inputs (a dumbbell's access side) is cheaper
@@ -69,7 +83,7 @@ const MAX_INPUTS: usize = 16;
 impl Fabric {
     /// Decide which switches are drained by their readers (module docs, "Which switches"),
     /// and start the periodic drain if any drained switch feeds another. `may`: batching is on
-    /// and the network has no ABR.
+    /// (event by event otherwise).
     pub fn prime_drained(&mut self, ck: &mut impl Clock, may: bool) {
         for l in 0..self.links.len() {
             if let Sink::Switch { switch, .. } = self.links[l].to {
@@ -183,15 +197,20 @@ impl Fabric {
         self.switch_until(ck, s, before, true)
     }
 
-    /// Switch the instants of switch `s` before `before`, or up to one that holds.
+    /// Switch the instants of switch `s` before `before`, or up to one that holds. A cell alone
+    /// at its instant is switched without the arbiter, and so are the cells of its input that
+    /// follow it before any other input's next arrival: each is alone at its instant too, so
+    /// the inputs are looked at once per run of one input's cells, not once per cell.
     fn switch_until(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, hold: bool) -> bool {
         let now = ck.now();
-        while let Some((at, alone)) = self.next_arrival_at(s, before) {
-            self.switches[s as usize].drained_to = at;
-            ck.set_now(at);
+        while let Some((at, alone, others)) = self.next_arrival_at(s, before) {
             let held = match alone {
-                Some(l) => self.switch_alone(ck, s, l, now, hold),
-                None => self.switch_instant(ck, s, at, now, hold),
+                Some(l) => self.switch_run(ck, s, l, others.min(before), now, hold),
+                None => {
+                    self.switches[s as usize].drained_to = at;
+                    ck.set_now(at);
+                    self.switch_instant(ck, s, at, now, hold)
+                }
             };
             if held {
                 ck.set_now(now);
@@ -205,24 +224,47 @@ impl Fabric {
         false
     }
 
-    /// The earliest arrival on drained switch `s`'s inputs before `before`, and its input if
-    /// it is the instant's only one.
+    /// The earliest arrival on drained switch `s`'s inputs before `before`, its input if it is
+    /// the instant's only one, and the earliest arrival on the other inputs (`before` if
+    /// none comes sooner).
     #[inline]
-    fn next_arrival_at(&self, s: u32, before: SimTime) -> Option<(SimTime, Option<LinkId>)> {
+    fn next_arrival_at(&self, s: u32, before: SimTime) -> Option<(SimTime, Option<LinkId>, SimTime)> {
         let sw = &self.switches[s as usize];
-        let mut at = before;
+        let (mut at, mut others) = (before, before);
         let mut alone = None;
         for &l in &sw.inputs {
             if let Some(&(t, _)) = self.links[l.idx()].pipe.front() {
                 if t < at {
+                    others = at;
                     at = t;
                     alone = Some(l);
                 } else if t == at {
+                    others = at;
                     alone = None;
+                } else if t < others {
+                    others = t;
                 }
             }
         }
-        (at < before).then_some((at, alone))
+        (at < before).then_some((at, alone, others))
+    }
+
+    /// Drained switch `s` switches the cells of input `l` that arrive before `limit`, each
+    /// alone at its instant (no other input has an arrival before `limit`); true if one
+    /// holds.
+    #[inline]
+    fn switch_run(&mut self, ck: &mut impl Clock, s: u32, l: LinkId, limit: SimTime, now: SimTime, hold: bool) -> bool {
+        while let Some(&(t, _)) = self.links[l.idx()].pipe.front() {
+            if t >= limit {
+                break;
+            }
+            self.switches[s as usize].drained_to = t;
+            ck.set_now(t);
+            if self.switch_alone(ck, s, l, now, hold) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Drained switch `s` switches the head cell of input `l`, the only cell arriving at this
@@ -238,7 +280,12 @@ impl Fabric {
         link.pipe.pop_front();
         link.cells_delivered += 1;
         match link.route(cell.vci) {
-            Some(r) => self.admit(ck, r.port, Cell { vci: r.vci, ..cell }),
+            Some(r) => {
+                if self.er.wants(cell) {
+                    self.er.at_switch(&mut self.rm, l, cell, at);
+                }
+                self.admit(ck, r.port, Cell { vci: r.vci, ..cell })
+            }
             None => self.no_route(s, cell),
         }
         false
@@ -267,6 +314,9 @@ impl Fabric {
             }
             match self.links[l.idx()].route(cell.vci) {
                 Some(r) => {
+                    if self.er.wants(cell) {
+                        self.er.at_switch(&mut self.rm, l, cell, at);
+                    }
                     let port = &mut self.ports[r.port.idx()];
                     if port.arrivals.is_empty() {
                         self.drain_dirty.push(r.port);

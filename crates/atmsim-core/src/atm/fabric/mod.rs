@@ -17,7 +17,7 @@ use super::link::{Link, Sink};
 use super::port::{DropReason, OutPort};
 use super::shaping::Shapers;
 use super::switch::Switch;
-use crate::abr::RmCells;
+use crate::abr::{ErPorts, RmCells};
 use crate::ids::{DatagramId, LinkId, NodeId, PortId};
 use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
@@ -138,6 +138,8 @@ pub struct Fabric {
     pub drain_offered: Vec<PortId>,
     /// RM cells of ABR VCs in flight: their records ([`flags::RM`] cells index them).
     pub rm: RmCells,
+    /// The explicit-rate allocators of ABR ports, met by the cells a switch switches.
+    pub er: ErPorts,
     /// Reassembly of control (signalling) cells, per link (empty without signalling).
     pub ctrl_reasm: Vec<Reassembler>,
     /// Reassembly at host adapters: by host, then by incoming VCI (grown as VCIs appear).
@@ -147,8 +149,9 @@ pub struct Fabric {
 }
 
 impl Fabric {
-    /// A fabric of these ports, links, switches and shapers, with no cell in it yet.
-    pub fn new(ports: Vec<OutPort>, links: Vec<Link>, switches: Vec<Switch>, shapers: Shapers) -> Self {
+    /// A fabric of these ports, links, switches, shapers and allocators, with no cell in it
+    /// yet.
+    pub fn new(ports: Vec<OutPort>, links: Vec<Link>, switches: Vec<Switch>, shapers: Shapers, er: ErPorts) -> Self {
         Fabric {
             ports,
             links,
@@ -162,6 +165,7 @@ impl Fabric {
             drain_dirty: Vec::new(),
             drain_offered: Vec::new(),
             rm: RmCells::default(),
+            er,
             ctrl_reasm: Vec::new(),
             host_reasm: Vec::new(),
             up: Vec::new(),

@@ -1,9 +1,9 @@
 //! The `abr` table of `[[vc]]` and the ER settings of `[[switch]]`: the ABR plane.
 //!
-//! Owns the checks of those fields and the construction of [`AbrPlane`]: an end system per
-//! end of every ABR VC, an allocator per output port of every switch that runs one, and the
-//! per-input tables that tell a switch which allocator meets which RM cell
-//! ([`crate::abr::plane`]).
+//! Owns the checks of those fields and the construction of [`AbrPlane`] (an end system per
+//! end of every ABR VC) and of [`ErPorts`] (an allocator per output port of every switch that
+//! runs one, and the per-input tables that tell a switch which allocator meets which RM cell:
+//! [`crate::abr::er_ports`]).
 //!
 //! Defaults (module docs of [`crate::abr`] give the reasons): PCR of each direction = the cell
 //! rate of the sending node's adapter link (digest A1); preset `"tm4"` = the TM 4.0 defaults,
@@ -14,7 +14,9 @@
 use super::links::Cabling;
 use super::nodes::{Names, Node};
 use super::vcs::Vcs;
-use crate::abr::{AbrEnd, AbrParams, AbrPlane, AbrSource, EricaConfig, IpService, PortAllocator, SwitchEntry, VcSlot};
+use crate::abr::{
+    AbrEnd, AbrParams, AbrPlane, AbrSource, ErPorts, EricaConfig, IpService, PortAllocator, SwitchEntry, VcSlot,
+};
 use crate::atm::cell::CELL_BITS;
 use crate::error::Result;
 use crate::ip::Host;
@@ -23,16 +25,18 @@ use crate::scenario::model::{AbrPreset, AbrSec, IpServiceName, ScenarioDoc};
 use crate::time::SimDuration;
 use std::collections::HashMap;
 
-/// Build the ABR plane of `doc` (empty when no VC is ABR).
+/// Build the ABR plane of `doc` and its ports' allocators (both empty when no VC is ABR and
+/// no switch runs an allocator).
 pub(super) fn plane(
     doc: &ScenarioDoc,
     names: &Names,
     cabling: &Cabling,
     vcs: &Vcs,
     hosts: &[Host],
-) -> Result<AbrPlane> {
+) -> Result<(AbrPlane, ErPorts)> {
     let mut plane = AbrPlane::default();
-    let allocators = allocators(doc, names, cabling, &mut plane)?;
+    let mut er = ErPorts::default();
+    let allocators = allocators(doc, names, cabling, &mut er)?;
     // End ids of each ABR VC: [end at path[0], end at path[last]].
     let mut ends_of: HashMap<&str, [u32; 2]> = HashMap::new();
     for (i, v) in doc.vcs.iter().enumerate() {
@@ -80,24 +84,24 @@ pub(super) fn plane(
         }
         // Switch entries, per switch on the path: each direction's cells meet their own
         // port's allocator (fwd) and the reverse direction's (bwd).
-        let slot = |plane: &mut AbrPlane, port| -> Option<(u32, VcSlot)> {
+        let slot = |er: &mut ErPorts, port| -> Option<(u32, VcSlot)> {
             let a = *allocators.get(&port)?;
-            Some((a, plane.allocators[a as usize].add_vc()))
+            Some((a, er.allocators[a as usize].add_vc()))
         };
         let (fwd, rev) = (&info.hops[0], &info.hops[1]);
         for (k, &(in_f, vci_f, port_f)) in fwd.iter().enumerate() {
             // The reverse direction crosses the same switch at position len-1-k.
             let (in_r, vci_r, port_r) = rev[rev.len() - 1 - k];
-            let sf = slot(&mut plane, port_f);
-            let sr = slot(&mut plane, port_r);
-            plane.set_switch_entry(in_f, vci_f, SwitchEntry { fwd: sf, bwd: sr });
-            plane.set_switch_entry(in_r, vci_r, SwitchEntry { fwd: sr, bwd: sf });
+            let sf = slot(&mut er, port_f);
+            let sr = slot(&mut er, port_r);
+            er.set_switch_entry(in_f, vci_f, SwitchEntry { fwd: sf, bwd: sr });
+            er.set_switch_entry(in_r, vci_r, SwitchEntry { fwd: sr, bwd: sf });
         }
         ends_of.insert(&v.name, ids);
     }
     ack_vcs(doc, vcs, &ends_of, &mut plane)?;
-    host_allocators(doc, cabling, hosts, &mut plane)?;
-    Ok(plane)
+    host_allocators(doc, cabling, hosts, &mut plane, &mut er)?;
+    Ok((plane, er))
 }
 
 /// `abr.ack_vc`: each end diverts its pure acks to the end of the named VC at the same node.
@@ -137,7 +141,13 @@ fn ack_vcs(doc: &ScenarioDoc, vcs: &Vcs, ends_of: &HashMap<&str, [u32; 2]>, plan
 
 /// `[[host]] er_algorithm`: the adapter port allocates its link among the host's ABR VCs;
 /// each end at the host gets a slot.
-fn host_allocators(doc: &ScenarioDoc, cabling: &Cabling, hosts: &[Host], plane: &mut AbrPlane) -> Result<()> {
+fn host_allocators(
+    doc: &ScenarioDoc,
+    cabling: &Cabling,
+    hosts: &[Host],
+    plane: &mut AbrPlane,
+    er: &mut ErPorts,
+) -> Result<()> {
     for (i, h) in doc.hosts.iter().enumerate() {
         let Some(alg) = h.er_algorithm else { continue };
         let field = format!("host[{i}].er_algorithm");
@@ -145,10 +155,10 @@ fn host_allocators(doc: &ScenarioDoc, cabling: &Cabling, hosts: &[Host], plane: 
             return invalid(field, format!("expected host `{}` to have a link (an ATM adapter)", h.name));
         };
         let cap = cabling.links[cabling.ports[port.idx()].link.idx()].rate.as_bps() as f64 / CELL_BITS as f64;
-        let a = plane.add_allocator(port, PortAllocator::new(alg, cap, EricaConfig::new(cap), &field)?);
+        let a = er.add_allocator(port, PortAllocator::new(alg, cap, EricaConfig::new(cap), &field)?);
         for e in 0..plane.ends.len() {
             if plane.ends[e].port == port {
-                let slot = plane.allocators[a as usize].add_vc();
+                let slot = er.allocators[a as usize].add_vc();
                 plane.ends[e].local = Some((a, slot));
             }
         }
@@ -243,7 +253,7 @@ fn allocators(
     doc: &ScenarioDoc,
     names: &Names,
     cabling: &Cabling,
-    plane: &mut AbrPlane,
+    er: &mut ErPorts,
 ) -> Result<HashMap<crate::ids::PortId, u32>> {
     let mut by_port = HashMap::new();
     for (i, s) in doc.switches.iter().enumerate() {
@@ -291,7 +301,7 @@ fn allocators(
             }
             let cap = cabling.links[link.idx()].rate.as_bps() as f64 / CELL_BITS as f64;
             let a = PortAllocator::new(alg, cap, erica, &f("er_algorithm"))?;
-            by_port.insert(port, plane.add_allocator(port, a));
+            by_port.insert(port, er.add_allocator(port, a));
         }
     }
     Ok(by_port)

@@ -115,13 +115,13 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let gens = traffic::generators(doc, &names, &run)?;
     let fixed_conns = conns.len();
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;
-    let abr = abr::plane(doc, &names, &cabling, &vcs, &hosts)?;
+    let (abr, er) = abr::plane(doc, &names, &cabling, &vcs, &hosts)?;
 
     let conn_names: Vec<String> = conns.iter().map(|c| c.name.clone()).collect();
     let port_names: Vec<String> = cabling.ports.iter().map(|p| p.name.clone()).collect();
     let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
     let mut net = Network {
-        fabric: Fabric::new(cabling.ports, cabling.links, switches, shapers),
+        fabric: Fabric::new(cabling.ports, cabling.links, switches, shapers, er),
         up_spare: Vec::new(),
         eng: Engine { q: EventQueue::with_ties(run.ties), now: SimTime::ZERO },
         until: run.until,
