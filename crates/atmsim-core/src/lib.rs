@@ -45,7 +45,7 @@
 //! and sinks in `net/ip.rs`); a **segment** is built and consumed by [`tcp`] and carried in
 //! a datagram's [`ip::datagram::Payload`]; a **signalling message** is produced by a
 //! [`signalling::Controller`] and carried as control cells on VCI 5 by
-//! `net/signalling.rs` (`sig_transmit`, `sig_cell`). Layers below IP name no layer above
+//! `net/signalling.rs` (`sig_transmit`, `sig_frame`). Layers below IP name no layer above
 //! them: the fabric knows a frame's datagram only by id.
 //!
 //! Pure Rust, no I/O beyond what callers hand it.

@@ -18,7 +18,7 @@ pub fn hosts(net: &Network) -> Vec<Value> {
         .map(|h| {
             let mut v = json!({
                 "name": h.name, "router": h.forwards, "frames_rcvd": h.frames_rcvd, "frames_corrupt": h.frames_corrupt,
-                "cpu_utilization": h.cpu.as_ref().map(|c| c.busy_until(net.until) as f64 / net.until.0.max(1) as f64),
+                "cpu_utilization": h.cpu.as_ref().map(|c| c.busy_until(net.eng.until) as f64 / net.eng.until.0.max(1) as f64),
                 "cpu_rx_segments": h.cpu.as_ref().map(|c| c.rx_segments),
                 "cpu_tx_segments": h.cpu.as_ref().map(|c| c.tx_segments),
                 "cpu_max_queue": h.cpu.as_ref().map(|c| c.max_queue),
@@ -58,7 +58,7 @@ pub fn hosts(net: &Network) -> Vec<Value> {
 
 /// One entry per packet line: each direction of each serial line, and each LAN's medium.
 pub fn lines(net: &Network) -> Vec<Value> {
-    let window = net.until.0.max(1) as f64;
+    let window = net.eng.until.0.max(1) as f64;
     let entry = |name: String, kind: &str, l: u32| {
         let line = &net.lines[l as usize];
         let s = &line.stats;

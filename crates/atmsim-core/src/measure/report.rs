@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 /// Summarise a finished run. `wall_s` is the wall-clock time the run took.
 pub fn summary(net: &Network, wall_s: f64) -> Value {
-    let end = net.until.as_secs_f64();
+    let end = net.eng.until.as_secs_f64();
     let warm = net.warmup.as_secs_f64();
     let window = (end - warm).max(f64::MIN_POSITIVE);
 
@@ -96,7 +96,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .map(|(i, p)| {
             let st = &p.stats;
             let warm_busy = net.rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0);
-            let window_ps = net.until.0.saturating_sub(net.warmup.0).max(1) as f64;
+            let window_ps = net.eng.until.0.saturating_sub(net.warmup.0).max(1) as f64;
             let rate = p.ser.rate().as_bps() as f64;
             let mut v = json!({
                 "name": p.name,
@@ -115,7 +115,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "drops": st.drops(),
                 "frames_refused": st.frames_refused,
                 "max_queue_cells": st.max_occupancy,
-                "mean_queue_cells": st.occupancy_area as f64 / (net.until.0.max(1) as f64),
+                "mean_queue_cells": st.occupancy_area as f64 / (net.eng.until.0.max(1) as f64),
                 // Time spent transmitting within the window / the window: exact, so at most 1
                 // even when the window is shorter than a cell time.
                 "utilization": st.busy_ps.saturating_sub(warm_busy) as f64 / window_ps,
@@ -183,11 +183,11 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
     // Steps of the engine: heap events plus the steps batching took inline. Served-ahead
     // ports (`atm::port` module docs) take no step per cell, so with batching on this is
     // smaller than with it off, for the same results.
-    let events = heap_events + net.inline_steps;
+    let events = heap_events + net.eng.inline_steps;
     let mut s = json!({
         "duration_s": end,
         "warmup_s": warm,
-        "batching": net.batching,
+        "batching": net.eng.batching,
         "connections": connections,
         "sources": sources,
         "ports": ports,

@@ -1,24 +1,23 @@
 //! The network's side of the cell fabric ([`crate::atm::fabric`]): what the fabric cannot do
 //! alone because it reaches other layers.
 //!
-//! Owns the dispatch of [`AtmEv`] to the fabric; a link's head cell reaching a switch that
-//! takes an event per arrival (translation, ABR allocators, policing, re-shaping, then the
-//! output port) or a host (the fabric reassembles, [`Network::drain_host_link`]); offering a cell to a switch port in the instant's admission phase (DESIGN
-//! §2b, [`Network::admit_due`]); the top-level drains of switches drained by their readers,
-//! which let a controller hear a control frame before the instant's admission; and routing
-//! what the fabric hands upward ([`Up`]: a frame reassembled at a host for its IP layer, a
-//! corrupt one, an RM cell for an ABR end system, a control frame for a controller, a frame a
-//! cell source waits on has left). Busy non-lazy ports and links take their next step inline when
-//! nothing else can happen first ([`Network::take_inline`]).
+//! Owns the dispatch of [`AtmEv`] to the fabric; a link's head cell reaching a host (the
+//! fabric reassembles, [`Network::drain_host_link`]) or a switch (the fabric switches it,
+//! `atm::fabric::stepped`, and a controller hears a control frame it completes); the
+//! top-level drains of switches drained by their readers, which let a controller hear a
+//! control frame before the instant's admission; a controller's cells offered to a port; the
+//! instant's admission phase of ports and packet lines, in the order the engine keeps
+//! ([`Network::admit_due_now`], DESIGN §2b); and routing what the fabric hands upward
+//! ([`Up`]: a frame reassembled at a host for its IP layer, a corrupt one, an RM cell for an
+//! ABR end system, a control frame for a controller, a frame a cell source waits on has
+//! left).
 
 use super::ck;
-use super::{kind, AtmEv, Ev, Network, Up};
+use super::{AtmEv, Network, Up};
 use crate::atm::cell::Cell;
+pub use crate::atm::fabric::Input;
 use crate::atm::link::Sink;
-use crate::atm::shaping::ShaperKind;
 use crate::ids::{LinkId, NodeId, PortId};
-use crate::kernel::rank;
-use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
 
 const PS: SimDuration = SimDuration::from_ps(1);
@@ -29,47 +28,15 @@ impl Network {
     pub(super) fn on_atm(&mut self, ev: AtmEv) {
         match ev {
             AtmEv::PortTx(p) if self.fabric.ports[p.idx()].lazy => self.fabric.port_due(ck!(self), p),
-            AtmEv::PortTx(p) => self.port_tx_done(p),
+            AtmEv::PortTx(p) => self.fabric.port_tx_done(ck!(self), p),
             AtmEv::Arrive(l) => self.link_arrive(l),
-            AtmEv::Shape(s) => self.shaper_release(s),
+            AtmEv::Shape(s) => self.fabric.shaper_release(ck!(self), s),
             AtmEv::Abr(e) => self.abr_tx(e),
             AtmEv::Drain => self.fabric.drain_tick(ck!(self)),
             AtmEv::PortWake(p) => {
                 self.fabric.ports[p.idx()].woken(self.eng.now);
                 self.fabric.kick(ck!(self), p);
             }
-        }
-    }
-
-    /// Port `p` finished transmitting its cell at `self.eng.now`.
-    pub(super) fn port_tx_done(&mut self, p: PortId) {
-        loop {
-            let port = &mut self.fabric.ports[p.idx()];
-            let cell = port.in_tx.take().expect("PortTx without a cell in transmission");
-            port.stats.cells_tx += 1;
-            self.fabric.cell_hops += 1;
-            let link = port.link;
-            self.fabric.put_on_link(ck!(self), link, cell);
-            let now = self.eng.now;
-            let port = &mut self.fabric.ports[p.idx()];
-            let next = port.start_next(now);
-            if next.is_none() {
-                port.sleep(now);
-                if port.sched.may_hold_cells() {
-                    self.fabric.schedule_wake(ck!(self), p);
-                }
-            }
-            if let Some(src) = self.source_after_tx(p, cell) {
-                self.source_frame_left(src);
-            }
-            if let Some(done) = next {
-                let ev = Ev::Atm(AtmEv::PortTx(p));
-                if self.take_inline(done, ev) {
-                    continue;
-                }
-                self.eng.q.schedule(done, ev);
-            }
-            return;
         }
     }
 
@@ -89,83 +56,25 @@ impl Network {
         }
     }
 
-    /// The head cell of link `l` arrives at `self.eng.now`.
+    /// The head cell of link `l` arrives at `self.eng.now`: at a host, the cells that have
+    /// arrived are delivered; at a drained switch, it is switched with every arrival before
+    /// it; at a switch that takes an event per arrival, the fabric switches it, and a
+    /// controller hears a control frame it completes.
     pub(super) fn link_arrive(&mut self, l: LinkId) {
-        if let Sink::Host(h) = self.fabric.links[l.idx()].to {
-            self.advance_feeder(l);
-            return self.drain_host_link(l, h);
-        }
-        if let Sink::Switch { switch, .. } = self.fabric.links[l.idx()].to {
-            if self.fabric.switches[switch.idx()].drained {
-                return self.drain_switch(switch.0, self.eng.now + PS);
+        match self.fabric.links[l.idx()].to {
+            Sink::Host(h) => {
+                self.fabric.advance_feeder(ck!(self), l);
+                self.drain_host_link(l, h)
+            }
+            Sink::Switch { switch, .. } if self.fabric.switches[switch.idx()].drained => {
+                self.drain_switch(switch.0, self.eng.now + PS)
+            }
+            Sink::Switch { .. } => {
+                self.fabric.switch_arrive(ck!(self), l);
+                self.route_up();
+                self.account_lost_messages();
             }
         }
-        let link = &mut self.fabric.links[l.idx()];
-        if link.armed_at == self.eng.now {
-            link.armed_at = SimTime::MAX;
-        }
-        loop {
-            self.advance_feeder(l);
-            let link = &mut self.fabric.links[l.idx()];
-            if link.pipe.front().is_none_or(|&(t, _)| t > self.eng.now) {
-                // An early event (a lower bound) or a stale one: wait for the cell.
-                return self.fabric.rearm_link(ck!(self), l);
-            }
-            let (_at, cell) = link.pipe.pop_front().expect("checked");
-            debug_assert_eq!(_at, self.eng.now, "the head cell of a link arrives at its event");
-            link.cells_delivered += 1;
-            match link.to {
-                Sink::Host(_) => unreachable!("host links are drained, not stepped"),
-                Sink::Switch { .. } if cell.vci == SIG_VCI => self.sig_cell(l, cell),
-                Sink::Switch { switch, .. } => match link.route(cell.vci) {
-                    Some(r) => {
-                        if self.fabric.er.wants(cell) {
-                            self.fabric.er.at_switch(&mut self.fabric.rm, l, cell, self.eng.now);
-                        }
-                        let mut cell = cell;
-                        if self.fabric.shapers.police(l, self.eng.now, &mut cell) {
-                            let out = Cell { vci: r.vci, ..cell };
-                            match self.fabric.shapers.reshaper(l, cell.vci) {
-                                None => self.offer_to_port(r.port, out, Input::Link(l)),
-                                Some(s) => {
-                                    let sh = &mut self.fabric.shapers.list[s as usize];
-                                    if sh.held() as u32 >= sh.limit {
-                                        sh.stats.dropped += 1;
-                                        self.fabric.cells.dropped_reshape += 1;
-                                        self.fabric.cell_lost(cell);
-                                    } else if let Some(at) = sh.push_cell(self.eng.now, out) {
-                                        self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
-                                    }
-                                }
-                            }
-                        } else {
-                            self.fabric.cells.dropped_police += 1;
-                            self.fabric.cell_lost(cell);
-                        }
-                    }
-                    None => self.fabric.no_route(switch.0, cell),
-                },
-            }
-            let Some(next) = self.fabric.next_arrival(l) else { return };
-            let ev = Ev::Atm(AtmEv::Arrive(l));
-            let armed_at = self.fabric.links[l.idx()].armed_at;
-            if armed_at == SimTime::MAX && self.take_inline(next, ev) {
-                continue;
-            }
-            if next < armed_at {
-                self.fabric.links[l.idx()].armed_at = next;
-                self.eng.q.schedule(next, ev);
-            }
-            return;
-        }
-    }
-
-    /// Bring the port feeding link `l` up to the instant its cells reach the far end now.
-    #[inline]
-    fn advance_feeder(&mut self, l: LinkId) {
-        let link = &self.fabric.links[l.idx()];
-        let (from, t) = (link.from, self.eng.now.saturating_sub(link.delay));
-        self.fabric.advance(ck!(self), from, t);
     }
 
     /// Drain drained switch `s` up to `before` (at most a picosecond after now); a control
@@ -217,10 +126,9 @@ impl Network {
         }
     }
 
-    /// A cell offered to output port `p` by `input` at this instant (DESIGN §2b; `net` module
-    /// docs, "Simultaneous events"): admitted at once if nothing else can reach the port in
-    /// this instant's arrival phase, else collected until the run loop admits them at the
-    /// instant's admission phase ([`Network::admit_due`]).
+    /// A controller offers a cell to output port `p` at this instant: a drained switch first
+    /// switches its arrivals up to and including now (or, switching this instant, takes the
+    /// cell into it), then the fabric offers it in the model's order ([`Fabric::offer`]).
     #[inline]
     pub(super) fn offer_to_port(&mut self, p: PortId, cell: Cell, input: Input) {
         let s = self.fabric.ports[p.idx()].drained_by;
@@ -230,15 +138,7 @@ impl Network {
             }
             self.drain_switch(s, self.eng.now + PS);
         }
-        let port = &mut self.fabric.ports[p.idx()];
-        if port.arrivals.is_empty() {
-            if !self.eng.q.pending_before(rank(kind::ADMIT, 0)) {
-                return self.fabric.admit(ck!(self), p, cell);
-            }
-            let at = self.eng.q.prefix_now(rank(kind::ADMIT, p.0));
-            self.admit_due.push((at, Due::Port(p)));
-        }
-        self.fabric.ports[p.idx()].arrivals.push((input.id(), cell));
+        self.fabric.offer(ck!(self), p, cell, input);
     }
 
     /// Admit, in the instant's order, the queues' collected arrivals that are due before the
@@ -246,15 +146,15 @@ impl Network {
     #[inline(never)]
     pub(super) fn admit_due_now(&mut self) -> bool {
         let next = self.eng.q.next_prefix();
-        if self.admit_due.len() > 1 {
-            self.admit_due.sort_unstable_by_key(|d| std::cmp::Reverse(d.0));
+        if self.eng.admit_due.len() > 1 {
+            self.eng.admit_due.sort_unstable_by_key(|d| std::cmp::Reverse(d.0));
         }
         let mut any = false;
-        while let Some(&(at, due)) = self.admit_due.last() {
+        while let Some(&(at, due)) = self.eng.admit_due.last() {
             if next.is_some_and(|n| n < at) {
                 break;
             }
-            self.admit_due.pop();
+            self.eng.admit_due.pop();
             self.eng.q.enter(at);
             match due {
                 Due::Port(p) => self.fabric.admit_arrivals(ck!(self), p),
@@ -274,75 +174,13 @@ impl Network {
             self.fabric.frames.cell_dropped(frame);
         }
     }
-
-    /// Shaper `s` releases its conforming cells into its adapter port, or, for a re-shaper at
-    /// a switch input, offers them to the switch output port (which may drop them).
-    pub(super) fn shaper_release(&mut self, s: u32) {
-        let now = self.eng.now;
-        if self.fabric.shapers.list[s as usize].kind == ShaperKind::Switch {
-            let mut cells = std::mem::take(&mut self.fabric.scratch_cells);
-            let sh = &mut self.fabric.shapers.list[s as usize];
-            let next = sh.release(now, &mut |cell| cells.push(cell));
-            let p = sh.port;
-            if let Some(at) = next {
-                self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
-            }
-            for cell in cells.drain(..) {
-                self.offer_to_port(p, cell, Input::Reshaper(s));
-            }
-            self.fabric.scratch_cells = cells;
-            return;
-        }
-        let p = self.fabric.shapers.list[s as usize].port;
-        self.fabric.advance(ck!(self), p, now);
-        let sh = &mut self.fabric.shapers.list[s as usize];
-        let port = &mut self.fabric.ports[p.idx()];
-        let mut refused = std::mem::take(&mut self.fabric.scratch_cells);
-        let next = sh.release(now, &mut |cell| {
-            if !port.push_cell(now, cell) {
-                refused.push(cell);
-            }
-        });
-        for cell in refused.drain(..) {
-            self.fabric.cells.dropped_regulator += 1;
-            self.fabric.cell_lost(cell);
-        }
-        self.fabric.scratch_cells = refused;
-        if let Some(at) = next {
-            self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
-        }
-        self.fabric.arm(ck!(self), p);
-        self.fabric.kick(ck!(self), p);
-    }
 }
 
-/// A queue whose arrivals of this instant wait for the admission phase ([`Network::admit_due`]).
+/// A queue whose arrivals of this instant wait for the admission phase ([`super::Engine::admit_due`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Due {
     /// An ATM output port.
     Port(PortId),
     /// A packet line (serial line direction or LAN medium), by index in [`Network::lines`].
     Line(u32),
-}
-
-/// Who offers a cell to an output port: one input of the port's arbiter (DESIGN §2b).
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Input {
-    /// A cell arriving on a switch's input link.
-    Link(LinkId),
-    /// A switch re-shaper (by its index in [`crate::atm::shaping::Shapers::list`]) releasing cells.
-    Reshaper(u32),
-    /// A signalling controller sending a message.
-    Controller(u32),
-}
-
-impl Input {
-    /// Distinct ids for the arbiter's cyclic order: links, then re-shapers, then controllers.
-    fn id(self) -> u32 {
-        match self {
-            Input::Link(l) => l.0,
-            Input::Reshaper(s) => 0x8000_0000 | s,
-            Input::Controller(c) => 0xC000_0000 | c,
-        }
-    }
 }

@@ -12,7 +12,7 @@
 //! driver chooses its VC (declared PVCs, or VCs it opens through signalling).
 
 use super::cells::Due;
-use super::{kind, AppEv, Ev, IfaceEv, Network};
+use super::{AppEv, Ev, IfaceEv, Network};
 use crate::ids::{DatagramId, NodeId};
 use crate::iface::atm::NO_VCI;
 use crate::iface::ipoa::{Action, TimerToken};
@@ -20,7 +20,6 @@ use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
 use crate::ip::datagram::{IpDrop, Payload};
 use crate::ip::socket::{SockKey, Socket};
-use crate::kernel::rank;
 
 impl Network {
     /// Dispatch of the interfaces' events.
@@ -98,11 +97,10 @@ impl Network {
         let bytes = self.datagrams.get(d).ip_bytes;
         let p = OnLine { datagram: d, bytes, to };
         if self.lines[l as usize].arrivals.is_empty() {
-            if !self.eng.q.pending_before(rank(kind::ADMIT, 0)) {
+            if !self.eng.arrivals_pending() {
                 return self.line_enqueue(l, p);
             }
-            let at = self.eng.q.prefix_now(rank(kind::ADMIT, l));
-            self.admit_due.push((at, Due::Line(l)));
+            self.eng.admit_later(Due::Line(l));
         }
         self.lines[l as usize].arrivals.push((from.id(), p));
     }

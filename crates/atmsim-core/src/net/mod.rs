@@ -1,20 +1,21 @@
 //! The assembled network and its event loop.
 //!
-//! Owns: [`Network`] (the arenas of ports, links, switches, hosts, connections and sources,
-//! the frame table and the event queue), the run loop, and the routing of events to the
-//! layer that handles them. Events are grouped per layer ([`Ev`]); each layer has one
+//! Owns: [`Network`] (the cell fabric, hosts, connections and sources, and the layers' planes),
+//! [`Engine`] (the event queue, the running instant, the instant's agenda of admissions and
+//! the batching rule), the run loop, and the routing of events to the layer that handles
+//! them. Events are grouped per layer ([`Ev`]); each layer has one
 //! dispatch function (`on_atm`, `on_cpu`, …) in its own file:
 //!
 //! | file | events | what happens |
 //! |---|---|---|
 //! | `cells.rs` (the fabric itself: `atm::fabric`, with serving ahead and switches drained by their readers) | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake`, `Drain` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host (at a drained switch: a frame's end, which switches every arrival up to it); a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible; the periodic drain of a ring of drained switches |
-//! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at switches (allocators) and at end systems (turnaround, ACR) |
+//! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at end systems (turnaround, ACR); at switches the fabric meets the ports' allocators |
 //! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames, and up from the frames the fabric reassembled; the host CPU finished a job; captures |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
 //! | `traffic.rs` | [`AppEv`] `Spawn` | traffic generators open conversations on pooled connections |
 //! | `ip.rs` | [`IfaceEv`] `LineTx`, `LineArrive`, `DriverTimer`; [`AppEv`] `Udp` | IP output, forwarding and local delivery; serial lines and LANs; the IP-over-ATM driver's actions and timers; UDP flows |
-//! | `signalling.rs` | [`SigEv`] `Timer`; signalling cells | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases |
+//! | `signalling.rs` | [`SigEv`] `Timer`; control frames the fabric reassembled | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases |
 //! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample`, `VcCount` | end of warm-up, periodic probes, VCs in use counted each second |
 //!
 //! **Simultaneous events (DESIGN §2b).** Within an instant the model orders events by kind
@@ -33,7 +34,7 @@
 //!    datagrams, in the round-robin order of their inputs ([`crate::arbiter`]): no input is
 //!    favoured by its index. It
 //!    costs no event: the run loop admits them at their place in the instant's order, before
-//!    the first pending event that comes later ([`Network::admit_due`]). A port with a single
+//!    the first pending event that comes later ([`Engine::admit_due`]). A port with a single
 //!    arrival and nothing else pending in the instant's arrival phase admits it at once (the
 //!    same result).
 //! 5. *Protocol and application timers* (TCP opens and ticks, application timers, messages of
@@ -50,7 +51,7 @@
 //!
 //! **Batching.** A port that finishes a cell and has another, and a link whose next cell
 //! arrives, take that next step inline when it is the event the queue would deliver next
-//! ([`crate::kernel::EventQueue::enter_inline`]); FIFO and round-robin ports are served ahead
+//! ([`Engine::take_inline`], [`crate::kernel::EventQueue::enter_inline`]); FIFO and round-robin ports are served ahead
 //! (`atm::port` module docs), and a switch whose ports all are is drained by its readers
 //! (`atm::fabric::drained`): its arrivals are switched, each at its own instant and in the order
 //! above, when something reads one of its ports. The results are identical with batching off
@@ -72,7 +73,7 @@ use crate::apps::cell_source::CellSource;
 use crate::apps::generator::Generator;
 use crate::apps::udp::UdpFlow;
 pub use crate::atm::fabric::{AtmEv, CellCounts, Clock, Fabric, Up};
-use crate::ids::{ConnId, NodeId, SourceId};
+use crate::ids::{ConnId, NodeId, PortId, SourceId};
 use crate::iface::ipoa::TimerToken;
 use crate::iface::lan::Lan;
 use crate::iface::pipe::PacketLine;
@@ -84,6 +85,7 @@ use crate::kernel::{rank, EventQueue, Ranked, Slots};
 use crate::measure::Recorder;
 use crate::pcap::Tap;
 use crate::time::{SimDuration, SimTime};
+pub use cells::Due;
 pub use signalling::{SigCounts, SigNet};
 use std::ops::ControlFlow;
 
@@ -124,7 +126,7 @@ pub mod kind {
     pub const LINE_ARRIVE: u32 = 9;
     pub const SHAPE: u32 = 10;
     pub const ABR: u32 = 11;
-    // 4. Ports admit the instant's cells (no event: `Network::admit_due`).
+    // 4. Ports admit the instant's cells (no event: `Engine::admit_due`).
     pub const ADMIT: u32 = 12;
     // 5. Protocol and application timers.
     pub const TCP_START: u32 = 13;
@@ -252,10 +254,83 @@ pub const PROGRESS_WALL_PERIOD: std::time::Duration = std::time::Duration::from_
 /// Every this-many inline steps, batching hands one step back to the event queue.
 pub const INLINE_RUN_MAX: u32 = 4096;
 
-/// The running instant and the event queue.
+/// The running instant, the event queue, and the instant's agenda of admissions.
 pub struct Engine {
     pub q: EventQueue<Ev>,
     pub now: SimTime,
+    /// The end of the run (inclusive).
+    pub until: SimTime,
+    /// Serve ports ahead, drain switches and take servers' steps inline (module docs).
+    pub batching: bool,
+    /// Steps taken inline by batching (each would otherwise have been one event).
+    pub inline_steps: u64,
+    /// Inline steps left before batching hands one back to the queue ([`Engine::take_inline`]).
+    pub inline_budget: u32,
+    /// Queues (ATM ports, packet lines) holding arrivals of this instant, each with its place
+    /// in the instant's order (a key prefix of kind [`kind::ADMIT`]): the run loop admits them
+    /// there, before the first pending event that comes later (`cells.rs`, `admit_due_now`).
+    pub admit_due: Vec<(u128, Due)>,
+}
+
+impl Engine {
+    /// An engine at time zero with nothing pending.
+    pub fn new(q: EventQueue<Ev>, until: SimTime, batching: bool) -> Self {
+        Engine {
+            q,
+            now: SimTime::ZERO,
+            until,
+            batching,
+            inline_steps: 0,
+            inline_budget: INLINE_RUN_MAX,
+            admit_due: Vec::new(),
+        }
+    }
+
+    /// The batching rule (module docs): a server's next step `ev` at `t` is taken inline iff
+    /// batching is on, it is the event the queue would deliver next, within the run, and no
+    /// port's admission is due before it.
+    /// If so, the clock moves to `t` and the caller loops instead of scheduling an event.
+    ///
+    /// Every [`INLINE_RUN_MAX`]-th step goes through the queue all the same (the same
+    /// result: nothing else is pending before `t`), so that the run loop regains control
+    /// and can report progress, and see an interrupt, even where one server could otherwise
+    /// batch the whole run inside a single event.
+    #[inline(always)]
+    pub fn take_inline(&mut self, t: SimTime, ev: Ev) -> bool {
+        if !self.batching || self.inline_budget == 0 || !self.admit_due.is_empty() {
+            if self.batching {
+                self.inline_budget = INLINE_RUN_MAX;
+            }
+            return false;
+        }
+        if self.q.enter_inline(t, ev.rank(), self.until) {
+            self.inline_budget -= 1;
+            self.now = t;
+            self.inline_steps += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Whether an event of the instant's arrival phase is still pending (DESIGN §2b): then a
+    /// queue offered something now admits it at the instant's admission phase.
+    #[inline(always)]
+    pub fn arrivals_pending(&self) -> bool {
+        self.q.pending_before(rank(kind::ADMIT, 0))
+    }
+
+    /// Queue `due` holds arrivals of this instant: it admits them at its place in the
+    /// instant's admission phase.
+    #[inline]
+    pub fn admit_later(&mut self, due: Due) {
+        let entity = match due {
+            Due::Port(p) => p.0,
+            Due::Line(l) => l,
+        };
+        let at = self.q.prefix_now(rank(kind::ADMIT, entity));
+        self.admit_due.push((at, due));
+    }
 }
 
 /// The engine as the cell fabric sees it.
@@ -279,6 +354,21 @@ impl Clock for Engine {
     fn after_releases(&self) -> bool {
         self.q.running_kind() >= kind::SHAPE
     }
+
+    #[inline(always)]
+    fn take_inline(&mut self, t: SimTime, ev: AtmEv) -> bool {
+        Engine::take_inline(self, t, Ev::Atm(ev))
+    }
+
+    #[inline(always)]
+    fn arrivals_pending(&self) -> bool {
+        Engine::arrivals_pending(self)
+    }
+
+    #[inline(always)]
+    fn admit_later(&mut self, p: PortId) {
+        Engine::admit_later(self, Due::Port(p))
+    }
 }
 
 /// `ck!(self)`: the network's [`Engine`] as the fabric's [`Clock`], borrowed beside
@@ -298,9 +388,7 @@ pub struct Network {
     pub(crate) up_spare: Vec<Up>,
     /// The running instant and the event queue.
     pub eng: Engine,
-    pub until: SimTime,
     pub warmup: SimTime,
-    pub batching: bool,
     pub sample_every: Option<SimDuration>,
     pub hosts: Vec<Host>,
     pub conns: Vec<Conn>,
@@ -310,14 +398,6 @@ pub struct Network {
     /// IP datagrams in flight (CPU queues, packet lines, driver queues, AAL5 frames) and their ledger.
     pub datagrams: Datagrams,
     pub rec: Recorder,
-    /// Steps taken inline by batching (each would otherwise have been one event).
-    pub inline_steps: u64,
-    /// Inline steps left before batching hands one back to the queue ([`Network::take_inline`]).
-    pub inline_budget: u32,
-    /// Queues (ATM ports, packet lines) holding arrivals of this instant, each with its place
-    /// in the instant's order (a key prefix of kind [`kind::ADMIT`]): the run loop admits them
-    /// there, before the first pending event that comes later (`cells.rs`, `admit_due_now`).
-    pub(crate) admit_due: Vec<(u128, cells::Due)>,
     /// Interfaces of all nodes ([`crate::iface`]).
     pub ifaces: Vec<Iface>,
     /// Packet-level lines: both directions of every serial line, and every LAN's medium.
@@ -347,7 +427,7 @@ impl Network {
     /// Schedule the initial events. Called once by the builder.
     pub fn prime(&mut self) {
         for p in &mut self.fabric.ports {
-            p.lazy = self.batching && !p.sched.may_hold_cells();
+            p.lazy = self.eng.batching && !p.sched.may_hold_cells();
             p.watch_ends = matches!(self.fabric.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
             p.notify = p.vcs.iter().any(|v| v.notify_source);
         }
@@ -355,7 +435,7 @@ impl Network {
         if self.sig.is_some() {
             self.fabric.ctrl_reasm = vec![Default::default(); self.fabric.links.len()];
         }
-        let may = self.batching;
+        let may = self.eng.batching;
         self.fabric.prime_drained(ck!(self), may);
         for (i, sh) in self.fabric.shapers.list.iter_mut().enumerate() {
             let p = &mut self.fabric.ports[sh.port.idx()];
@@ -407,7 +487,7 @@ impl Network {
         }
     }
 
-    /// Run until `self.until` (inclusive); `progress` gets the fraction done and may stop
+    /// Run until `self.eng.until` (inclusive); `progress` gets the fraction done and may stop
     /// the run by returning `ControlFlow::Break` (then `run` returns false). A zero-delay loop
     /// (more than 255 generations of events at one instant: kernel module docs) stops the run
     /// too, within 1024 events, with `q.generation_overflow()` set.
@@ -416,8 +496,8 @@ impl Network {
     /// does, at least every [`PROGRESS_WALL_PERIOD`] of wall-clock time: a caller that stops
     /// on Ctrl-C stops a run within that period even when simulated time stands still.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> ControlFlow<()>) -> bool {
-        let total = self.until.0.max(1) as f64;
-        let step = (self.until.0 / 200).max(1);
+        let total = self.eng.until.0.max(1) as f64;
+        let step = (self.eng.until.0 / 200).max(1);
         let mut next_report = step;
         let mut last_report = std::time::Instant::now();
         let mut n: u32 = 0;
@@ -425,11 +505,11 @@ impl Network {
             if !self.fabric.up.is_empty() {
                 self.route_up();
             }
-            if !self.admit_due.is_empty() && self.admit_due_now() {
+            if !self.eng.admit_due.is_empty() && self.admit_due_now() {
                 continue;
             }
             let Some((t, ev)) = self.eng.q.pop() else { break };
-            if t > self.until {
+            if t > self.eng.until {
                 break;
             }
             self.eng.now = t;
@@ -448,15 +528,15 @@ impl Network {
                 last_report = std::time::Instant::now();
             }
         }
-        self.eng.now = self.until;
-        let until = self.until;
+        self.eng.now = self.eng.until;
+        let until = self.eng.until;
         self.fabric.advance_all(ck!(self), until);
         self.route_up();
         self.drain_host_links();
         self.account_lost_datagrams();
         self.account_lost_messages();
         for p in &mut self.fabric.ports {
-            p.finish(self.until);
+            p.finish(self.eng.until);
         }
         progress(1.0).is_continue()
     }
@@ -473,33 +553,6 @@ impl Network {
             Ev::App(e) => self.on_app(e),
             Ev::Measure(e) => self.on_measure(e),
             Ev::Sig(e) => self.on_sig(e),
-        }
-    }
-
-    /// The batching rule (module docs): a server's next step `ev` at `t` is taken inline iff
-    /// batching is on, it is the event the queue would deliver next, within the run, and no
-    /// port's admission is due before it.
-    /// If so, the clock moves to `t` and the caller loops instead of scheduling an event.
-    ///
-    /// Every [`INLINE_RUN_MAX`]-th step goes through the queue all the same (the same
-    /// result: nothing else is pending before `t`), so that [`Network::run`] regains control
-    /// and can report progress, and see an interrupt, even where one server could otherwise
-    /// batch the whole run inside a single event.
-    #[inline(always)]
-    pub(super) fn take_inline(&mut self, t: SimTime, ev: Ev) -> bool {
-        if !self.batching || self.inline_budget == 0 || !self.admit_due.is_empty() {
-            if self.batching {
-                self.inline_budget = INLINE_RUN_MAX;
-            }
-            return false;
-        }
-        if self.eng.q.enter_inline(t, ev.rank(), self.until) {
-            self.inline_budget -= 1;
-            self.eng.now = t;
-            self.inline_steps += 1;
-            true
-        } else {
-            false
         }
     }
 }
@@ -530,13 +583,40 @@ mod tests {
             (Ev::App(AppEv::Message(SourceId(2), 100)), true),
         ];
         for (ev, after) in cases {
-            let mut eng = Engine { q: EventQueue::new(), now: SimTime::ZERO };
+            let mut eng = Engine::new(EventQueue::new(), SimTime::MAX, true);
             eng.q.schedule(t, ev);
             let (at, popped) = eng.q.pop().expect("one event");
             eng.now = at;
             assert_eq!(popped, ev);
             assert_eq!(eng.after_releases(), after, "{ev:?}");
         }
+    }
+
+    #[test]
+    fn the_engine_takes_a_step_inline_only_when_nothing_else_comes_first() {
+        // The batching rule (module docs, `Engine::take_inline`): on, the step is the next
+        // event the queue would deliver, within the run, and no admission is due.
+        let t = |ps| SimTime::ZERO + SimDuration::from_ps(ps);
+        let step = AtmEv::PortTx(PortId(0));
+        let mut off = Engine::new(EventQueue::new(), t(100), false);
+        assert!(!Clock::take_inline(&mut off, t(5), step), "batching off");
+        let mut eng = Engine::new(EventQueue::new(), t(100), true);
+        assert!(Clock::take_inline(&mut eng, t(5), step));
+        assert_eq!((eng.now, eng.inline_steps), (t(5), 1));
+        assert!(!Clock::take_inline(&mut eng, t(101), step), "beyond the run");
+        eng.q.schedule(t(7), Ev::Cpu(CpuEv::Done(NodeId(0))));
+        assert!(!Clock::take_inline(&mut eng, t(9), step), "an event comes first");
+        assert!(Clock::take_inline(&mut eng, t(6), step));
+        // An arrival pending at this instant: a queue offered something admits it later, and
+        // no step is taken inline while that admission is due.
+        let (at, ev) = eng.q.pop().expect("the CPU event");
+        eng.now = at;
+        assert_eq!(ev, Ev::Cpu(CpuEv::Done(NodeId(0))));
+        eng.q.schedule(at, Ev::Atm(AtmEv::Arrive(crate::ids::LinkId(0))));
+        assert!(Clock::arrivals_pending(&eng));
+        Clock::admit_later(&mut eng, PortId(3));
+        assert_eq!(eng.admit_due.len(), 1);
+        assert!(!Clock::take_inline(&mut eng, t(8), step), "an admission is due");
     }
 
     #[test]

@@ -155,7 +155,7 @@ impl Network {
         let f = self.udp.len() as u32;
         let bound = self.hosts[to.idx()].sockets.bind(SockKey::incoming(&hdr), Socket::Udp { flow: f });
         debug_assert!(bound);
-        let stop = (now + duration).min(self.until);
+        let stop = (now + duration).min(self.eng.until);
         self.udp.push(UdpFlow {
             name: format!("{}#{n}", gen.name),
             hdr,

@@ -3,8 +3,8 @@
 //!
 //! Owns: [`SigNet`] (the controllers of every switch and ATM-attached node, the map between
 //! drivers' VCs and signalling calls, the messages in flight and their ledger) and the
-//! handling of [`SigEv`] (controller timers), of signalling cells arriving at a switch or an
-//! adapter (`sig_cell`), and of every [`crate::signalling::Action`]:
+//! handling of [`SigEv`] (controller timers), of control frames the fabric reassembled at a
+//! switch or an adapter (`sig_frame`), and of every [`crate::signalling::Action`]:
 //!
 //! - `Transmit`: the message becomes one AAL5 frame of 1–2 control cells on the signalling
 //!   VC ([`SIG_VCI`]) of the output port, served ahead of data cells (Mah §4.3.1: above best
@@ -238,13 +238,6 @@ impl Network {
             let eof = if k + 1 == n { flags::EOF | flags::CTRL } else { flags::CTRL };
             self.offer_to_port(via, Cell { vci: SIG_VCI, frame: f, flags: eof }, Input::Controller(c.0));
         }
-        self.account_lost_messages();
-    }
-
-    /// A signalling cell reaches the end of link `l` (a switch or an adapter).
-    pub(super) fn sig_cell(&mut self, l: LinkId, cell: Cell) {
-        self.fabric.ctrl_cell(l, cell);
-        self.route_up();
         self.account_lost_messages();
     }
 

@@ -24,6 +24,7 @@ use crate::time::{SimDuration, SimTime};
 
 pub mod ahead;
 pub mod drained;
+pub mod stepped;
 
 /// What the fabric needs of the event loop: the time, and a queue for its events.
 pub trait Clock {
@@ -36,6 +37,37 @@ pub trait Clock {
     /// Whether the event running now comes after the shapers' releases of its instant (a
     /// release is an arrival, DESIGN §2b; the network's order of kinds, `net::kind`).
     fn after_releases(&self) -> bool;
+    /// Whether the fabric may take its next step `ev` at `t` at once, inline, instead of
+    /// scheduling it (batching, and nothing else comes first); if so the clock is at `t`.
+    fn take_inline(&mut self, t: SimTime, ev: AtmEv) -> bool;
+    /// Whether an event of the instant's arrival phase is still pending (DESIGN §2b): then
+    /// a port offered a cell now admits it at the instant's admission phase.
+    fn arrivals_pending(&self) -> bool;
+    /// Port `p` holds arrivals of this instant ([`crate::atm::port::OutPort::arrivals`]): the
+    /// engine calls [`Fabric::admit_arrivals`] at the port's place in the admission phase.
+    fn admit_later(&mut self, p: PortId);
+}
+
+/// Who offers a cell to an output port: one input of the port's arbiter (DESIGN §2b).
+#[derive(Clone, Copy, Debug)]
+pub enum Input {
+    /// A cell arriving on a switch's input link.
+    Link(LinkId),
+    /// A switch re-shaper (by its index in [`crate::atm::shaping::Shapers::list`]) releasing cells.
+    Reshaper(u32),
+    /// A signalling controller sending a message.
+    Controller(u32),
+}
+
+impl Input {
+    /// Distinct ids for the arbiter's cyclic order: links, then re-shapers, then controllers.
+    pub fn id(self) -> u32 {
+        match self {
+            Input::Link(l) => l.0,
+            Input::Reshaper(s) => 0x8000_0000 | s,
+            Input::Controller(c) => 0xC000_0000 | c,
+        }
+    }
 }
 
 /// What the fabric hands upward, collected in [`Fabric::up`] for the network to route.

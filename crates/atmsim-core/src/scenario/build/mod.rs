@@ -60,7 +60,6 @@ use crate::error::Result;
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
 use crate::net::{Engine, Network};
-use crate::time::SimTime;
 
 /// First VCI handed out on each link (0–31 are reserved by ITU-T I.361).
 pub const VCI_BASE: u32 = 32;
@@ -123,10 +122,8 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     let mut net = Network {
         fabric: Fabric::new(cabling.ports, cabling.links, switches, shapers, er),
         up_spare: Vec::new(),
-        eng: Engine { q: EventQueue::with_ties(run.ties), now: SimTime::ZERO },
-        until: run.until,
+        eng: Engine::new(EventQueue::with_ties(run.ties), run.until, run.batching),
         warmup: run.warmup,
-        batching: run.batching,
         sample_every: run.sample_every,
         hosts,
         conns,
@@ -134,9 +131,6 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         taps,
         datagrams: Default::default(),
         rec: Recorder::new(&conn_names, &port_names, &host_names),
-        inline_steps: 0,
-        inline_budget: crate::net::INLINE_RUN_MAX,
-        admit_due: Vec::new(),
         ifaces: ifaces.ifaces,
         lines: ifaces.lines,
         serial: ifaces.serial,
