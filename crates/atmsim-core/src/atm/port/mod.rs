@@ -592,8 +592,9 @@ impl OutPort {
     /// (at a static-priority or RCSP port, only if no guaranteed-level cell is eligible: Mah
     /// Tab 4-2, `atm::priority`), else the data scheduler's choice. Returns the completion
     /// time if a cell started; if not, a non-work-conserving port may hold cells for later
-    /// ([`OutPort::wake_needed`]).
-    #[inline]
+    /// ([`OutPort::wake_needed`]). Always inlined into its few callers: as a call it cost
+    /// MAGIC 4.8 % of its instructions and the multiplexer 2.7 % (one call per cell-hop).
+    #[inline(always)]
     pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
         debug_assert!(self.in_tx.is_none());
         if !self.ctrl.is_empty() {
