@@ -15,7 +15,7 @@
 use super::ck;
 use super::{AtmEv, Network, Up};
 use crate::atm::cell::Cell;
-pub use crate::atm::fabric::Input;
+use crate::atm::fabric::Input;
 use crate::atm::link::Sink;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::time::{SimDuration, SimTime};

@@ -17,11 +17,11 @@
 //! Ledger: `messages sent = delivered + lost + in flight` (frames whose cells were dropped
 //! or failed reassembly are lost).
 
-use super::cells::Input;
 use super::qos::{self, QosPlane};
 use super::{Ev, Network, SigEv};
 use crate::atm::aal5::NO_DATAGRAM;
 use crate::atm::cell::{flags, Cell};
+use crate::atm::fabric::Input;
 use crate::atm::link::{Route, Sink};
 use crate::ids::{LinkId, NodeId};
 use crate::iface::atm::NO_VCI;

@@ -281,9 +281,7 @@ impl Fabric {
         link.cells_delivered += 1;
         match link.route(cell.vci) {
             Some(r) => {
-                if self.er.wants(cell) {
-                    self.er.at_switch(&mut self.rm, l, cell, at);
-                }
+                self.meet_allocators(l, cell, at);
                 self.admit(ck, r.port, Cell { vci: r.vci, ..cell })
             }
             None => self.no_route(s, cell),
@@ -314,9 +312,7 @@ impl Fabric {
             }
             match self.links[l.idx()].route(cell.vci) {
                 Some(r) => {
-                    if self.er.wants(cell) {
-                        self.er.at_switch(&mut self.rm, l, cell, at);
-                    }
+                    self.meet_allocators(l, cell, at);
                     let port = &mut self.ports[r.port.idx()];
                     if port.arrivals.is_empty() {
                         self.drain_dirty.push(r.port);

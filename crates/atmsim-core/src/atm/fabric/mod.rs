@@ -278,6 +278,16 @@ impl Fabric {
         }
     }
 
+    /// Data cell `cell`, arriving at `at` on switch input `l` and routed onward, meets the
+    /// explicit-rate allocators of the switch's ports ([`ErPorts::at_switch`]); one flag test
+    /// for a cell that is neither an RM cell nor counted by ERICA.
+    #[inline(always)]
+    pub fn meet_allocators(&mut self, l: LinkId, cell: Cell, at: SimTime) {
+        if self.er.wants(cell) {
+            self.er.at_switch(&mut self.rm, l, cell, at);
+        }
+    }
+
     /// A cell reached switch `s` on a VCI without a translation entry: it is dropped.
     #[cold]
     pub fn no_route(&mut self, s: u32, cell: Cell) {

@@ -64,9 +64,7 @@ impl Fabric {
     #[inline]
     fn switch_cell(&mut self, ck: &mut impl Clock, l: LinkId, cell: Cell, port: PortId, vci: u32) {
         let now = ck.now();
-        if self.er.wants(cell) {
-            self.er.at_switch(&mut self.rm, l, cell, now);
-        }
+        self.meet_allocators(l, cell, now);
         let mut cell = cell;
         if !self.shapers.police(l, now, &mut cell) {
             self.cells.dropped_police += 1;
