@@ -371,6 +371,12 @@ impl<E: Copy> EventQueue<E> {
         self.cur = p;
     }
 
+    /// The instant of the running event: no event may be scheduled before it.
+    #[inline]
+    pub fn running_time(&self) -> SimTime {
+        SimTime((self.cur >> 64) as u64)
+    }
+
     /// The kind of the running event (module docs, "Order"): where in its instant the caller
     /// is.
     #[inline]

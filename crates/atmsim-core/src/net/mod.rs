@@ -346,6 +346,11 @@ impl Clock for Engine {
     }
 
     #[inline(always)]
+    fn running(&self) -> SimTime {
+        self.q.running_time()
+    }
+
+    #[inline(always)]
     fn schedule(&mut self, at: SimTime, ev: AtmEv) {
         self.q.schedule(at, Ev::Atm(ev));
     }
@@ -427,7 +432,7 @@ impl Network {
     /// Schedule the initial events. Called once by the builder.
     pub fn prime(&mut self) {
         for p in &mut self.fabric.ports {
-            p.lazy = self.eng.batching && !p.sched.may_hold_cells();
+            p.lazy = self.eng.batching;
             p.watch_ends = matches!(self.fabric.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
             p.notify = p.vcs.iter().any(|v| v.notify_source);
         }
@@ -441,7 +446,8 @@ impl Network {
             let p = &mut self.fabric.ports[sh.port.idx()];
             // A shaper whose port is served ahead and needs no event of its own (a switch at
             // the far end, no source waiting on frames) is released by the port.
-            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && !p.watch_ends && !p.notify {
+            let plain = !p.sched.may_hold_cells();
+            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && plain && !p.watch_ends && !p.notify {
                 sh.lazy = true;
                 p.shapers.push(i as u32);
             }

@@ -26,7 +26,7 @@
 //! [`crate::iface::ipoa::qos`] and [`crate::signalling::delay_bound`]); the admission test
 //! then uses each port's own cell time.
 
-use super::Network;
+use super::{ck, Network};
 use crate::atm::priority::{Mode, VcClass as PortClass};
 use crate::atm::regulator::TrafficSpec as RegulatorSpec;
 use crate::ids::PortId;
@@ -121,8 +121,11 @@ impl Network {
     pub(super) fn qos_install(&mut self, port: PortId, vci: u32, d: Descriptor) {
         if let Some(class) = port_class(self.qos_scheme(), d) {
             self.drain_port_switch(port);
+            let now = self.eng.now;
+            self.fabric.advance(ck!(self), port, now);
             let r = self.fabric.ports[port.idx()].set_vc_class(vci, class);
             debug_assert!(r.is_ok(), "{r:?}");
+            self.fabric.arm(ck!(self), port);
         }
     }
 
@@ -130,7 +133,10 @@ impl Network {
     pub(super) fn qos_remove(&mut self, port: PortId, vci: u32) {
         if self.qos_scheme() != Scheme::Noqos {
             self.drain_port_switch(port);
+            let now = self.eng.now;
+            self.fabric.advance(ck!(self), port, now);
             self.fabric.ports[port.idx()].clear_vc_class(vci);
+            self.fabric.arm(ck!(self), port);
         }
     }
 }

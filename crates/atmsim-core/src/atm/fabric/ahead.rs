@@ -1,8 +1,9 @@
-//! Ports served ahead (`atm::port` module docs, "Serving ahead"): a FIFO or
-//! round-robin port takes no event per cell.
+//! Ports served ahead (`atm::port` module docs, "Serving ahead"): a port takes no event per
+//! cell.
 //!
-//! Owns bringing such a port up to an instant (`advance`: its completions, and the releases of
-//! the host shapers it drains, carried out late with the times they had), the arrival event a
+//! Owns bringing such a port up to an instant (`advance`: its completions, the releases of
+//! the host shapers it drains, and a non-work-conserving RCSP port's start of a cell that
+//! became eligible while it was idle, `hold`, carried out late with the times they had), the arrival event a
 //! started cell needs at the far end of its link (`launched`, the link's chain armed at a time:
 //! `next_arrival`, `rearm_link`), and the one event the port keeps for what cannot wait — an
 //! end-of-frame or RM cell bound for a host must have started by its start time, and a cell
@@ -79,6 +80,11 @@ impl Fabric {
             if port.due > t {
                 break;
             }
+            if port.in_tx.is_none() && port.wake_at != SimTime::MAX {
+                // Only an idle nwc RCSP port waits for eligibility (never with shapers).
+                self.wake_held(ck, p, t);
+                continue;
+            }
             if port.in_tx.is_none() || port.release_at < port.tx_done {
                 // A shaper's release is an arrival: after a completion at the same instant.
                 let r = port.release_at;
@@ -99,6 +105,9 @@ impl Fabric {
                 None => {
                     port.sleep(d);
                     port.due = port.release_at;
+                    if port.sched.may_hold_cells() {
+                        self.hold(ck, p, t);
+                    }
                 }
             }
             let port = &self.ports[p.idx()];
@@ -109,6 +118,44 @@ impl Fabric {
         }
         // No re-arming: the cells still waiting were armed for when they were queued (the
         // pending event comes no later than any of their starts), and a port event re-arms.
+    }
+
+    /// Served-ahead port `p` went idle, brought up to `t`: if it is a non-work-conserving RCSP
+    /// port whose regulators hold cells, it starts the first when that becomes eligible
+    /// ([`OutPort::wake_at`]), by an event of its own unless that comes by `t` (the event comes
+    /// late in the run if a drain found the port idle at an earlier instant; the cell still
+    /// starts at its time, as every step of a served-ahead port).
+    #[cold]
+    #[inline(never)]
+    pub fn hold(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
+        let port = &mut self.ports[p.idx()];
+        port.wake_at = SimTime::MAX;
+        let Some(w) = port.held_until() else { return };
+        port.wake_at = w;
+        port.due = port.due.min(w);
+        if w > t {
+            self.port_event_at(ck, p, w);
+        }
+    }
+
+    /// Idle served-ahead port `p` starts at its [`OutPort::wake_at`] (at most `t`) the cell that
+    /// became eligible then — what its wake-up event did, before the instant's arrivals
+    /// (DESIGN §2b: a server's step).
+    #[cold]
+    #[inline(never)]
+    fn wake_held(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
+        let port = &mut self.ports[p.idx()];
+        let w = std::mem::replace(&mut port.wake_at, SimTime::MAX);
+        debug_assert!(w <= t && port.release_at == SimTime::MAX);
+        port.wake(w);
+        match port.start_next(w) {
+            Some(done) => self.launched(ck, p, done),
+            None => {
+                port.sleep(w);
+                port.due = port.release_at;
+                self.hold(ck, p, t);
+            }
+        }
     }
 
     /// The shapers of served-ahead port `p` due at `r` release their conforming cells into it,
@@ -208,6 +255,11 @@ impl Fabric {
         }
         self.advance(ck, p, now);
         self.arm(ck, p);
+        let port = &self.ports[p.idx()];
+        if port.in_tx.is_none() && port.wake_at != SimTime::MAX {
+            // An idle nwc RCSP port waiting for eligibility (`hold`) needs its event still.
+            self.port_event_at(ck, p, port.wake_at);
+        }
     }
 
     /// Give served-ahead port `p` the event it needs next
@@ -236,8 +288,13 @@ impl Fabric {
         }
     }
 
+    /// Give served-ahead port `p` an event at `t` unless one no later is pending. A time
+    /// before the running event's instant (a lower bound found while a drain switches an
+    /// earlier instant) becomes that instant: the port's pending events all lie at or after
+    /// it, and a waiting cell starts no sooner than the next of them, so none has started yet.
     #[inline]
     pub fn port_event_at(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
+        let t = t.max(ck.running());
         let port = &mut self.ports[p.idx()];
         if t < port.tx_event {
             port.tx_event = t;

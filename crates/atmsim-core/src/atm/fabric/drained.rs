@@ -52,7 +52,7 @@
 //!
 //! **Which switches.** With batching on: at most 16 inputs (a drain
 //! looks at each of them), every output port served
-//! ahead (FIFO or round robin), no policer or re-shaper on an input, every input link from
+//! ahead (any discipline), no policer or re-shaper on an input, every input link from
 //! another switch with a positive delay, no input fed by a port that releases a host shaper
 //! itself, and every output
 //! link ending at a host or at another drained switch (a cell started late by a drain must

@@ -32,6 +32,9 @@ pub trait Clock {
     fn now(&self) -> SimTime;
     /// Move the running instant (a drained switch switches each arrival at its own instant).
     fn set_now(&mut self, t: SimTime);
+    /// The instant of the event being run, however a drain has moved [`Clock::now`] back: the
+    /// earliest time an event may be scheduled for.
+    fn running(&self) -> SimTime;
     /// Schedule an event of the fabric.
     fn schedule(&mut self, at: SimTime, ev: AtmEv);
     /// Whether the event running now comes after the shapers' releases of its instant (a
@@ -381,7 +384,11 @@ impl Fabric {
             None => {
                 port.sleep(now);
                 if port.sched.may_hold_cells() {
-                    self.schedule_wake(ck, p);
+                    if port.lazy {
+                        self.hold(ck, p, now);
+                    } else {
+                        self.schedule_wake(ck, p);
+                    }
                 }
             }
         }

@@ -54,15 +54,16 @@
 //! host adapter the host's own frames enter after the port's completion, in the order of the
 //! events that send them (kind, then entity: `net` module docs).
 //!
-//! **Serving ahead** (`atm::fabric::ahead`). With `simulation.batching` on, a FIFO or
-//! round-robin port ([`OutPort::lazy`]) takes no event per cell. Once a cell starts, its end
+//! **Serving ahead** (`atm::fabric::ahead`). With `simulation.batching` on, a port
+//! ([`OutPort::lazy`]) takes no event per cell. Once a cell starts, its end
 //! and its arrival at the far end of the link are known, so the arrival gets its event at once;
 //! the port's completions are then carried out late, when something reaches or reads the port
 //! — an arriving cell, a host queuing a frame, the link's next arrival, a probe, the end of the
 //! run — each bringing it up to that instant first (`Network::advance`). Because every such
 //! caller does so, a completion is carried out with the queue exactly as it was at its
 //! instant, before that instant's arrivals (§2b above), and the results are bit-identical to
-//! one event per cell (checked on every shipped scenario with batching on and off). Two
+//! one event per cell (checked on every shipped scenario with batching on and off, and on
+//! the static-priority and RCSP ports of Mah's internetwork: `tests/it/qos_policies.rs`). Two
 //! effects cannot wait, so the port keeps one event for them ([`OutPort::next_due`],
 //! [`OutPort::tx_event`]): an end-of-frame or RM cell bound for a host must be started by its
 //! start time (its arrival event is made then), and a cell source that waits for its frames
@@ -74,14 +75,21 @@
 //! feeding such a port (its link bound for a switch, no source waiting on frames) take no
 //! event either: the port releases them as it is brought up to date ([`OutPort::shapers`],
 //! [`OutPort::release_at`]; a release is an arrival, after a completion at the same instant),
-//! and the link's next arrival event is armed for the first released cell. Static-priority and
-//! RCSP ports, whose choice needs the time and may wait for eligibility, keep one event per
-//! cell. A switch whose output ports are all served ahead goes one step further: its arrivals
+//! and the link's next arrival event is armed for the first released cell. A static-priority
+//! or RCSP port is served ahead alike: its choice at a completion needs the time (which
+//! regulated cells are eligible), and it has it, since a completion is carried out with its
+//! own time. Its watched cells' starts are lower bounds
+//! ([`crate::atm::priority::Priority::watched_bound`]); a non-work-conserving RCSP port idle
+//! while its regulators hold cells keeps an event for the first one's eligibility
+//! ([`OutPort::wake_at`]); a class installed or removed at the port brings it up to date
+//! first and re-arms it. Its host shapers keep their own events. A switch whose output ports
+//! are all served ahead goes one step further: its arrivals
 //! take no event each either, and are switched when something reads one of its ports
 //! (`atm::fabric::drained`); the ports feeding such a switch then watch their frame ends as
 //! a port bound for a host does ([`OutPort::watch_ends`]).
 
 use super::cell::{flags, Cell};
+use super::priority::{Mode, Priority};
 use super::sched::{Discipline, Scheduler};
 use crate::ids::LinkId;
 use crate::time::{Serializer, SimDuration, SimTime};
@@ -252,6 +260,9 @@ pub struct OutPort {
     pub due: SimTime,
     /// When the next of [`OutPort::shapers`] releases cells into the port (`SimTime::MAX`: none).
     pub release_at: SimTime,
+    /// A served-ahead non-work-conserving RCSP port idle while its regulators hold cells: when
+    /// the first becomes eligible and the port starts it (`SimTime::MAX`: not waiting).
+    pub wake_at: SimTime,
     /// Host shapers released by the port itself as it is brought up to date, in index order.
     pub shapers: Vec<u32>,
     /// Data cells waiting (the cell in transmission and control cells excluded).
@@ -314,6 +325,7 @@ impl OutPort {
             notify: false,
             tx_event: SimTime::MAX,
             release_at: SimTime::MAX,
+            wake_at: SimTime::MAX,
             due: SimTime::MAX,
             shapers: Vec::new(),
             ser,
@@ -648,9 +660,28 @@ impl OutPort {
                 }
             }
             Scheduler::RoundRobin { tokens, queues } => self.round_robin_due(tokens, queues)?,
-            Scheduler::Priority(_) => return (self.occupancy > 0).then_some(self.tx_done),
+            Scheduler::Priority(pr) => return self.priority_due(pr),
         };
         Some(self.tx_done + self.ser.peek_units(k as u64))
+    }
+
+    /// [`OutPort::next_due`] of a static-priority or RCSP port: the earliest start its first
+    /// watched cell can have ([`crate::atm::priority::Priority::watched_bound`]), a lower
+    /// bound.
+    fn priority_due(&self, pr: &Priority) -> Option<SimTime> {
+        let (cells, eligible, queued) = pr.watched_bound(|c| self.watched(c), DUE_SCAN_MAX);
+        let queued_start = cells.map(|k| self.tx_done + self.ser.peek_units(k as u64));
+        let held_start = eligible.map(|e| {
+            let start = match pr.mode {
+                Mode::RcspWc => e.min(self.tx_done + self.ser.peek_units(queued as u64)),
+                _ => e,
+            };
+            start.max(self.tx_done)
+        });
+        match (queued_start, held_start) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// How many cells a round-robin port serves before its first watched cell, if any: the
@@ -694,7 +725,7 @@ impl OutPort {
         let ahead = match &self.sched {
             Scheduler::Fifo(q) => q.len(),
             Scheduler::RoundRobin { queues, .. } => queues[cell.vci as usize].len(),
-            Scheduler::Priority(_) => return Some(self.tx_done),
+            Scheduler::Priority(_) => return self.next_due(),
         };
         Some(self.tx_done + self.ser.peek_units(ahead.saturating_sub(1) as u64))
     }

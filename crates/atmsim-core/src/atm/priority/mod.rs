@@ -239,6 +239,34 @@ impl Priority {
         }
     }
 
+    /// The earliest time a regulator's cell becomes eligible, if any waits (nwc: the port
+    /// idle with only such cells waits for it).
+    pub fn next_eligible(&self) -> Option<SimTime> {
+        self.heads.peek().map(|&Reverse((t, _))| t)
+    }
+
+    /// For a port served ahead (`atm::port` module docs, "Serving ahead"): a lower bound on how
+    /// many cell times after the current cell ends the first cell for which `watched` holds
+    /// can start, as `(cells, eligible)` — at least `cells` cells go first (those ahead of it in
+    /// its level's or best effort's FIFO; `None` if no queued cell is watched, looking at most
+    /// `max` places of each), and a cell still in a regulator starts no sooner than
+    /// `eligible` (the earliest eligibility time of any regulator's cell; nwc never sends it
+    /// sooner, wc sends it early only after every queued cell, `queued`). Arrivals only add
+    /// cells ahead; a regulator's release is bounded by its time; a class change re-arms.
+    pub fn watched_bound(&self, watched: impl Fn(Cell) -> bool, max: usize) -> (Option<usize>, Option<SimTime>, usize) {
+        let mut cells: Option<usize> = None;
+        let mut queued = 0;
+        for q in self.levels.iter().chain(std::iter::once(&self.best_effort)) {
+            queued += q.len();
+            let k = q.iter().take(max).position(|&c| watched(c)).or((q.len() > max).then_some(max));
+            cells = match (cells, k) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        (cells, self.next_eligible(), queued)
+    }
+
     /// Cells held by regulators (not yet eligible).
     pub fn regulated_cells(&self) -> usize {
         self.regs.iter().flatten().map(|r| r.reg.waiting.len()).sum()
@@ -272,6 +300,16 @@ impl OutPort {
     pub fn wake_needed(&mut self) -> Option<SimTime> {
         match &mut self.sched {
             super::sched::Scheduler::Priority(p) if p.mode == Mode::RcspNwc => p.wake_needed(),
+            _ => None,
+        }
+    }
+
+    /// A served-ahead port found nothing to send: when the first cell its regulators hold
+    /// becomes eligible, if it is a non-work-conserving RCSP port holding one (it starts that
+    /// cell then unless something else comes first).
+    pub fn held_until(&self) -> Option<SimTime> {
+        match &self.sched {
+            super::sched::Scheduler::Priority(p) if p.mode == Mode::RcspNwc => p.next_eligible(),
             _ => None,
         }
     }
