@@ -55,6 +55,7 @@ pub mod api;
 pub mod apps;
 pub mod arbiter;
 pub mod atm;
+pub mod detmap;
 pub mod dist;
 pub mod error;
 pub mod ids;

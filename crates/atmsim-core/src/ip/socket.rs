@@ -6,11 +6,13 @@
 //! connection is created and unbound when a pooled conversation ends; a UDP flow's receiver
 //! is bound at its destination. A datagram that finds no socket is counted (`no_socket`; a
 //! real TCP would answer with a reset) and ends there. The table is only looked up, never
-//! iterated, so hashing cannot affect results.
+//! iterated, so hashing cannot affect results; it uses the seedless hasher of
+//! [`crate::detmap`] (a keyed SipHash cost Mah's internetwork about 2 % of its instructions,
+//! one lookup per TCP segment).
 
 use super::header::{PacketHeader, Proto};
+use crate::detmap::DetMap;
 use crate::ids::{ConnId, NodeId};
-use std::collections::HashMap;
 
 /// The key of a socket, as seen from its host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,7 +48,7 @@ pub enum Socket {
 /// A host's sockets.
 #[derive(Debug, Default)]
 pub struct Sockets {
-    map: HashMap<SockKey, Socket>,
+    map: DetMap<SockKey, Socket>,
 }
 
 impl Sockets {

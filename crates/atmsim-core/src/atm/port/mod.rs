@@ -667,7 +667,9 @@ impl OutPort {
 
     /// [`OutPort::next_due`] of a static-priority or RCSP port: the earliest start its first
     /// watched cell can have ([`crate::atm::priority::Priority::watched_bound`]), a lower
-    /// bound.
+    /// bound. Out of line: FIFO and round robin pay nothing for it.
+    #[cold]
+    #[inline(never)]
     fn priority_due(&self, pr: &Priority) -> Option<SimTime> {
         let (cells, eligible, queued) = pr.watched_bound(|c| self.watched(c), DUE_SCAN_MAX);
         let queued_start = cells.map(|k| self.tx_done + self.ser.peek_units(k as u64));

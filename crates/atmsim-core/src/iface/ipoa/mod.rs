@@ -93,7 +93,6 @@
 pub mod action;
 pub mod classify;
 pub mod counters;
-mod detmap;
 mod driver;
 pub mod policy;
 pub mod qos;

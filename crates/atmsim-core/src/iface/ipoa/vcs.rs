@@ -31,7 +31,7 @@
 //! FIFO of a pending VC is a linked list through the node slab, so queued datagrams cost
 //! nothing once the slab has grown to the run's peak.
 
-use super::detmap::DetMap;
+use crate::detmap::DetMap;
 use super::policy::{MuxKey, VcClass};
 use super::ConvType;
 use crate::ids::{DatagramId, NodeId};
