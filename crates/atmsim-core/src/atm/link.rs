@@ -83,9 +83,13 @@ pub struct Link {
     pub pipe: VecDeque<(SimTime, Cell)>,
     /// Cells that reached the far end.
     pub cells_delivered: u64,
-    /// Into a switch: the time of the pending `Arrive` event that the chain of arrivals waits
-    /// for (`SimTime::MAX`: none). The event may come before the cell (a lower bound) and then
-    /// arms the next; an earlier cell arms an earlier event.
+    /// Into a switch that takes an event per arrival: the time of the pending `Arrive` event
+    /// that the chain of arrivals waits for (`SimTime::MAX`: none). The event may come before
+    /// the cell (a lower bound) and then arms the next; an earlier cell arms an earlier event.
+    /// Into a host or a drained switch: the earliest pending `Arrive` event that the feeding
+    /// port armed ahead for a frame end whose end it knew exactly (`atm::fabric::ahead`); that
+    /// cell makes no second event when it starts, and the event arms the next (stale if the
+    /// cell was delayed: then its start arms its own).
     pub armed_at: SimTime,
 }
 

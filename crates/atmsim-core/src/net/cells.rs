@@ -64,10 +64,12 @@ impl Network {
         match self.fabric.links[l.idx()].to {
             Sink::Host(h) => {
                 self.fabric.advance_feeder(ck!(self), l);
-                self.drain_host_link(l, h)
+                self.drain_host_link(l, h);
+                self.fabric.arrived(ck!(self), l);
             }
             Sink::Switch { switch, .. } if self.fabric.switches[switch.idx()].drained => {
-                self.drain_switch(switch.0, self.eng.now + PS)
+                self.drain_switch(switch.0, self.eng.now + PS);
+                self.fabric.arrived(ck!(self), l);
             }
             Sink::Switch { .. } => {
                 self.fabric.switch_arrive(ck!(self), l);

@@ -3,11 +3,13 @@
 //!
 //! Owns bringing such a port up to an instant (`advance`: its completions, the releases of
 //! the host shapers it drains, and a non-work-conserving RCSP port's start of a cell that
-//! became eligible while it was idle, `hold`, carried out late with the times they had), the arrival event a
-//! started cell needs at the far end of its link (`launched`, the link's chain armed at a time:
-//! `next_arrival`, `rearm_link`), and the one event the port keeps for what cannot wait — an
-//! end-of-frame or RM cell bound for a host must have started by its start time, and a cell
-//! source is told at the instant its frame's last cell ends (`arm`, `port_due`). Every caller
+//! became eligible while it was idle, `hold`, carried out late with the times they had), the
+//! arrival event a started cell needs at the far end of its link (`launched`, the link's chain
+//! armed at a time: `next_arrival`, `rearm_link`), and the one event the port keeps for what
+//! cannot wait — an end-of-frame or RM cell bound for a host must have started by its start
+//! time, and a cell source is told at the instant its frame's last cell ends (`arm`,
+//! `port_due`) — or, when the port knows such a cell's end exactly, that cell's arrival event
+//! made at once instead (`arm_arrival`, `arrived`). Every caller
 //! that reaches or reads a served-ahead port brings it up to its own instant first: arrivals
 //! and pushes at the instant (after its completions, DESIGN §2b), the link's arrival chain at
 //! the instant less the propagation delay, probes at the instant's left limit, the end of the
@@ -265,14 +267,23 @@ impl Fabric {
     /// Give served-ahead port `p` the event it needs next
     /// ([`crate::atm::port::OutPort::next_due`]), unless one
     /// that comes no later is pending.
+    /// When the first watched cell's end is known exactly ([`OutPort::watched_end`]), its
+    /// arrival at the far end gets its event at once instead (`arm_arrival`).
     #[inline]
     pub fn arm(&mut self, ck: &mut impl Clock, p: PortId) {
         let port = &mut self.ports[p.idx()];
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
-        if let Some(t) = port.next_due() {
-            self.port_event_at(ck, p, t);
+        let l = port.link;
+        match port.watched_end() {
+            Some(Some(end)) => self.arm_arrival(ck, l, end),
+            Some(None) => {}
+            None => {
+                if let Some(t) = port.next_due() {
+                    self.port_event_at(ck, p, t);
+                }
+            }
         }
     }
 
@@ -283,8 +294,39 @@ impl Fabric {
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
-        if let Some(t) = port.next_due_after_push(cell) {
+        if let Some(end) = port.pushed_end(cell) {
+            let l = port.link;
+            self.arm_arrival(ck, l, end);
+        } else if let Some(t) = port.next_due_after_push(cell) {
             self.port_event_at(ck, p, t);
+        }
+    }
+
+    /// A watched cell (a frame end or RM cell) waiting at the port feeding link `l`, which ends
+    /// at a host or a drained switch, will end exactly at `end`: its arrival gets its event now,
+    /// unless one no later is pending ([`crate::atm::link::Link::armed_at`]), and the port needs
+    /// no event of its own for it. When that event fires, the port is brought up to date and
+    /// armed again ([`Fabric::arrived`]).
+    #[inline]
+    fn arm_arrival(&mut self, ck: &mut impl Clock, l: LinkId, end: SimTime) {
+        let link = &mut self.links[l.idx()];
+        let at = end + link.delay;
+        debug_assert!(at >= ck.running(), "a frame end armed in the past on link {}", link.name);
+        if at < link.armed_at {
+            link.armed_at = at;
+            ck.schedule(at, AtmEv::Arrive(l));
+        }
+    }
+
+    /// An arrival event of link `l` (into a host or a drained switch) fired now, its cells
+    /// delivered or switched: if it was armed ahead by the port feeding the link, that port
+    /// arms its next watched cell.
+    pub fn arrived(&mut self, ck: &mut impl Clock, l: LinkId) {
+        let link = &mut self.links[l.idx()];
+        if link.armed_at == ck.now() {
+            link.armed_at = SimTime::MAX;
+            let p = link.from;
+            self.arm(ck, p);
         }
     }
 

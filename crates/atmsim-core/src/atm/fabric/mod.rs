@@ -210,20 +210,21 @@ impl Fabric {
     /// Cell `cell` will reach the far end of link `l` at `at`: the event it needs, if any. Into
     /// a switch: one event per cell, chained from the head ([`Link::armed_at`]); into a switch
     /// drained by its readers, or a host: only end-of-frame cells (and ABR RM cells), whose
-    /// effects cannot wait — the cells before them are delivered in order when it fires.
+    /// effects cannot wait — the cells before them are delivered in order when it fires —, and
+    /// none if its port armed it ahead (`ahead.rs`, `arm_arrival`).
     #[inline]
     pub fn arrival_event(&mut self, ck: &mut impl Clock, l: LinkId, at: SimTime, cell: Cell) {
         let link = &mut self.links[l.idx()];
         let wake = match link.to {
             Sink::Switch { switch, .. } if self.switches[switch.idx()].drained => {
-                cell.flags & (flags::EOF | flags::RM) != 0
+                cell.flags & (flags::EOF | flags::RM) != 0 && at != link.armed_at
             }
             Sink::Switch { .. } if at < link.armed_at => {
                 link.armed_at = at;
                 true
             }
             Sink::Switch { .. } => false,
-            Sink::Host(_) => cell.flags & (flags::EOF | flags::RM) != 0,
+            Sink::Host(_) => cell.flags & (flags::EOF | flags::RM) != 0 && at != link.armed_at,
         };
         if wake {
             debug_assert!(at >= ck.now(), "an arrival event in the past on link {}", link.name);

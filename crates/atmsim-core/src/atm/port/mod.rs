@@ -67,7 +67,11 @@
 //! effects cannot wait, so the port keeps one event for them ([`OutPort::next_due`],
 //! [`OutPort::tx_event`]): an end-of-frame or RM cell bound for a host must be started by its
 //! start time (its arrival event is made then), and a cell source that waits for its frames
-//! to leave is told at the instant its last cell ends. For a FIFO or round robin the start of
+//! to leave is told at the instant its last cell ends. A FIFO port without control cells
+//! waiting or sources waiting on frames knows a watched cell's end exactly
+//! ([`OutPort::watched_end`]: later arrivals join behind it), so it makes the cell's arrival
+//! event at the far end at once and needs no event of its own; that arrival arms the next
+//! ([`crate::atm::link::Link::armed_at`]). For a FIFO or round robin the start of
 //! a waiting cell follows from the service order of the cells present
 //! ([`crate::time::Serializer::peek_units`]); behind control cells, or beyond a few thousand
 //! places (64 for round robin, whose places are spread over its VCs' queues), it is a lower
@@ -711,6 +715,44 @@ impl OutPort {
             }
         }
         unreachable!("the rounds end when no VC has a cell left")
+    }
+
+    /// Whether the start of every waiting data cell is known exactly: a FIFO port without
+    /// control cells waiting (they would go first) and without sources waiting on frames,
+    /// sending a cell. Later arrivals join behind.
+    #[inline]
+    fn starts_exact(&self) -> bool {
+        self.in_tx.is_some() && !self.notify && self.ctrl.is_empty() && matches!(self.sched, Scheduler::Fifo(_))
+    }
+
+    /// When the first watched cell waiting ends, exactly, if [`OutPort::starts_exact`] and it
+    /// lies within the places looked at: `Some(None)` if no cell waiting is watched,
+    /// `None` if not known exactly (then [`OutPort::next_due`] gives a bound on its start).
+    pub fn watched_end(&self) -> Option<Option<SimTime>> {
+        if !self.starts_exact() {
+            return None;
+        }
+        let Scheduler::Fifo(q) = &self.sched else { unreachable!("starts_exact is FIFO only") };
+        let (a, b) = q.as_slices();
+        let a = &a[..a.len().min(DUE_SCAN_MAX)];
+        let b = &b[..b.len().min(DUE_SCAN_MAX - a.len())];
+        let found = a.iter().position(|&c| self.watched(c));
+        match found.or_else(|| b.iter().position(|&c| self.watched(c)).map(|k| k + a.len())) {
+            Some(k) => Some(Some(self.tx_done + self.ser.peek_units(k as u64 + 1))),
+            None if q.len() <= DUE_SCAN_MAX => Some(None),
+            None => None,
+        }
+    }
+
+    /// When `cell`, which just joined the tail of the data FIFO, ends, exactly, if it is
+    /// watched and [`OutPort::starts_exact`].
+    #[inline]
+    pub fn pushed_end(&self, cell: Cell) -> Option<SimTime> {
+        if !self.watched(cell) || cell.is_ctrl() || !self.starts_exact() {
+            return None;
+        }
+        let Scheduler::Fifo(q) = &self.sched else { unreachable!("starts_exact is FIFO only") };
+        Some(self.tx_done + self.ser.peek_units(q.len() as u64))
     }
 
     /// When `cell`, which just joined the tail of its queue (data or control), needs the port's
