@@ -10,28 +10,31 @@
 //! arXiv cs/9809040), whose per-interval and per-RM-cell steps are the same. We implement the
 //! basic algorithm with **one change: the fair-share term is the max-min water level of the
 //! active VCs' CCRs over the target capacity**, not the target capacity divided by the number
-//! of active VCs. That water level is the "precise fair share" of the same authors' earlier
-//! OSU scheme (S. Kalyanaraman, *Traffic Management for the Available Bit Rate Service in ATM
-//! Networks*, PhD thesis, Ohio State University, 1997, appendix B: the target rate less what
-//! the VCs below the fair share use, over the others) and the advertised rate of Charny,
-//! Clark & Jain (1995) that [`super::maxmin`] computes; both use [`advertised_rate`]. We leave
-//! out 96-1172's other refinements (averaging of the number of active VCs and of the load,
-//! per-VC CCR measurement, the max-allocation-previous term, ERICA+'s queue-driven target).
+//! of active VCs. That water level is the fair share of the "precise fairness computation"
+//! option of the same authors' earlier OSU scheme (S. Kalyanaraman, *Traffic Management for
+//! the Available Bit Rate (ABR) Service in ATM Networks*, PhD thesis, Ohio State University,
+//! 1997, the OSU-scheme pseudo-code: the target rate less what the VCs below the fair share
+//! use, over the others, iterated twice; we compute it exactly) and the advertised rate of
+//! Charny, Clark & Jain (1995) that [`super::maxmin`] computes; both use [`advertised_rate`].
+//! We leave out 96-1172's other refinements (averaging of the number of active VCs and of the
+//! load, per-VC CCR measurement, the max-allocation-previous term, ERICA+'s queue-driven
+//! target).
 //!
 //! **Why the change.** With fair share = U·C / N the basic algorithm has a continuum of fixed
 //! points wherever a port carries a VC held below U·C / N elsewhere: every allocation with
 //! load factor 1 in which each VC's rate is at least U·C / N is left as it is (VC share =
 //! CCR / 1 = CCR), so measurement noise moves the rates along that line and nothing pulls them
 //! back to max-min. On a two-switch parking lot whose last port carries a VC held at 20 Mb/s
-//! beside two greedy VCs (max-min 61.1 Mb/s each at U = 0.95), the greedy VCs wandered between
-//! U·C / 3 = 47.4 and 87.8 Mb/s (docs/scenario.md, "ERICA on parking lots"). The water level
-//! is the max-min share itself, so the only allocation it leaves alone at z = 1 is the max-min
-//! one; it is never below U·C / N, and equals it when the active VCs' CCRs are equal, so
-//! ports whose VCs all share alike behave as before. The authors' own remedy, the
-//! max-allocation-previous term of 96-1172 ("achieving max-min fairness"), grants every VC
-//! the largest allocation of the previous interval whenever z ≤ 1 + δ; it equalises the rates
-//! but leaves every load in (1, 1 + δ] a fixed point (δ = 0.1 in the paper), up to
-//! 1.1 · 0.95 = 1.045 of the link at our default U.
+//! beside two greedy VCs (max-min 61.1 Mb/s each at U = 0.95), U·C / N lets the greedy VCs
+//! range from U·C / 3 = 47.4 to 87.8 Mb/s (measured: docs/scenario.md, "ERICA on parking
+//! lots"). The water level is the max-min share itself, so the only allocation it leaves alone
+//! at z = 1 is the max-min one. It is never below U·C / N, and equals it when no active VC's
+//! CCR is below U·C / N — at a loaded port whose VCs share alike the two give the same ER.
+//! The authors' own remedy, the max-allocation-previous term of 96-1172 ("achieving max-min
+//! fairness"), grants every VC the largest allocation of the previous interval whenever
+//! z ≤ 1 + δ; it equalises the rates but makes every load in (1, 1 + δ] a fixed point
+//! (δ = 0.1 in the paper), up to 1.1 · 0.95 = 1.045 of the link at our default U: on the same
+//! lot it holds both greedy VCs at 64.8 Mb/s and the link at utilisation 1.0 instead of 0.95.
 //!
 //! # The algorithm
 //!
