@@ -34,9 +34,33 @@ fn long(entry: usize, n: usize) -> Flow {
     Flow { entry, exit: n, pcr_bps: None }
 }
 
-/// A parking lot of `n` switches s0 → … → s(n−1) → d carrying `flows`, switches running `alg`,
-/// one-way delay `delay_ms` on every OC-3c link, greedy cell sources, ACR traced.
-fn parking_lot(alg: &str, n: usize, flows: &[Flow], delay_ms: f64, duration_s: f64, settle_s: f64) -> String {
+/// A parking lot of `n` switches s0 → … → s(n−1) → d carrying `flows`, with one-way delay
+/// `delay_ms` on every OC-3c link and the `abr` preset `preset` on every VC.
+#[derive(Clone, Debug)]
+struct Lot {
+    n: usize,
+    flows: Vec<Flow>,
+    preset: &'static str,
+    delay_ms: f64,
+}
+
+/// What an allocator aims for — its name, the capacity it shares and the utilisation it aims
+/// at — and how close a test wants ACRs (relative) and utilisation (absolute) to come.
+struct Aim {
+    alg: &'static str,
+    capacity_bps: f64,
+    utilisation: f64,
+    acr_tol: f64,
+    util_tol: f64,
+}
+
+const ERICA: Aim = Aim { alg: "erica", capacity_bps: U * OC3C_BPS, utilisation: U, acr_tol: 0.03, util_tol: 0.01 };
+const MAXMIN: Aim = Aim { alg: "maxmin", capacity_bps: OC3C_BPS, utilisation: 1.0, acr_tol: 1e-6, util_tol: 0.01 };
+
+/// The scenario of `lot` with switches running `alg`, greedy cell sources, ACR traced, rates
+/// measured from `settle_s` to `duration_s`.
+fn parking_lot(alg: &str, lot: &Lot, duration_s: f64, settle_s: f64) -> String {
+    let Lot { n, ref flows, preset, delay_ms } = *lot;
     let mut t = format!(
         "name = \"parking-lot-{n}\"\n[simulation]\nduration_s = {duration_s}\nwarmup_s = {settle_s}\nseed = 1\n\
          sample_interval_ms = 10\n[[host]]\nname = \"d\"\n"
@@ -66,7 +90,7 @@ fn parking_lot(alg: &str, n: usize, flows: &[Flow], delay_ms: f64, duration_s: f
             .collect();
         let pcr = f.pcr_bps.map(|p| format!(", pcr_bps = {p}")).unwrap_or_default();
         t += &format!(
-            "[[vc]]\nname = \"v{v}\"\npath = [{}]\nabr = {{ preset = \"tm4\"{pcr} }}\n\
+            "[[vc]]\nname = \"v{v}\"\npath = [{}]\nabr = {{ preset = \"{preset}\"{pcr} }}\n\
              [[cell_source]]\nname = \"g{v}\"\nvc = \"v{v}\"\nfrom = \"h{v}\"\nkind = \"greedy\"\n",
             path.join(", ")
         );
@@ -143,78 +167,87 @@ fn port_util(s: &Value, name: &str) -> f64 {
     p["utilization"].as_f64().unwrap()
 }
 
-/// Run the lot for 0.6 s and assert that after 0.3 s every VC's ACR stays within `tol`
-/// (relative) of its max-min share at `capacity`, and the bottleneck link — the last, which
-/// every lot here fills — runs within `util_tol` of `target` over [0.3, 0.6] s.
-fn assert_converges(alg: &str, n: usize, flows: &[Flow], capacity: f64, target: f64, tol: f64, util_tol: f64) {
+/// Run `lot` under `aim.alg` for 0.6 s and assert that after 0.3 s every VC's ACR stays within
+/// `aim.acr_tol` of its max-min share at `aim.capacity_bps`, and the bottleneck link — the
+/// last, which every lot here fills — runs within `aim.util_tol` of `aim.utilisation` over
+/// [0.3, 0.6] s.
+fn assert_converges(aim: &Aim, lot: &Lot) {
     let (duration_s, settle_s) = (0.6, 0.3);
-    let out = run_text(&parking_lot(alg, n, flows, 0.5, duration_s, settle_s), RunOptions::default());
+    let (alg, n) = (aim.alg, lot.n);
+    let out = run_text(&parking_lot(alg, lot, duration_s, settle_s), RunOptions::default());
     assert_conserved(&out.summary);
-    let want = lot_shares(capacity, n, flows);
+    let want = lot_shares(aim.capacity_bps, n, &lot.flows);
     let util = port_util(&out.summary, &format!("s{}->d", n - 1));
-    println!("{alg}, {n} switches: last link utilisation {util:.4}");
+    println!("{alg}, {n} switches, {} {} ms: last link utilisation {util:.4}", lot.preset, lot.delay_ms);
     let mut off = Vec::new();
     for (v, w) in want.iter().enumerate() {
         let (lo, hi) = acr_range(&out, &format!("abr:v{v}:h{v}"), settle_s);
         let (lo, hi, w) = (lo / 1e6, hi / 1e6, w / 1e6);
-        println!("  v{v} {:?}: ACR {lo:.2} .. {hi:.2} Mb/s after {settle_s} s; max-min {w:.2} Mb/s", flows[v]);
-        if (lo - w).abs().max((hi - w).abs()) > tol * w {
+        println!("  v{v} {:?}: ACR {lo:.2} .. {hi:.2} Mb/s after {settle_s} s; max-min {w:.2} Mb/s", lot.flows[v]);
+        if (lo - w).abs().max((hi - w).abs()) > aim.acr_tol * w {
             off.push(format!("v{v}: ACR {lo:.2} .. {hi:.2} Mb/s, max-min share {w:.2} Mb/s"));
         }
     }
-    assert!(off.is_empty(), "{alg}, {n} switches (±{}%): {}", tol * 100.0, off.join("; "));
-    assert!((util - target).abs() <= util_tol, "{alg}, {n} switches: last link utilisation {util:.4}, target {target}");
+    assert!(off.is_empty(), "{alg}, {n} switches (±{}%): {}", aim.acr_tol * 100.0, off.join("; "));
+    let target = aim.utilisation;
+    assert!(
+        (util - target).abs() <= aim.util_tol,
+        "{alg}, {n} switches: last link utilisation {util:.4}, target {target}"
+    );
 }
 
 /// Two switches: v0 from s0, and at s1 a VC held at 20 Mb/s by its PCR beside a greedy one,
 /// so the last port carries a VC restricted elsewhere; max-min gives v0 and v2 half of what
-/// it leaves.
-fn two_switches() -> (usize, Vec<Flow>) {
-    (2, vec![long(0, 2), Flow { pcr_bps: Some(20e6), ..long(1, 2) }, long(1, 2)])
+/// it leaves. TM 4.0 source defaults, 0.5 ms links.
+fn two_switches() -> Lot {
+    let flows = vec![long(0, 2), Flow { pcr_bps: Some(20e6), ..long(1, 2) }, long(1, 2)];
+    Lot { n: 2, flows, preset: "tm4", delay_ms: 0.5 }
 }
 
 /// Three switches: v0 shares the first link with three VCs that leave at s1 and is held there
 /// at a quarter of it; v1 (from s1) and v2 (from s2) share what v0 leaves of the last link.
-fn three_switches() -> (usize, Vec<Flow>) {
+fn three_switches() -> Lot {
     let local = Flow { entry: 0, exit: 1, pcr_bps: None };
-    (3, vec![long(0, 3), long(1, 3), long(2, 3), local, local, local])
+    Lot { n: 3, flows: vec![long(0, 3), long(1, 3), long(2, 3), local, local, local], ..two_switches() }
+}
+
+/// The classic lot of `n` switches: one VC from each switch to the far end.
+fn classic(n: usize) -> Lot {
+    Lot { n, flows: (0..n).map(|i| long(i, n)).collect(), ..two_switches() }
 }
 
 #[test]
 fn water_filling_of_the_parking_lot_is_max_min() {
     // The classic lot, every VC to the far end: n equal shares.
-    assert_eq!(lot_shares(90e6, 3, &[long(0, 3), long(1, 3), long(2, 3)]), vec![30e6; 3]);
-    let (n, flows) = two_switches();
-    assert_eq!(lot_shares(100e6, n, &flows), vec![40e6, 20e6, 40e6]);
-    let (n, flows) = three_switches();
-    assert_eq!(lot_shares(100e6, n, &flows), vec![25e6, 37.5e6, 37.5e6, 25e6, 25e6, 25e6]);
+    assert_eq!(lot_shares(90e6, 3, &classic(3).flows), vec![30e6; 3]);
+    assert_eq!(lot_shares(100e6, 2, &two_switches().flows), vec![40e6, 20e6, 40e6]);
+    assert_eq!(lot_shares(100e6, 3, &three_switches().flows), vec![25e6, 37.5e6, 37.5e6, 25e6, 25e6, 25e6]);
 }
 
 #[test]
 fn classic_parking_lots_share_the_last_link_equally() {
     for n in [2, 3] {
-        let flows: Vec<Flow> = (0..n).map(|i| long(i, n)).collect();
-        assert_converges("erica", n, &flows, U * OC3C_BPS, U, 0.03, 0.01);
-        assert_converges("maxmin", n, &flows, OC3C_BPS, 1.0, 1e-6, 0.01);
+        assert_converges(&ERICA, &classic(n));
+        assert_converges(&MAXMIN, &classic(n));
     }
 }
 
 #[test]
 fn erica_settles_at_max_min_on_a_two_switch_parking_lot() {
-    let (n, flows) = two_switches();
-    assert_converges("erica", n, &flows, U * OC3C_BPS, U, 0.03, 0.01);
+    assert_converges(&ERICA, &two_switches());
+    // The study's source parameters (RIF 1/64, ICR PCR/50) over 2 ms links.
+    assert_converges(&ERICA, &Lot { preset: "kalampoukas97", delay_ms: 2.0, ..two_switches() });
 }
 
 #[test]
 fn erica_settles_at_max_min_on_a_three_switch_parking_lot() {
-    let (n, flows) = three_switches();
-    assert_converges("erica", n, &flows, U * OC3C_BPS, U, 0.03, 0.01);
+    assert_converges(&ERICA, &three_switches());
 }
 
 #[test]
 fn maxmin_settles_at_max_min_on_two_and_three_switch_parking_lots() {
-    for (n, flows) in [two_switches(), three_switches()] {
-        assert_converges("maxmin", n, &flows, OC3C_BPS, 1.0, 1e-6, 0.01);
+    for lot in [two_switches(), three_switches()] {
+        assert_converges(&MAXMIN, &lot);
     }
 }
 
@@ -222,8 +255,7 @@ fn maxmin_settles_at_max_min_on_two_and_three_switch_parking_lots() {
 /// level sorts CCRs by value, never by the order VCs were met.
 #[test]
 fn erica_parking_lot_results_do_not_depend_on_the_engine_tie_order() {
-    let (n, flows) = three_switches();
-    let text = parking_lot("erica", n, &flows, 0.5, 0.1, 0.05);
+    let text = parking_lot("erica", &three_switches(), 0.1, 0.05);
     let runs: Vec<RunOutput> = ["fifo", "lifo", "random"]
         .iter()
         .map(|order| {
