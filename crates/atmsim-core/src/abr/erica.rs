@@ -2,19 +2,50 @@
 //!
 //! Owns: [`EricaConfig`] and [`EricaPort`].
 //!
+//! # The variant
+//!
 //! Source: R. Jain, S. Kalyanaraman, R. Goyal, S. Fahmy, R. Viswanathan, "ERICA Switch
 //! Algorithm: A Complete Description", ATM Forum contribution 96-1172, August 1996, §3 (the
 //! basic algorithm), checked against the authors' later ERICA+ summary (ATM Forum 98-0408,
 //! arXiv cs/9809040), whose per-interval and per-RM-cell steps are the same. We implement the
-//! basic algorithm, without the refinements of 96-1172's later sections (averaging of the
-//! number of active VCs and of the load, per-VC CCR measurement, max-allocation-previous,
-//! ERICA+'s queue-driven target):
+//! basic algorithm with **one change: the fair-share term is the max-min water level of the
+//! active VCs' CCRs over the target capacity**, not the target capacity divided by the number
+//! of active VCs. That water level is the fair share of the "precise fairness computation"
+//! option of the same authors' earlier OSU scheme (S. Kalyanaraman, *Traffic Management for
+//! the Available Bit Rate (ABR) Service in ATM Networks*, PhD thesis, Ohio State University,
+//! 1997, the OSU-scheme pseudo-code: the target rate less what the VCs below the fair share
+//! use, over the others, iterated twice; we compute it exactly) and the advertised rate of
+//! Charny, Clark & Jain (1995) that [`super::maxmin`] computes; both use [`advertised_rate`].
+//! We leave out 96-1172's other refinements (averaging of the number of active VCs and of the
+//! load, per-VC CCR measurement, the max-allocation-previous term, ERICA+'s queue-driven
+//! target).
+//!
+//! **Why the change.** With fair share = U·C / N the basic algorithm has a continuum of fixed
+//! points wherever a port carries a VC held below U·C / N elsewhere: every allocation with
+//! load factor 1 in which each VC's rate is at least U·C / N is left as it is (VC share =
+//! CCR / 1 = CCR), so measurement noise moves the rates along that line and nothing pulls them
+//! back to max-min. On a two-switch parking lot whose last port carries a VC held at 20 Mb/s
+//! beside two greedy VCs (max-min 61.1 Mb/s each at U = 0.95), U·C / N lets the greedy VCs
+//! range from U·C / 3 = 47.4 to 87.8 Mb/s (measured: docs/scenario.md, "ERICA on parking
+//! lots"). The water level is the max-min share itself, so the only allocation it leaves alone
+//! at z = 1 is the max-min one. It is never below U·C / N, and equals it when no active VC's
+//! CCR is below U·C / N — at a loaded port whose VCs share alike the two give the same ER.
+//! The authors' own remedy, the max-allocation-previous term of 96-1172 ("achieving max-min
+//! fairness"), grants every VC the largest allocation of the previous interval whenever
+//! z ≤ 1 + δ; it equalises the rates but makes every load in (1, 1 + δ] a fixed point
+//! (δ = 0.1 in the paper), up to 1.1 · 0.95 = 1.045 of the link at our default U: on the same
+//! lot it holds both greedy VCs at 64.8 Mb/s and the link at utilisation 1.0 instead of 0.95.
+//!
+//! # The algorithm
 //!
 //! - **Per averaging interval** of length T, the port counts the ABR cells it forwards and
 //!   the VCs that sent at least one of them. At the end of the interval:
 //!   target capacity = U · C (U the target utilisation),
 //!   input rate = cells / T, load factor z = input rate / target capacity,
-//!   fair share = target capacity / (number of active VCs).
+//!   fair share = the water level of the CCRs of the VCs active in the interval over the
+//!   target capacity ([`advertised_rate`]: with the CCRs sorted, the first
+//!   (U·C − Σ_{i<k} r_(i)) / (N − k + 1) that r_(k) reaches, else what the others leave to
+//!   the largest).
 //! - **On a forward RM cell** the port records the VC's CCR.
 //! - **On a backward RM cell**: VC share = CCR / z; ER = min(max(fair share, VC share),
 //!   target capacity); the cell's ER becomes min(ER, that) (not below its MCR).
@@ -30,9 +61,11 @@
 //! no cells, z = 0 and no VC counts as active: the fair share is the whole target capacity
 //! and the VC share unbounded, so ER = U · C.
 //!
-//! **Cost.** O(1) per cell and per RM cell; the interval closes lazily on the first input at
+//! **Cost.** O(1) per cell and per RM cell; O(N log N) per interval for N VCs on the port (the
+//! water level sorts the active VCs' CCRs). The interval closes lazily on the first input at
 //! or after its end (sans-I/O: no timer is needed).
 
+use super::maxmin::advertised_rate;
 use super::{RmCell, VcSlot};
 use crate::error::{Error, Result};
 use crate::time::{SimDuration, SimTime};
@@ -84,9 +117,8 @@ pub struct EricaPort {
     /// Start of the current interval and its number.
     start: SimTime,
     index: u64,
-    /// Cells counted and VCs active in the current interval.
+    /// Cells counted in the current interval.
     cells: u64,
-    active: u32,
     /// Per VC: 1 + the number of the interval it was last active in (0 = never).
     seen: Vec<u64>,
     /// Per VC: the CCR of its last forward RM cell \[cells/s\].
@@ -94,6 +126,9 @@ pub struct EricaPort {
     /// Load factor and fair share from the last closed interval.
     z: f64,
     fair_share: f64,
+    /// Scratch: the CCRs of the VCs active in the interval being closed, sorted (kept so that
+    /// closing an interval allocates nothing).
+    active_ccrs: Vec<f64>,
 }
 
 impl EricaPort {
@@ -105,11 +140,11 @@ impl EricaPort {
             start: SimTime::ZERO,
             index: 0,
             cells: 0,
-            active: 0,
             seen: Vec::new(),
             ccr: Vec::new(),
             z: 0.0,
             fair_share: cfg.target(),
+            active_ccrs: Vec::new(),
         })
     }
 
@@ -140,24 +175,31 @@ impl EricaPort {
             return;
         }
         let target = self.cfg.target();
-        let (cells, active) = if elapsed < 2 * t { (self.cells, self.active) } else { (0, 0) };
+        let cells = if elapsed < 2 * t { self.cells } else { 0 };
         self.z = cells as f64 / self.cfg.interval.as_secs_f64() / target;
-        self.fair_share = target / f64::from(active.max(1));
+        self.fair_share = if cells == 0 { target } else { self.water_level() };
         let k = elapsed / t;
         self.start += SimDuration::from_ps(k * t);
         self.index += k;
         self.cells = 0;
-        self.active = 0;
+    }
+
+    /// The fair share of the interval being closed: the water level of its active VCs' CCRs
+    /// over the target capacity (module docs).
+    fn water_level(&mut self) -> f64 {
+        let mark = self.index + 1;
+        self.active_ccrs.clear();
+        let active = self.seen.iter().zip(&self.ccr).filter(|&(&seen, _)| seen == mark);
+        self.active_ccrs.extend(active.map(|(_, &ccr)| ccr));
+        self.active_ccrs.sort_by(f64::total_cmp);
+        advertised_rate(self.cfg.target(), self.active_ccrs.iter().copied())
     }
 
     /// An ABR cell of `vc` (data or RM) is forwarded by this port at `now`.
     pub fn on_cell(&mut self, now: SimTime, vc: VcSlot) {
         self.roll(now);
         self.cells += 1;
-        let mark = self.index + 1;
-        if std::mem::replace(&mut self.seen[vc.idx()], mark) != mark {
-            self.active += 1;
-        }
+        self.seen[vc.idx()] = self.index + 1;
     }
 
     /// A forward RM cell of `vc` passes at `now`: record its CCR. (Count the cell itself
@@ -217,19 +259,29 @@ mod tests {
         b.er
     }
 
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * C
+    }
+
     #[test]
-    fn fair_share_is_the_target_over_the_active_vcs() {
+    fn fair_share_is_the_water_level_of_the_active_vcs_ccrs() {
         let mut p = port(0.9);
         let vs: Vec<VcSlot> = (0..5).map(|_| p.add_vc()).collect();
         assert_eq!(er(&mut p, ms(0), vs[0]), 0.9 * C, "before any measurement: U·C");
-        // Four of five VCs send (a trickle: z small), the fifth is silent.
-        load(&mut p, 0, &vs[..4], &[100.0; 4], &[10; 4]);
+        // Four of five VCs send at their CCRs, the fifth is silent. CCRs 0.1, 0.2, 0.5 and
+        // 0.6 C: the two slow ones sit below U·C/4 = 0.225 C, and the two others share what
+        // they leave, (0.9 − 0.1 − 0.2)/2 = 0.3 C (U·C/4 would leave 0.3 C unused).
+        load(&mut p, 0, &vs[..4], &[0.1 * C, 0.2 * C, 0.5 * C, 0.6 * C], &[100, 200, 500, 600]);
         let e = er(&mut p, ms(10), vs[0]);
-        assert!((p.fair_share() - 0.9 * C / 4.0).abs() < 1e-9);
-        assert!((p.load_factor() - 40.0 / 0.01 / (0.9 * C)).abs() < 1e-12);
+        assert!(close(p.fair_share(), 0.3 * C), "{}", p.fair_share());
+        assert!((p.load_factor() - 1400.0 / 0.01 / (0.9 * C)).abs() < 1e-12);
         // Slow VCs (CCR/z below the fair share) are offered the fair share; so is the silent one.
         assert_eq!(e, p.fair_share());
         assert_eq!(er(&mut p, ms(10), vs[4]), p.fair_share());
+        // Equal CCRs above U·C/N: the water level is U·C/N.
+        load(&mut p, 10, &vs[..4], &[0.5 * C; 4], &[10; 4]);
+        er(&mut p, ms(20), vs[0]);
+        assert!(close(p.fair_share(), 0.9 * C / 4.0), "{}", p.fair_share());
     }
 
     #[test]
@@ -241,12 +293,37 @@ mod tests {
         let e0 = er(&mut p, ms(10), vs[0]);
         assert!((p.load_factor() - 1.2).abs() < 1e-12);
         assert!((e0 - 0.9 * C / 1.2).abs() < 1e-9, "VC share = CCR/z: {e0}");
-        assert_eq!(er(&mut p, ms(10), vs[1]), 0.5 * C, "the small VC may rise to the fair share");
-        // Both obey: the next interval carries 0.75 C + 0.5 C = 1.25 C, and the big VC is cut again.
-        load(&mut p, 10, &vs, &[0.75 * C, 0.5 * C], &[750, 500]);
+        assert!(close(er(&mut p, ms(10), vs[1]), 0.7 * C), "the small VC may rise to what the other leaves");
+        // Both obey: the next interval carries 0.75 C + 0.7 C = 1.45 C; the big VC is cut again,
+        // the small one to the water level C/2.
+        load(&mut p, 10, &vs, &[0.75 * C, 0.7 * C], &[750, 700]);
         let e0 = er(&mut p, ms(20), vs[0]);
-        assert!((e0 - 0.75 * C / 1.25).abs() < 1e-9);
-        assert_eq!(er(&mut p, ms(20), vs[1]), 0.5 * C);
+        assert!((e0 - 0.75 * C / 1.45).abs() < 1e-9);
+        assert!(close(er(&mut p, ms(20), vs[1]), 0.5 * C));
+    }
+
+    /// The allocation that left basic ERICA (fair share U·C/N) in place: load factor 1, every
+    /// VC at or above U·C/3, but not max-min. The water level moves it.
+    #[test]
+    fn a_vc_restricted_elsewhere_leaves_its_share_to_the_others() {
+        let mut p = port(0.95);
+        let vs: Vec<VcSlot> = (0..3).map(|_| p.add_vc()).collect();
+        // 0.2 C (held elsewhere) + 0.3 C + 0.45 C = 0.95 C: z = 1.
+        load(&mut p, 0, &vs, &[0.2 * C, 0.3 * C, 0.45 * C], &[200, 300, 450]);
+        assert!(close(er(&mut p, ms(10), vs[1]), 0.45 * C), "the lower greedy VC may rise to the higher");
+        assert!((p.load_factor() - 1.0).abs() < 1e-12);
+        assert!(close(er(&mut p, ms(10), vs[2]), 0.45 * C));
+        // It does: 1.1 C. Both greedy VCs are now above the max-min share (0.95 − 0.2)/2 =
+        // 0.375 C, the fair share; the load factor cuts them towards it.
+        load(&mut p, 10, &vs, &[0.2 * C, 0.45 * C, 0.45 * C], &[200, 450, 450]);
+        let e = er(&mut p, ms(20), vs[1]);
+        assert!(close(p.fair_share(), 0.375 * C), "{}", p.fair_share());
+        assert!(close(e, 0.45 * C / (1.1 / 0.95)), "{e}");
+        // At the max-min allocation nothing moves.
+        load(&mut p, 20, &vs, &[0.2 * C, 0.375 * C, 0.375 * C], &[200, 375, 375]);
+        for (v, want) in vs.iter().zip([0.375, 0.375, 0.375]) {
+            assert!(close(er(&mut p, ms(30), *v), want * C));
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! An explicit-rate switch port that allocates its whole capacity max-min fairly, driven by
 //! RM-cell fields alone (no load measurement).
 //!
-//! Owns: [`MaxMinPort`] and the reference allocation [`max_min_shares`].
+//! Owns: [`MaxMinPort`], its water level [`advertised_rate`] (which ERICA's fair share uses
+//! too, [`super::erica`]) and the reference allocation [`max_min_shares`].
 //!
 //! # Where it comes from
 //!
@@ -65,6 +66,23 @@ pub fn max_min_shares(capacity: f64, demands: &[f64]) -> Vec<f64> {
         rest -= demands[v];
     }
     demands.iter().map(|&d| d.min(level)).collect()
+}
+
+/// The advertised rate μ of `capacity` over recorded rates given in ascending order (module
+/// docs, "The allocation"): the first (C − Σ_{i<k} r_(i)) / (N − k + 1) that r_(k) reaches,
+/// else what the other VCs leave to the last; `capacity` when there are none. Never below
+/// C / N.
+pub fn advertised_rate(capacity: f64, ascending: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let n = ascending.len();
+    let mut rest = capacity;
+    for (k, r) in ascending.enumerate().take(n.saturating_sub(1)) {
+        let share = rest / (n - k) as f64;
+        if r >= share {
+            return share;
+        }
+        rest -= r;
+    }
+    rest
 }
 
 /// One output port's max-min explicit-rate allocator.
@@ -160,16 +178,7 @@ impl MaxMinPort {
 
     /// μ over the sorted recorded rates (module docs); C when no VC is present.
     fn water_level(&self) -> f64 {
-        let n = self.order.len();
-        let mut rest = self.capacity;
-        for (k, &s) in self.order.iter().enumerate().take(n.saturating_sub(1)) {
-            let share = rest / (n - k) as f64;
-            if self.rate[s as usize] >= share {
-                return share;
-            }
-            rest -= self.rate[s as usize];
-        }
-        rest
+        advertised_rate(self.capacity, self.order.iter().map(|&s| self.rate[s as usize]))
     }
 }
 

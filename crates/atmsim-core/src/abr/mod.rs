@@ -17,7 +17,8 @@
 //!   max-min fairly from RM-cell fields alone (the switch of Kalampoukas, Varma &
 //!   Ramakrishnan 1997 as our digest reconstructs it);
 //! - [`erica`] — [`EricaPort`], Jain et al.'s ERICA: measured load, target utilisation,
-//!   fair share and VC share.
+//!   VC share, and as fair share the max-min water level of the CCRs (the variant and why:
+//!   module docs there).
 //!
 //! Sans-I/O above; the runtime pieces below them.
 //!

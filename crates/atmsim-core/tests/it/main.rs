@@ -1,5 +1,6 @@
 //! Integration tests of atmsim-core, one binary; each module is named after a behaviour.
 
+mod abr_parking_lot;
 mod abr_rate_control;
 mod cells_flow_through_switches;
 mod common;
