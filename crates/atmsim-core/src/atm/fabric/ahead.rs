@@ -124,7 +124,7 @@ impl Fabric {
 
     /// Served-ahead port `p` went idle, brought up to `t`: if it is a non-work-conserving RCSP
     /// port whose regulators hold cells, it starts the first when that becomes eligible
-    /// ([`OutPort::wake_at`]), by an event of its own unless that comes by `t` (the event comes
+    /// ([`OutPort::wake_at`](crate::atm::port::OutPort::wake_at)), by an event of its own unless that comes by `t` (the event comes
     /// late in the run if a drain found the port idle at an earlier instant; the cell still
     /// starts at its time, as every step of a served-ahead port).
     #[cold]
@@ -140,7 +140,7 @@ impl Fabric {
         }
     }
 
-    /// Idle served-ahead port `p` starts at its [`OutPort::wake_at`] (at most `t`) the cell that
+    /// Idle served-ahead port `p` starts at its [`OutPort::wake_at`](crate::atm::port::OutPort::wake_at) (at most `t`) the cell that
     /// became eligible then — what its wake-up event did, before the instant's arrivals
     /// (DESIGN §2b: a server's step).
     #[cold]
@@ -267,7 +267,7 @@ impl Fabric {
     /// Give served-ahead port `p` the event it needs next
     /// ([`crate::atm::port::OutPort::next_due`]), unless one
     /// that comes no later is pending.
-    /// When the first watched cell's end is known exactly ([`OutPort::watched_end`]), its
+    /// When the first watched cell's end is known exactly ([`OutPort::watched_end`](crate::atm::port::OutPort::watched_end)), its
     /// arrival at the far end gets its event at once instead (`arm_arrival`).
     #[inline]
     pub fn arm(&mut self, ck: &mut impl Clock, p: PortId) {

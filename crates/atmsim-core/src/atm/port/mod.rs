@@ -721,7 +721,7 @@ impl OutPort {
     /// control cells waiting (they would go first) and without sources waiting on frames,
     /// sending a cell. Later arrivals join behind.
     #[inline]
-    fn starts_exact(&self) -> bool {
+    pub fn starts_exact(&self) -> bool {
         self.in_tx.is_some() && !self.notify && self.ctrl.is_empty() && matches!(self.sched, Scheduler::Fifo(_))
     }
 
