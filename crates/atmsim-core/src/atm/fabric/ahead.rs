@@ -141,8 +141,8 @@ impl Fabric {
     }
 
     /// Idle served-ahead port `p` starts at its [`OutPort::wake_at`](crate::atm::port::OutPort::wake_at) (at most `t`) the cell that
-    /// became eligible then — what its wake-up event did, before the instant's arrivals
-    /// (DESIGN §2b: a server's step).
+    /// became eligible then, as a wake-up event does with batching off: before the instant's
+    /// arrivals (DESIGN §2b: a server's step).
     #[cold]
     #[inline(never)]
     fn wake_held(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
@@ -267,6 +267,7 @@ impl Fabric {
     /// Give served-ahead port `p` the event it needs next
     /// ([`crate::atm::port::OutPort::next_due`]), unless one
     /// that comes no later is pending.
+    ///
     /// When the first watched cell's end is known exactly ([`OutPort::watched_end`](crate::atm::port::OutPort::watched_end)), its
     /// arrival at the far end gets its event at once instead (`arm_arrival`).
     #[inline]

@@ -652,17 +652,10 @@ impl OutPort {
         // A cell with k cells ahead of it in its queue starts no sooner than k cell times after
         // the current one ends (exactly then in a FIFO).
         let k = match &self.sched {
-            Scheduler::Fifo(q) => {
-                let (a, b) = q.as_slices();
-                let a = &a[..a.len().min(DUE_SCAN_MAX)];
-                let b = &b[..b.len().min(DUE_SCAN_MAX - a.len())];
-                let found = a.iter().position(|&c| self.watched(c));
-                match found.or_else(|| b.iter().position(|&c| self.watched(c)).map(|k| k + a.len())) {
-                    Some(k) => k,
-                    None if q.len() <= DUE_SCAN_MAX => return None,
-                    None => DUE_SCAN_MAX,
-                }
-            }
+            Scheduler::Fifo(q) => match self.first_watched(q) {
+                Some(found) => found?,
+                None => DUE_SCAN_MAX,
+            },
             Scheduler::RoundRobin { tokens, queues } => self.round_robin_due(tokens, queues)?,
             Scheduler::Priority(pr) => return self.priority_due(pr),
         };
@@ -733,12 +726,21 @@ impl OutPort {
             return None;
         }
         let Scheduler::Fifo(q) = &self.sched else { unreachable!("starts_exact is FIFO only") };
+        let found = self.first_watched(q)?;
+        Some(found.map(|k| self.tx_done + self.ser.peek_units(k as u64 + 1)))
+    }
+
+    /// The place of the first watched cell in FIFO `q`, looking at most [`DUE_SCAN_MAX`]
+    /// places: `Some(None)` if `q` holds none, `None` if none lies within the places looked at
+    /// and `q` is longer.
+    #[inline]
+    fn first_watched(&self, q: &VecDeque<Cell>) -> Option<Option<usize>> {
         let (a, b) = q.as_slices();
         let a = &a[..a.len().min(DUE_SCAN_MAX)];
         let b = &b[..b.len().min(DUE_SCAN_MAX - a.len())];
         let found = a.iter().position(|&c| self.watched(c));
         match found.or_else(|| b.iter().position(|&c| self.watched(c)).map(|k| k + a.len())) {
-            Some(k) => Some(Some(self.tx_done + self.ser.peek_units(k as u64 + 1))),
+            Some(k) => Some(Some(k)),
             None if q.len() <= DUE_SCAN_MAX => Some(None),
             None => None,
         }
