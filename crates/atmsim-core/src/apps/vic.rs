@@ -123,15 +123,20 @@ impl DiscreteLaw {
     }
 
     /// The member of a one-parameter family whose mean is `target`, the mean being monotone
-    /// in the parameter on [a, b] (bisection to double precision).
+    /// in the parameter on [a, b] (bisection to double precision: at most 200 halvings, ending
+    /// once a step leaves the bracket as it was, since every later step would too).
     fn with_mean(target: f64, mut a: f64, mut b: f64, family: impl Fn(f64) -> Self) -> Self {
         let rising = family(b).mean() > family(a).mean();
         for _ in 0..200 {
             let m = 0.5 * (a + b);
+            let (a0, b0) = (a, b);
             if (family(m).mean() < target) == rising {
                 a = m;
             } else {
                 b = m;
+            }
+            if (a, b) == (a0, b0) {
+                break;
             }
         }
         family(0.5 * (a + b))

@@ -81,6 +81,9 @@ pub struct Link {
     pub to: Sink,
     /// Cells in flight with their arrival times (non-decreasing).
     pub pipe: VecDeque<(SimTime, Cell)>,
+    /// Into a switch that takes an event per arrival (not drained by its readers,
+    /// `atm::fabric::drained`): every cell needs an arrival event, not only frame ends.
+    pub steps_each: bool,
     /// Cells that reached the far end.
     pub cells_delivered: u64,
     /// Into a switch that takes an event per arrival: the time of the pending `Arrive` event

@@ -16,7 +16,7 @@
 //! run at its end.
 
 use super::{AtmEv, Clock, Fabric, Up};
-use crate::atm::cell::Cell;
+use crate::atm::cell::{flags, Cell};
 use crate::atm::link::Sink;
 use crate::ids::{LinkId, PortId};
 use crate::time::SimTime;
@@ -288,9 +288,18 @@ impl Fabric {
         }
     }
 
-    /// [`Fabric::arm`] after `cell` joined the tail of served-ahead port `p`'s queue.
-    #[inline]
+    /// [`Fabric::arm`] after `cell` joined the tail of served-ahead port `p`'s queue. Only a
+    /// frame end or an RM cell can be watched, so any other cell needs nothing.
+    #[inline(always)]
     pub fn arm_after_push(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
+        if cell.flags & (flags::EOF | flags::RM) != 0 {
+            self.arm_after_watched_push(ck, p, cell);
+        }
+    }
+
+    /// [`Fabric::arm_after_push`] for a frame end or an RM cell.
+    #[inline(never)]
+    fn arm_after_watched_push(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
         let port = &self.ports[p.idx()];
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;

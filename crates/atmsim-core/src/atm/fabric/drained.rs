@@ -125,9 +125,11 @@ impl Fabric {
                     }
                 }
             }
-            // Whatever feeds the switch starts its frame ends on time (module docs).
+            // Whatever feeds the switch starts its frame ends on time (module docs), and only
+            // those (and RM cells) need arrival events.
             for i in 0..self.switches[s].inputs.len() {
                 let l = self.switches[s].inputs[i];
+                self.links[l.idx()].steps_each = false;
                 self.ports[self.links[l.idx()].from.idx()].watch_ends = true;
             }
         }

@@ -212,8 +212,17 @@ impl Fabric {
     /// drained by its readers, or a host: only end-of-frame cells (and ABR RM cells), whose
     /// effects cannot wait — the cells before them are delivered in order when it fires —, and
     /// none if its port armed it ahead (`ahead.rs`, `arm_arrival`).
-    #[inline]
+    #[inline(always)]
     pub fn arrival_event(&mut self, ck: &mut impl Clock, l: LinkId, at: SimTime, cell: Cell) {
+        if cell.flags & (flags::EOF | flags::RM) != 0 || self.links[l.idx()].steps_each {
+            self.arrival_event_for(ck, l, at, cell);
+        }
+    }
+
+    /// [`Fabric::arrival_event`] for a cell that may need one: a frame end, an RM cell, or any
+    /// cell into a switch that takes an event per arrival.
+    #[inline(never)]
+    fn arrival_event_for(&mut self, ck: &mut impl Clock, l: LinkId, at: SimTime, cell: Cell) {
         let link = &mut self.links[l.idx()];
         let wake = match link.to {
             Sink::Switch { switch, .. } if self.switches[switch.idx()].drained => {
@@ -379,7 +388,12 @@ impl Fabric {
         match port.start_next(now) {
             Some(done) if port.lazy => {
                 self.launched(ck, p, done);
-                self.arm(ck, p);
+                let port = &self.ports[p.idx()];
+                // With nothing left waiting, a FIFO or round-robin port has no watched cell to
+                // arm for, and the cell it started needs no port event unless it notifies.
+                if port.queued_cells() > 0 || port.notify || port.sched.may_hold_cells() {
+                    self.arm(ck, p);
+                }
             }
             Some(done) => ck.schedule(done, AtmEv::PortTx(p)),
             None => {

@@ -112,6 +112,7 @@ impl Cabling {
             from: pid,
             to: sink,
             pipe: Default::default(),
+            steps_each: matches!(to, Node::Switch(_)),
             cells_delivered: 0,
             armed_at: crate::time::SimTime::MAX,
         });
