@@ -38,6 +38,8 @@ pub enum Purpose {
     TieOrder = 8,
     /// A connection of a generated session (index: session << 24 | connection).
     SessionConn = 9,
+    /// A host CPU's timing jitter (index: the host).
+    HostCpu = 10,
 }
 
 /// SplitMix64's output function of `z` (a bijection on `u64`).

@@ -7,6 +7,15 @@
 //! CPU serves both directions in FIFO order. With all costs zero (the default) the stage is
 //! absent and costs nothing; with only receive costs, sent segments bypass it.
 //!
+//! **Timing jitter.** `cpu_jitter_us` = J adds to every job, in both directions, a time drawn
+//! uniformly from [0, J) (picoseconds, from the host's own stream, `rng::Purpose::HostCpu`):
+//! the random component of real hosts' per-packet processing that Floyd & Jacobson (1992, "On
+//! traffic phase effects in packet-switched gateways") showed breaks the phase effects of
+//! deterministic drop-tail simulations — with every time exact, two identical TCP senders can
+//! lock into a pattern in which one of them takes every drop. A host with jitter has a CPU
+//! even when its costs are zero, and its sent segments go through it. The mean cost per job
+//! grows by J/2.
+//!
 //! **Simultaneous events (DESIGN §2b).** At one instant the CPU first finishes its job (`Done`
 //! runs before any arrival, and the next job starts), then the instant's new jobs join the
 //! FIFO in the order of the events that bring them: received datagrams (cells reaching the
@@ -17,6 +26,7 @@
 //! identical under every engine tie order, tested).
 
 use crate::ids::DatagramId;
+use crate::rng::{Rng, Stream};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -53,11 +63,17 @@ pub struct Cpu {
     pub rx_segments: u64,
     pub tx_segments: u64,
     pub max_queue: usize,
+    /// Timing jitter: the bound J [ps] of each job's extra time and the stream it is drawn
+    /// from (module docs); none if J is 0.
+    jitter: Option<(u64, Stream)>,
 }
 
 impl Cpu {
-    pub fn new(rx: Cost, tx: Cost) -> Self {
+    /// A CPU with these costs, each job lengthened by a time drawn uniformly from [0, J) with
+    /// `jitter = Some((J, stream))` (J > 0 ps).
+    pub fn new(rx: Cost, tx: Cost, jitter: Option<(SimDuration, Stream)>) -> Self {
         Cpu {
+            jitter: jitter.map(|(j, r)| (j.as_ps(), r)),
             rx,
             tx,
             queue: VecDeque::new(),
@@ -72,17 +88,26 @@ impl Cpu {
 
     /// Whether sent segments go through the CPU.
     pub fn costs_tx(&self) -> bool {
-        !self.tx.is_zero()
+        !self.tx.is_zero() || self.jitter.is_some()
     }
 
-    /// Processing time of one segment with `len` payload bytes.
-    pub fn cost(&self, len: u32, dir: Dir) -> SimDuration {
+    /// Whether received segments go through the CPU.
+    pub fn costs_rx(&self) -> bool {
+        !self.rx.is_zero() || self.jitter.is_some()
+    }
+
+    /// Processing time of one segment with `len` payload bytes, its jitter drawn now.
+    pub fn cost(&mut self, len: u32, dir: Dir) -> SimDuration {
         let len = len as u64;
         let c = match dir {
             Dir::Rx => self.rx,
             Dir::Tx => self.tx,
         };
-        SimDuration::from_ps(c.per_segment.as_ps().saturating_add(c.per_byte_ps.saturating_mul(len)))
+        let extra = match &mut self.jitter {
+            Some((j, r)) => r.gen_range(0..*j),
+            None => 0,
+        };
+        SimDuration::from_ps(c.per_segment.as_ps().saturating_add(c.per_byte_ps.saturating_mul(len)).saturating_add(extra))
     }
 
     /// Queue a segment (datagram `d`, `len` payload bytes); returns the completion time if

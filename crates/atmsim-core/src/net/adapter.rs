@@ -144,7 +144,7 @@ impl Network {
         let h = dg.hdr.dst;
         let now = self.eng.now;
         match &mut self.hosts[h.idx()].cpu {
-            Some(cpu) if !cpu.rx.is_zero() => {
+            Some(cpu) if cpu.costs_rx() => {
                 if let Some(done) = cpu.push(now, d, seg.len, Dir::Rx) {
                     self.eng.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
                 }

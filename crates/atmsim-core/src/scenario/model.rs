@@ -124,6 +124,10 @@ pub struct HostSec {
     /// Send CPU time per payload byte [ns]. Default 0.
     #[serde(default)]
     pub tx_cpu_per_byte_ns: f64,
+    /// A random extra CPU time per segment, uniform on [0, this) [µs], both directions
+    /// (`ip::cpu`, "Timing jitter"). Default 0: none.
+    #[serde(default)]
+    pub cpu_jitter_us: f64,
     /// VP-style shaping of everything the host sends (atm::shaping); absent = none.
     #[serde(default, deserialize_with = "table::optional")]
     pub shape: Option<ShapeSec>,

@@ -1,5 +1,7 @@
 //! A receiver whose CPU spends a fixed time per segment and per byte caps TCP throughput at
-//! MSS / (per-segment + MSS · per-byte) — the host limit of MAGIC §3.6 and §4.3.
+//! MSS / (per-segment + MSS · per-byte) — the host limit of MAGIC §3.6 and §4.3; a random
+//! extra time per segment, uniform on [0, J), adds J/2 to the mean (`ip::cpu`, "Timing
+//! jitter").
 
 use crate::common::*;
 use atmsim_core::api::RunOptions;
@@ -70,4 +72,57 @@ fn a_cpu_bound_sender_pays_for_its_segments_and_the_acks_it_receives() {
     assert!(tx <= sent && sent - tx <= 1048576 / 9140 + 1, "{tx} of {sent}");
     assert!(rx > 0 && rx <= c["acks_sent_by_receiver"].as_u64().unwrap(), "{rx}");
     assert_conserved(&s);
+}
+
+fn receiver(extra: &str) -> String {
+    magic_with_cpu(0.0, 0.0).replace("rx_cpu_per_segment_us = 0\nrx_cpu_per_byte_ns = 0", extra)
+}
+
+fn remote(s: &serde_json::Value) -> &serde_json::Value {
+    s["hosts"].as_array().unwrap().iter().find(|h| h["name"] == "dec-remote").unwrap()
+}
+
+#[test]
+fn cpu_jitter_adds_half_its_bound_to_the_mean_job() {
+    // Uniform on [0, J): a CPU-bound receiver spends per-segment + J/2 on each data segment,
+    // and J/2 on each ACK it sends (the jitter applies to both directions; its send cost is
+    // otherwise zero).
+    for (seg_us, jitter_us) in [(1000.0, 400.0), (300.0, 1000.0)] {
+        let text = receiver(&format!("rx_cpu_per_segment_us = {seg_us}\ncpu_jitter_us = {jitter_us}"));
+        let s = run_text(&text, RunOptions::default()).summary;
+        let c = &s["connections"][0];
+        let got = c["goodput_bps"].as_f64().unwrap();
+        let acks_per_seg = c["acks_sent_by_receiver"].as_f64().unwrap() / c["data_segs_sent"].as_f64().unwrap();
+        let per_seg_us = seg_us + jitter_us / 2.0 + acks_per_seg * jitter_us / 2.0;
+        let expect = 9140.0 * 8.0 / (per_seg_us * 1e-6);
+        assert!((got - expect).abs() / expect < 0.02, "{seg_us} us + U[0, {jitter_us}): {got} vs {expect}");
+        assert!(remote(&s)["cpu_utilization"].as_f64().unwrap() > 0.95);
+        assert_conserved(&s);
+    }
+}
+
+#[test]
+fn a_host_with_jitter_alone_has_a_cpu_whose_jobs_average_half_the_bound() {
+    let jitter_us = 200.0;
+    let s = run_text(&receiver(&format!("cpu_jitter_us = {jitter_us}")), RunOptions::default()).summary;
+    let host = remote(&s);
+    let jobs = (host["cpu_rx_segments"].as_u64().unwrap() + host["cpu_tx_segments"].as_u64().unwrap()) as f64;
+    assert!(jobs > 1000.0, "{host}");
+    // Its sent segments (the ACKs) go through the CPU too.
+    assert!(host["cpu_tx_segments"].as_u64().unwrap() > 0, "{host}");
+    let busy_s = host["cpu_utilization"].as_f64().unwrap() * s["duration_s"].as_f64().unwrap();
+    let mean_us = busy_s / jobs * 1e6;
+    assert!((mean_us - jitter_us / 2.0).abs() < 0.05 * jitter_us / 2.0, "mean job {mean_us} us");
+    assert_conserved(&s);
+}
+
+#[test]
+fn cpu_jitter_is_drawn_from_the_seed() {
+    let text = receiver("rx_cpu_per_segment_us = 1000\ncpu_jitter_us = 400");
+    let run = |seed| {
+        let s = run_text(&text, RunOptions { seed: Some(seed), ..Default::default() }).summary;
+        remote(&s)["cpu_utilization"].as_f64().unwrap().to_bits()
+    };
+    assert_eq!(run(1), run(1));
+    assert_ne!(run(1), run(2));
 }

@@ -75,6 +75,7 @@ pub(super) fn routers(doc: &ScenarioDoc) -> Result<Vec<HostSec>> {
             rx_cpu_per_byte_ns: 0.0,
             tx_cpu_per_segment_us: 0.0,
             tx_cpu_per_byte_ns: 0.0,
+            cpu_jitter_us: 0.0,
             shape: None,
             er_algorithm: None,
             ipoa: r.ipoa.clone(),

@@ -90,7 +90,7 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
         &merged
     };
     let mut names = nodes::Names::default();
-    let mut hosts = nodes::hosts(&doc.hosts, &mut names)?;
+    let mut hosts = nodes::hosts(&doc.hosts, &mut names, run.seed)?;
     for h in &mut hosts[doc.hosts.len() - doc.routers.len()..] {
         h.forwards = true;
     }

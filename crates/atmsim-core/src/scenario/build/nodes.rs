@@ -12,8 +12,10 @@ use crate::error::{Error, Result};
 use crate::ids::{NodeId, SwitchId};
 use crate::ip::cpu::{Cost, Cpu};
 use crate::ip::Host;
+use crate::rng;
 use crate::scenario::limits::{self, int_in, invalid, span};
 use crate::scenario::model::{HostSec, SwitchSec};
+use crate::time::SimDuration;
 use std::collections::HashMap;
 
 /// A node of the network: hosts and switches share one name space.
@@ -54,7 +56,7 @@ impl<'d> Names<'d> {
 }
 
 /// Check `[[host]]` and name its hosts, in document order.
-pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>) -> Result<Vec<Host>> {
+pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>, seed: u64) -> Result<Vec<Host>> {
     let mut hosts = Vec::new();
     for (i, h) in secs.iter().enumerate() {
         let f = |k: &str| format!("host[{i}].{k}");
@@ -82,15 +84,17 @@ pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>) -> Result<Ve
             frames_corrupt: 0,
             frames_rcvd: 0,
             tap: None,
-            cpu: host_cpu(i, h)?,
+            cpu: host_cpu(i, h, seed)?,
         });
     }
     Ok(hosts)
 }
 
-/// Host `i`'s CPU (`rx_cpu_*`, then `tx_cpu_*`); `None` if it costs nothing either way.
-fn host_cpu(i: usize, h: &HostSec) -> Result<Option<Cpu>> {
+/// Host `i`'s CPU (`rx_cpu_*`, then `tx_cpu_*`, then `cpu_jitter_us`, its jitter drawn from
+/// the run's `seed`); `None` if it costs nothing either way and has no jitter.
+fn host_cpu(i: usize, h: &HostSec, seed: u64) -> Result<Option<Cpu>> {
     let f = |k: &str| format!("host[{i}].{k}");
+    let jitter = span(&f("cpu_jitter_us"), h.cpu_jitter_us, 1e-6, "µs", limits::MAX_CPU_JOB_S)?;
     let mut costs = [Cost::default(); 2];
     for (cost, dir) in costs.iter_mut().zip(["rx", "tx"]) {
         let (seg, byte) = if dir == "rx" {
@@ -104,23 +108,26 @@ fn host_cpu(i: usize, h: &HostSec) -> Result<Option<Cpu>> {
             &f(&format!("{dir}_cpu_per_byte_ns")),
             byte,
             h.mtu_bytes,
+            jitter,
         )?;
     }
     let [rx_cost, tx_cost] = costs;
-    Ok((!rx_cost.is_zero() || !tx_cost.is_zero()).then(|| Cpu::new(rx_cost, tx_cost)))
+    let jitter = (jitter > SimDuration::ZERO).then(|| (jitter, rng::stream(seed, rng::Purpose::HostCpu, i as u64)));
+    Ok((!rx_cost.is_zero() || !tx_cost.is_zero() || jitter.is_some()).then(|| Cpu::new(rx_cost, tx_cost, jitter)))
 }
 
 /// One direction's CPU cost: each term bounded, and the cost of the largest segment the
-/// host can send or receive (per segment + per byte × MTU) at most [`limits::MAX_CPU_JOB_S`].
-fn cpu_cost(seg_field: &str, seg_us: f64, byte_field: &str, byte_ns: f64, mtu: i64) -> Result<Cost> {
+/// host can send or receive (per segment + per byte × MTU + the jitter's bound) at most
+/// [`limits::MAX_CPU_JOB_S`].
+fn cpu_cost(seg_field: &str, seg_us: f64, byte_field: &str, byte_ns: f64, mtu: i64, jitter: SimDuration) -> Result<Cost> {
     let per_segment = span(seg_field, seg_us, 1e-6, "µs", limits::MAX_CPU_JOB_S)?;
     let per_byte = span(byte_field, byte_ns, 1e-9, "ns", limits::MAX_CPU_JOB_S / 65_535.0)?;
-    let job_s = per_segment.as_secs_f64() + per_byte.as_secs_f64() * mtu as f64;
+    let job_s = per_segment.as_secs_f64() + per_byte.as_secs_f64() * mtu as f64 + jitter.as_secs_f64();
     if job_s > limits::MAX_CPU_JOB_S {
         return invalid(
             byte_field,
             format!(
-                "expected the cost of a largest segment (per segment + per byte × MTU {mtu}) of at most {} s, got {} s",
+                "expected the cost of a largest segment (per segment + per byte × MTU {mtu} + cpu_jitter_us) of at most {} s, got {} s",
                 limits::MAX_CPU_JOB_S,
                 limits::num(job_s)
             ),

@@ -42,6 +42,7 @@ pub(super) fn expand(doc: &ScenarioDoc) -> Result<Option<ScenarioDoc>> {
             rx_cpu_per_byte_ns: 0.0,
             tx_cpu_per_segment_us: 0.0,
             tx_cpu_per_byte_ns: 0.0,
+            cpu_jitter_us: 0.0,
             shape: None,
             er_algorithm: None,
             ipoa: None,
