@@ -321,8 +321,8 @@ def reproduce(
         else:
             from .progress import runs_bar
 
-            with runs_bar(study, console=console) as tick:
-                report = module.run(out_dir, full=full, seed=seed, progress=tick, **extra)
+            with runs_bar(study, console=console) as progress:
+                report = module.run(out_dir, full=full, seed=seed, progress=progress, **extra)
     _stderr().print(f"wrote {printable(str(report))}", highlight=False, markup=False, soft_wrap=True)
 
 

@@ -1,6 +1,7 @@
 """Reproductions of the published studies: one module per study (DESIGN.md §5).
 
-Each module exposes ``run(out_dir, full=False, seed=1, progress=True) -> Path`` which runs the
+Each module exposes ``run(out_dir, full=False, seed=1, progress=None) -> Path`` (``progress``: an
+:class:`atmsim.study.Progress`, or ``None``) which runs the
 study's experiments, writes its tables and figures beside the paper's numbers, and returns the
 path of the HTML report.
 """

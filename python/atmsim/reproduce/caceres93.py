@@ -63,6 +63,7 @@ from pathlib import Path
 from .. import stats
 from ..report import figure_path, plot_ci_lines, save_figure, write_report
 from ..scenario import Scenario
+from ..study import Progress
 
 POLICIES = ("per-conversation", "per-type", "per-destination")
 RTT_S = 0.045
@@ -195,20 +196,16 @@ def _wan_utilisation(summary: dict) -> float:
 class Study:
     """Runs the experiments; `quick` shortens runs and uses fewer seeds and load points."""
 
-    def __init__(self, full: bool, seed: int, progress=None):
+    def __init__(self, full: bool, seed: int, progress: Progress | None = None):
         self.full = full
         self.seeds = list(range(seed, seed + (10 if full else 3)))
         rtts = 4000 if full else 1000
         self.duration_s = rtts * RTT_S
         self.warmup_s = self.duration_s / 4
-        self.progress = progress
-        self.done = 0
-        self.total = 0
+        self.progress = Progress.of(progress)
 
     def _tick(self, what: str) -> None:
-        self.done += 1
-        if self.progress:
-            self.progress(self.done, self.total, what)
+        self.progress.step(what)
 
     def doc(self, sources: list[str], policy: str, **kw) -> dict:
         return scenario(sources, policy, duration_s=self.duration_s, warmup_s=self.warmup_s, **kw)
@@ -360,13 +357,13 @@ def _sat_text(x) -> str:
     return "none up to the largest load" if x is None else f"{x:g}"
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -> Path:
+def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``."""
     out = Path(out_dir)
     t0 = time.perf_counter()
     st = Study(full, seed, progress)
     fractions = (0.5, 0.25)
-    st.total = sum(len(v) for v in FIG2_COUNTS.values()) + 3 * 6 + 3 + 3 * len(fractions) + 3 * 11 + 2 * 11 + 3 + 3 + 3
+    st.progress.plan(sum(len(v) for v in FIG2_COUNTS.values()) + 3 * 6 + 3 + 3 * len(fractions) + 3 * 11 + 2 * 11 + 3 + 3 + 3)
     f2 = st.figure2()
     f35 = st.figures3to5()
     fair = st.fairness()

@@ -31,6 +31,7 @@ from ..scenario import Scenario
 from . import kalampoukas97_figures as figs
 from . import kalampoukas_setup as ks
 from . import kalampoukas_theory as th
+from ..study import Progress
 from .runner import run_many
 
 # Digest A9/A12: one-way propagation readings of §5.4's "about 9 segments" [ms].
@@ -98,8 +99,8 @@ def _keep(r) -> dict:
 class Study:
     """Collects the runs, then reads them back by name."""
 
-    def __init__(self, mode: Mode, seed: int, progress):
-        self.mode, self.seed, self.progress = mode, seed, progress
+    def __init__(self, mode: Mode, seed: int, progress: Progress | None = None):
+        self.mode, self.seed, self.progress = mode, seed, Progress.of(progress)
         self.jobs: list[tuple[str, int, Scenario]] = []
         self.out: dict[tuple[str, int], dict] = {}
 
@@ -108,7 +109,10 @@ class Study:
             self.jobs.append((name, self.seed + k, _timed(sc, self.mode)))
 
     def run(self) -> None:
-        done = run_many([(sc, s) for _, s, sc in self.jobs], progress=self.progress, keep=_keep)
+        self.progress.plan(len(self.jobs))
+        # Results come back in the order given, so the d-th finished is the d-th job.
+        done = run_many([(sc, s) for _, s, sc in self.jobs], progress=self.progress.runs(lambda d: self.jobs[d - 1][0]),
+                        keep=_keep)
         for (name, s, _), res in zip(self.jobs, done):
             self.out[(name, s)] = res
 
@@ -499,7 +503,7 @@ def _fixes(st: Study, items: list) -> str:
     return "".join(parts)
 
 
-def collect(full: bool = False, seed: int = 1, progress=None) -> tuple[Study, dict[str, list[ks.TwoNode]]]:
+def collect(full: bool = False, seed: int = 1, progress: Progress | None = None) -> tuple[Study, dict[str, list[ks.TwoNode]]]:
     """Run every experiment of the study; returns the runs and the closed-form figures' points."""
     st = Study(FULL if full else QUICK, seed, progress)
     points = _schedule(st)
@@ -531,7 +535,7 @@ def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: fl
     return write_report(out, title, "".join(body)), items
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -> Path:
+def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run the study; write ``report.html`` with its figures into ``out_dir``."""
     t0 = time.perf_counter()
     st, points = collect(full, seed, progress)

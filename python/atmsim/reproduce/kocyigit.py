@@ -50,6 +50,7 @@ import scipy.stats
 from .. import stats
 from ..report import figure_path, plot_ci_lines, write_report
 from ..scenario import Scenario
+from ..study import Progress
 from .runner import run_many
 
 SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "kocyigit"
@@ -83,6 +84,8 @@ FULL = Size(8, 30.0, 5.0)
 QUICK = Size(8, 15.0, 3.0)
 # Families that carry no verdict, in quick mode.
 QUICK_EXTRA = Size(2, 8.0, 2.0)
+# Experiment B (:func:`mechanism`) in quick mode.
+QUICK_MECH = Size(2, 15.0, 3.0)
 
 # The efficiency definitions the paper's words allow (report, "Efficiency: which one?").
 EFFICIENCY = {
@@ -157,12 +160,12 @@ def point_metrics(summaries: list[dict], bg_mbps: float) -> dict:
 
 
 class Study:
-    def __init__(self, full: bool, seed: int, progress=None):
+    def __init__(self, full: bool, seed: int, progress: Progress | None = None):
         self.full = full
         self.seed = seed
         self.main = FULL if full else QUICK
         self.extra = FULL if full else QUICK_EXTRA
-        self.progress = progress
+        self.progress = Progress.of(progress)
 
     def seeds(self, size: Size) -> list[int]:
         return list(range(self.seed, self.seed + size.seeds))
@@ -177,7 +180,8 @@ class Study:
                     for s in self.seeds(size):
                         keys.append((fam, label, bg))
                         runs.append((sc, s))
-        summaries = run_many(runs, progress=(lambda d, t: self.progress(d, t, f"run {d}/{t}")) if self.progress else None)
+        self.progress.plan(len(runs))
+        summaries = run_many(runs, progress=self.progress.runs(lambda d: "{} {} at {} Mb/s".format(*keys[d - 1])))
         grouped: dict = {}
         for key, summ in zip(keys, summaries):
             grouped.setdefault(key, []).append(summ)
@@ -316,7 +320,7 @@ def _mech_keep(warmup_s: float):
 MECH_BUFFERS = (1000, 2000, 3540, 5000, 10000)
 
 
-def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25) -> dict:
+def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25, progress: Progress | None = None) -> dict:
     """Experiment B: unshaped TCP at ``bg_mbps`` of background with L0 buffers of
     :data:`MECH_BUFFERS` cells (3540 = L0's bandwidth-delay product, 10 ms × 150 Mb/s in
     cells), Reno as shipped and Reno with fast retransmit off (every loss waits for the
@@ -333,7 +337,10 @@ def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25) -> dict:
             for s in seeds:
                 cases.append((var, buf))
                 runs.append((sc, s))
-    got = run_many(runs, keep=_mech_keep(size.warmup_s))
+    progress = Progress.of(progress)
+    progress.plan(len(runs))
+    got = run_many(runs, progress=progress.runs(lambda d: "experiment B {} {} cells".format(*cases[d - 1])),
+                   keep=_mech_keep(size.warmup_s))
     out: dict = {}
     for key, r in zip(cases, got):
         out.setdefault(key, []).append(r)
@@ -394,7 +401,7 @@ def _summary_table(items: list[tuple[str, str, str]], elapsed: float, st: Study)
             f"{st.extra.label()}).</p><table><tr><th>item</th><th>verdict</th><th>reason</th></tr>{rows}</table>")
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -> Path:
+def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run Figures 3–6, the VP-based variant and the one-user case; write ``report.html``."""
     out = Path(out_dir)
     t0 = time.perf_counter()
@@ -406,12 +413,13 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
             families[f"vp{buf}"] = (st.extra, {label: load(buf, v.format(g="vp")) for label, v in SHAPINGS.items()})
         families[f"one{buf}"] = (st.extra, {label: load(buf, v, one_user=True) for label, v in ONE_USER.items()})
     res = st.curves(families)
-    mech_size = FULL if full else Size(2, 15.0, 3.0)
+    mech_size = FULL if full else QUICK_MECH
     mech_seeds = st.seeds(Size(4 if full else 2, 0, 0))
-    mech = mechanism(mech_size, mech_seeds)
+    mech = mechanism(mech_size, mech_seeds, progress=st.progress)
     # The lock-step artefact: the unshaped 1000-cell case with exact clocks, bg 0.
     lock = at_background(load(1000, "unshaped"), 0, st.extra.duration_s, st.extra.warmup_s).set("simulation.link_clock_ppm", 0.0)
-    lock_runs = run_many([(lock, s) for s in st.seeds(st.extra)])
+    st.progress.plan(len(st.seeds(st.extra)))
+    lock_runs = run_many([(lock, s) for s in st.seeds(st.extra)], progress=st.progress.runs("exact clocks, unshaped"))
     lock_gp = [[c["goodput_bps"] / 1e6 for c in s["connections"]] for s in lock_runs]
     elapsed = time.perf_counter() - t0
 

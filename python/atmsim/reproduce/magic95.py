@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..output import write_text_atomic
+from ..study import Progress
 from ..report import figure_path, new_axes, save_axes, summary_html, verdicts_in, write_report
 from ..scenario import Scenario
 from . import magic95_hosts, magic95_tables
@@ -96,7 +97,7 @@ def scenario_dir() -> Path:
     return SCENARIO_DIR
 
 
-def table1(full: bool = False, seed: int = 1, progress=None) -> list[Row]:
+def table1(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[Row]:
     rows = []
     for i, (label, window, paper) in enumerate(TABLE1):
         sc = Scenario.from_toml(scenario_dir() / f"table1_w{label}.toml")
@@ -115,7 +116,7 @@ def table1(full: bool = False, seed: int = 1, progress=None) -> list[Row]:
             )
         )
         if progress:
-            progress(f"table 1, window {label}")
+            progress.step(f"table 1, window {label}")
     return rows
 
 
@@ -162,7 +163,7 @@ def fig6_plan(full: bool) -> tuple[list[int], float]:
     return (list(range(1, 4)), 30.0) if full else ([1], 10.0)
 
 
-def figure6(full: bool = False, seed: int = 1, progress=None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
+def figure6(full: bool = False, seed: int = 1, progress: Progress | None = None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
     """Figure 6 on its local path under both loss rules:
     {rule: {mtu: [(window, mean goodput over seeds [Mb/s], retransmitted segments, all seeds)]}}."""
     seeds, dur = fig6_plan(full)
@@ -178,7 +179,7 @@ def figure6(full: bool = False, seed: int = 1, progress=None) -> dict[str, dict[
     def tick(d: int, total: int) -> None:
         if progress and d % len(seeds) == 0:
             rule, mtu, w = points[d // len(seeds) - 1]
-            progress(f"figure 6, {rule}, MTU {mtu}, window {w}")
+            progress.step(f"figure 6, {rule}, MTU {mtu}, window {w}")
 
     summaries = run_many(jobs, progress=tick)
     out: dict[str, dict[int, list]] = {rule: {mtu: [] for mtu in FIG6_MTUS} for rule in magic95_tables.LOSS_RULES}
@@ -203,7 +204,7 @@ FIG3_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG3_WINDOW = 131072
 
 
-def figure3(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, float, int, int]]:
+def figure3(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, float, int, int]]:
     """[(MSS, goodput Mb/s, retransmitted segments, timeouts)] at a 128 kB window, no pacing;
     the MTU of both hosts is MSS + 40."""
     rows = []
@@ -213,7 +214,7 @@ def figure3(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int,
         c = sc.run(seed=seed).summary["connections"][0]
         rows.append((mss, c["goodput_bps"] / 1e6, c["rexmt_segs"], c["timeouts"]))
         if progress:
-            progress(f"figure 3, MSS {mss}")
+            progress.step(f"figure 3, MSS {mss}")
     return rows
 
 
@@ -293,7 +294,7 @@ def fig5_port(buffer_cells: int, mtu: int, load: float, duration_s: float) -> Sc
     return sc
 
 
-def figure5_check(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, int, float, list[float]]]:
+def figure5_check(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, int, float, list[float]]]:
     """[(buffer, MTU, model's allowable load, simulated cell loss ratios over seeds)]: the
     simulated loss at the load the model allows for 1%."""
     rows = []
@@ -307,7 +308,7 @@ def figure5_check(full: bool = False, seed: int = 1, progress=None) -> list[tupl
             losses.append(p["drops"] / p["cells_in"])
         rows.append((buf, mtu, load, losses))
         if progress:
-            progress(f"figure 5 check, buffer {buf}, MTU {mtu}")
+            progress.step(f"figure 5 check, buffer {buf}, MTU {mtu}")
     return rows
 
 
@@ -522,19 +523,14 @@ by bisection (1 = the port can be fully loaded).</p>
 """
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -> Path:
+def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run the implemented MAGIC experiments and write ``report.html`` into ``out_dir``."""
     out = Path(out_dir)
     t0 = time.perf_counter()
     total = len(TABLE1) + len(magic95_tables.LOSS_RULES) * len(FIG6_MTUS) * len(FIG6_WINDOWS) + len(FIG3_MSS)
     total += magic95_hosts.n_runs() + len(FIG5_CHECK) + magic95_tables.n_cases(full)
-    done = 0
-
-    def tick(what: str) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total, what)
+    tick = Progress.of(progress)
+    tick.plan(total)
 
     rows = table1(full=full, seed=seed, progress=tick)
     f6 = figure6(full=full, seed=seed, progress=tick)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from ..study import Progress
 from ..report import figure_path, new_axes, save_axes
 from ..scenario import Scenario
 
@@ -80,7 +81,7 @@ def _goodput(sc: Scenario, seed: int) -> tuple[float, float]:
     return s["connections"][0]["goodput_bps"], s["hosts"][1]["cpu_utilization"]
 
 
-def figure4(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, float, float, float]]:
+def figure4(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, float, float, float]]:
     """[(MSS, atmsim Mb/s, model Mb/s, receiver CPU utilisation)]."""
     c = per_segment_s()
     rows = []
@@ -88,11 +89,11 @@ def figure4(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int,
         got, util = _goodput(_at(mss, 1, False, 8.0 if full else 2.0), seed)
         rows.append((mss, got / 1e6, model_bps(mss, 1, OC3C_CELL_BPS, c) / 1e6, util))
         if progress:
-            progress(f"figure 4, MSS {mss}")
+            progress.step(f"figure 4, MSS {mss}")
     return rows
 
 
-def figure7(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, int, float, float]]:
+def figure7(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, int, float, float]]:
     """Simulated points [(speed-up, MSS, atmsim Mb/s, model Mb/s)] on a direct OC-12c link."""
     c = per_segment_s()
     rows = []
@@ -101,7 +102,7 @@ def figure7(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int,
             got, _ = _goodput(_at(mss, k, True, 4.0 if full else 1.0), seed)
             rows.append((k, mss, got / 1e6, model_bps(mss, k, OC12C_CELL_BPS, c) / 1e6))
             if progress:
-                progress(f"figure 7, x{k}, MSS {mss}")
+                progress.step(f"figure 7, x{k}, MSS {mss}")
     return rows
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import stats
+from ..study import Progress
 from ..scenario import Scenario
 from .runner import run_many
 
@@ -124,7 +125,7 @@ def for_each_tcp(n: int, key: str, value) -> dict:
     return {f"tcp[{i}].{key}": value for i in range(n)}
 
 
-def run_cases(cases: list[Case], full: bool, progress=None) -> list[Case]:
+def run_cases(cases: list[Case], full: bool, progress: Progress | None = None) -> list[Case]:
     """Run every case over its plan's seeds (both cores, deterministic order)."""
     plans = [plan(full, c.paced) for c in cases]
     jobs, owner = [], []
@@ -134,7 +135,7 @@ def run_cases(cases: list[Case], full: bool, progress=None) -> list[Case]:
 
     def tick(d: int, total: int) -> None:
         if progress and (d == total or owner[d] != owner[d - 1]):
-            progress(cases[owner[d - 1]].label)
+            progress.step(cases[owner[d - 1]].label)
 
     summaries = run_many(jobs, progress=tick)
     for k, summ in zip(owner, summaries):
@@ -242,7 +243,7 @@ class Results:
     t4b: list[Case]
 
 
-def run(full: bool = False, progress=None) -> Results:
+def run(full: bool = False, progress: Progress | None = None) -> Results:
     return Results(
         t2=run_cases(table2_cases(), full, progress),
         recoveries=run_cases(recovery_cases(), full, progress),

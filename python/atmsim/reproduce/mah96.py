@@ -40,6 +40,7 @@ from pathlib import Path
 from .. import query, sweeps
 from ..errors import AtmsimError, ScenarioError
 from ..scenario import Scenario
+from ..study import Progress
 from . import mah96_oracle as oracle
 from . import mah96_report as report
 from . import mah96_tables as tables
@@ -134,16 +135,17 @@ def plan(mode: Mode, seed: int = 1):
     return sweeps.plan_points("mah96", str(SCENARIO), points, seeds)
 
 
-def collect(mode: Mode, seed: int = 1, progress=None, *, store: str | Path, jobs: int | None = None,
+def collect(mode: Mode, seed: int = 1, progress: Progress | None = None, *, store: str | Path, jobs: int | None = None,
             scheduler=None) -> Study:
     """Run every configuration at the mode's seeds into the results store ``store`` (runs
     already there are not run again: an interrupted study resumes), then read them back."""
     t0 = time.perf_counter()
     p = plan(mode, seed)
 
-    def tick(done: int, failed: int, total: int) -> None:
-        if progress:
-            progress(done, total, f"{done} of {total} runs" + (f", {failed} failed" if failed else ""))
+    shown = Progress.of(progress)
+
+    def tick(done: int, failed: int, total: int) -> None:  # the sweep's own count
+        shown.at(done, total, f"{failed} failed" if failed else "")
 
     done = sweeps.run_plan(p, store=store, jobs=jobs, scheduler=scheduler, progress=tick)
     if done.failed:
@@ -164,7 +166,7 @@ class StudyError(AtmsimError):
     """A run of the study failed (its error is stored; ``--retry`` is not needed: fix and rerun)."""
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None, *, seeds: int | None = None,
+def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None, *, seeds: int | None = None,
         configs: str | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
         workstations: int | None = None, duration_s: float | None = None) -> Path:
     """Run the study into its results store and write ``report.html`` into ``out_dir``.
