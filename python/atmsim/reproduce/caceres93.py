@@ -63,6 +63,7 @@ from pathlib import Path
 from .. import stats
 from ..report import figure_path, plot_ci_lines, save_figure, write_report
 from ..scenario import Scenario
+from ..study import Mode as StudyMode
 from ..study import Progress
 
 POLICIES = ("per-conversation", "per-type", "per-destination")
@@ -357,8 +358,9 @@ def _sat_text(x) -> str:
     return "none up to the largest load" if x is None else f"{x:g}"
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None) -> Path:
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``."""
+    full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
     st = Study(full, seed, progress)

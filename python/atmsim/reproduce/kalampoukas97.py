@@ -31,6 +31,7 @@ from ..scenario import Scenario
 from . import kalampoukas97_figures as figs
 from . import kalampoukas_setup as ks
 from . import kalampoukas_theory as th
+from ..study import Mode as StudyMode
 from ..study import Progress
 from .runner import run_many
 
@@ -535,8 +536,9 @@ def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: fl
     return write_report(out, title, "".join(body)), items
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None) -> Path:
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run the study; write ``report.html`` with its figures into ``out_dir``."""
+    full = StudyMode(mode).full
     t0 = time.perf_counter()
     st, points = collect(full, seed, progress)
     return write(st, points, Path(out_dir), time.perf_counter() - t0)[0]

@@ -50,6 +50,7 @@ import scipy.stats
 from .. import stats
 from ..report import figure_path, plot_ci_lines, write_report
 from ..scenario import Scenario
+from ..study import Mode as StudyMode
 from ..study import Progress
 from .runner import run_many
 
@@ -401,8 +402,9 @@ def _summary_table(items: list[tuple[str, str, str]], elapsed: float, st: Study)
             f"{st.extra.label()}).</p><table><tr><th>item</th><th>verdict</th><th>reason</th></tr>{rows}</table>")
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None) -> Path:
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run Figures 3–6, the VP-based variant and the one-user case; write ``report.html``."""
+    full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
     st = Study(full, seed, progress)

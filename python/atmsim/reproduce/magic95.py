@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..output import write_text_atomic
+from ..study import Mode as StudyMode
 from ..study import Progress
 from ..report import figure_path, new_axes, save_axes, summary_html, verdicts_in, write_report
 from ..scenario import Scenario
@@ -523,8 +524,9 @@ by bisection (1 = the port can be fully loaded).</p>
 """
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None) -> Path:
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run the implemented MAGIC experiments and write ``report.html`` into ``out_dir``."""
+    full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
     total = len(TABLE1) + len(magic95_tables.LOSS_RULES) * len(FIG6_MTUS) * len(FIG6_WINDOWS) + len(FIG3_MSS)

@@ -40,6 +40,7 @@ from pathlib import Path
 from .. import query, sweeps
 from ..errors import AtmsimError, ScenarioError
 from ..scenario import Scenario
+from ..study import Mode as StudyMode
 from ..study import Progress
 from . import mah96_oracle as oracle
 from . import mah96_report as report
@@ -166,7 +167,7 @@ class StudyError(AtmsimError):
     """A run of the study failed (its error is stored; ``--retry`` is not needed: fix and rerun)."""
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progress | None = None, *, seeds: int | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None, *, seeds: int | None = None,
         configs: str | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
         workstations: int | None = None, duration_s: float | None = None) -> Path:
     """Run the study into its results store and write ``report.html`` into ``out_dir``.
@@ -175,10 +176,11 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress: Progre
     default: the mode's); ``store``: the results store (default ``out_dir/results.duckdb``);
     ``jobs``/``scheduler``: as :func:`atmsim.sweep` (local worker processes or a Dask
     scheduler). ``workstations``, ``duration_s`` and ``seeds`` (a count) override the mode's."""
+    full = StudyMode(mode).full
     base = FULL if full else QUICK
-    mode = Mode(workstations or base.workstations, duration_s or base.duration_s, seeds or base.seeds,
-                select(configs) if configs is not None else base.configs)
+    sizes = Mode(workstations or base.workstations, duration_s or base.duration_s, seeds or base.seeds,
+                 select(configs) if configs is not None else base.configs)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    study = collect(mode, seed, progress, store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler)
+    study = collect(sizes, seed, progress, store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler)
     return report.write(study, out)
