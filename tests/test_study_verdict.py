@@ -9,7 +9,7 @@ import math
 import pytest
 
 from atmsim.study import (
-    Kind, Outcome, Verdict, above, below, holds, in_range, read_verdicts, summary_html, verdict_html, within,
+    Kind, Outcome, Verdict, above, at_least, at_most, below, holds, in_range, read_verdicts, summary_html, verdict_html, within,
     within_ratio, write_verdicts,
 )
 from atmsim.study.verdict import counts
@@ -21,6 +21,8 @@ from atmsim.study.verdict import counts
     (in_range(3, 3, 4), True), (in_range(4, 3, 4), True), (in_range(2.99, 3, 4), False), (in_range(4.01, 3, 4), False),
     (above(0.51, 0.5), True), (above(0.5, 0.5), False),
     (below(0.49, 0.5), True), (below(0.5, 0.5), False),
+    (at_most(0.5, 0.5), True), (at_most(0.51, 0.5), False),
+    (at_least(0.5, 0.5), True), (at_least(0.49, 0.5), False),
     (holds("both directions", True), True), (holds("both directions", 0), False),
 ])
 def test_every_rule_can_agree_and_can_differ(rule, passes):

@@ -14,12 +14,12 @@ from ..report import write_report
 from .mode import Mode
 from .progress import Progress
 from .verdict import (
-    Kind, Outcome, Rule, Verdict, above, below, holds, in_range, read_verdicts, summary_html, verdict_html, within,
+    Kind, Outcome, Rule, Verdict, above, at_least, at_most, below, holds, in_range, read_verdicts, summary_html, verdict_html, within,
     within_ratio, write_verdicts,
 )
 
 __all__ = [
-    "Kind", "Mode", "Outcome", "Progress", "Rule", "Verdict", "above", "below", "holds", "in_range", "read_verdicts",
+    "Kind", "Mode", "Outcome", "Progress", "Rule", "Verdict", "above", "at_least", "at_most", "below", "holds", "in_range", "read_verdicts",
     "summary_html", "verdict_html", "within", "within_ratio", "write_study_report", "write_verdicts",
 ]
 

@@ -15,7 +15,7 @@ The outcome is ``agrees`` or ``differs`` when a rule is applied, ``not comparabl
 none can be (kind ``not comparable``, or a row judged only at the paper's scale).
 
 Rules (:func:`within`, :func:`within_ratio`, :func:`in_range`, :func:`above`,
-:func:`below`, :func:`holds`) return a :class:`Rule`: the rule's words and whether the
+:func:`below`, :func:`at_most`, :func:`at_least`, :func:`holds`) return a :class:`Rule`: the rule's words and whether the
 numbers pass it; a verdict's outcome is always computed from a rule, never written down.
 
 Files (:func:`write_verdicts`): ``verdicts.json`` (a list of records, the fields of
@@ -37,7 +37,7 @@ from pathlib import Path
 from ..output import atomic_file
 
 __all__ = [
-    "Kind", "Outcome", "Rule", "Verdict", "above", "below", "holds", "in_range", "read_verdicts",
+    "Kind", "Outcome", "Rule", "Verdict", "above", "at_least", "at_most", "below", "holds", "in_range", "read_verdicts",
     "summary_html", "verdict_html", "within", "within_ratio", "write_verdicts",
 ]
 
@@ -105,6 +105,16 @@ def above(ours: float, bound: float, unit: str = "") -> Rule:
 def below(ours: float, bound: float, unit: str = "") -> Rule:
     """ours < bound."""
     return Rule(f"below {_num(bound, unit)}", ours < bound)
+
+
+def at_most(ours: float, bound: float, unit: str = "") -> Rule:
+    """ours ≤ bound."""
+    return Rule(f"at most {_num(bound, unit)}", ours <= bound)
+
+
+def at_least(ours: float, bound: float, unit: str = "") -> Rule:
+    """ours ≥ bound."""
+    return Rule(f"at least {_num(bound, unit)}", ours >= bound)
 
 
 def holds(text: str, passes: bool) -> Rule:
