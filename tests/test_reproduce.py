@@ -242,3 +242,20 @@ def test_magic_figure5_model_is_checked_by_simulating_the_port():
         mean = sum(losses) / len(losses)
         assert 0 < load < 1
         assert 1 / 3 < mean / magic95.FIG5_LOSS < 3, (buf, mtu, load, losses)
+
+
+def test_magic_verdict_rules_can_agree_and_can_differ():
+    from atmsim.reproduce import magic95_tables as t
+
+    def case(paper, *per_seed):
+        return t.Case("c", "f", paper, {}, per_seed=[list(p) for p in per_seed])
+
+    assert t.paper_in_seeds_rule(case(1.66, [0.8, 0.8], [1.0, 1.0])).passes  # 1.6–2.0 holds 1.66
+    assert not t.paper_in_seeds_rule(case(1.66, [0.8, 0.8], [0.8, 0.81])).passes  # 1.6–1.61
+    # A connection below 5 % of the combined throughput starves.
+    assert t.starved_seeds(case(46.71, [45.0, 2.0], [24.0, 23.0])) == 1
+    assert t.starved_seeds(case(46.71, [45.0, 2.5], [24.0, 23.0])) == 0
+    # Table 1: within 5 % of the published throughput.
+    row = magic95.Row("8k", 8192, 7.40, 7.45, 7.77, 0)
+    assert row.verdict().outcome is Outcome.AGREES
+    assert magic95.Row("8k", 8192, 7.40, 7.45, 7.78, 0).verdict().outcome is Outcome.DIFFERS
