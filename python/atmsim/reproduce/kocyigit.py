@@ -52,9 +52,10 @@ from ..report import figure_path, plot_ci_lines
 from ..scenario import Scenario
 from ..study import Mode as StudyMode
 from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, write_study_report
+from ..study import resources
 from .runner import run_many
 
-SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "kocyigit"
+SCENARIO_DIR = resources.scenario_dir("kocyigit")
 LINK_MBPS = 150.0
 N_TCP = 4
 BG_LOADS_MBPS = [0, 25, 50, 75, 100]

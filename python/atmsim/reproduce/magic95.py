@@ -44,6 +44,7 @@ from ..study import (
 )
 from ..report import figure_path, new_axes, save_axes
 from ..scenario import Scenario
+from ..study import resources
 from . import magic95_hosts, magic95_tables
 from .runner import run_many
 from .magic95_hosts import cells_per_segment
@@ -66,7 +67,7 @@ RTT_S = 8.8e-3
 OC3C_USER_BPS = 149.76e6 * 9140 / (192 * 53)
 TOLERANCE = 0.05
 
-SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "magic95"
+SCENARIO_DIR = resources.scenario_dir("magic95")
 
 
 @dataclass
@@ -94,9 +95,7 @@ class Row:
 
 
 def scenario_dir() -> Path:
-    """Where the study's scenario files are (a source checkout)."""
-    if not SCENARIO_DIR.is_dir():
-        raise FileNotFoundError(f"scenario directory {SCENARIO_DIR} not found: run from a source checkout")
+    """Where the study's scenario files are (package resources: :mod:`atmsim.study.resources`)."""
     return SCENARIO_DIR
 
 

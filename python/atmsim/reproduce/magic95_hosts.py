@@ -24,6 +24,7 @@ from pathlib import Path
 from ..report import figure_path, new_axes, save_axes
 from ..scenario import Scenario
 from ..study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
+from ..study import resources
 
 FIG4_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG7_MSS = [512, 1024, 2048, 4096, 9140, 16384, 32768, 65495]
@@ -34,7 +35,7 @@ OC12C_CELL_BPS = 599.04e6
 
 
 def scenario_path() -> Path:
-    return Path(__file__).resolve().parents[3] / "scenarios" / "magic95" / "fig4_direct.toml"
+    return resources.scenario_file("magic95", "fig4_direct.toml")
 
 
 def base() -> Scenario:

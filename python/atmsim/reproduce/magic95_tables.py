@@ -34,9 +34,10 @@ from pathlib import Path
 from .. import stats
 from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, within_ratio
 from ..scenario import Scenario
+from ..study import resources
 from .runner import run_many
 
-SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "magic95"
+SCENARIO_DIR = resources.scenario_dir("magic95")
 
 #: The two loss responses compared (``[[tcp]] ssthresh_on_loss``).
 LOSS_RULES = {

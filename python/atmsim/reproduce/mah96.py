@@ -42,11 +42,12 @@ from ..errors import AtmsimError, ScenarioError
 from ..scenario import Scenario
 from ..study import Mode as StudyMode
 from ..study import Progress
+from ..study import resources
 from . import mah96_oracle as oracle
 from . import mah96_report as report
 from . import mah96_tables as tables
 
-SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "mah96" / "noqos_conv_svc.toml"
+SCENARIO = resources.scenario_file("mah96", "noqos_conv_svc.toml")
 #: The varied value's path in the results store (every site's router has the same driver).
 IPOA_PATH = "site[0].ipoa"
 
