@@ -32,7 +32,6 @@ the sum of two consecutive ones is Lemma 2's invariant S.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 

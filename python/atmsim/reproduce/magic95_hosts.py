@@ -18,7 +18,6 @@ has no per-byte (copy) cost. Closed form: throughput = min(MSS·8/c, link user r
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from ..report import figure_path, new_axes, save_axes

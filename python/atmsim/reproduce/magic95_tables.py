@@ -29,7 +29,6 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .. import stats
 from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, within_ratio
