@@ -131,3 +131,10 @@ def test_the_worked_numbers_row_can_agree_and_can_differ():
     assert not k97.worked_numbers_rule(2 / 3 + 0.006, 0.14, 60.0).passes
     assert not k97.worked_numbers_rule(2 / 3, 0.15, 60.0).passes
     assert not k97.worked_numbers_rule(2 / 3, 0.14, 65.1).passes
+
+
+def test_the_queue_peak_rule_can_agree_and_can_differ():
+    assert k97.queue_peak_rule(13.0, [25, 26, 28]).passes
+    assert not k97.queue_peak_rule(14.1, [26]).passes
+    assert not k97.queue_peak_rule(13.0, [26, 29]).passes
+    assert not k97.queue_peak_rule(13.0, []).passes  # no busy period seen

@@ -259,3 +259,14 @@ def test_magic_verdict_rules_can_agree_and_can_differ():
     row = magic95.Row("8k", 8192, 7.40, 7.45, 7.77, 0)
     assert row.verdict().outcome is Outcome.AGREES
     assert magic95.Row("8k", 8192, 7.40, 7.45, 7.78, 0).verdict().outcome is Outcome.DIFFERS
+
+
+def test_magic_table4b_rule_can_agree_and_can_differ():
+    from atmsim.reproduce import magic95_tables as t
+
+    def case(mbps, rexmt):
+        return t.Case("c", "f", 61.17, {}, per_seed=[[mbps / 2, mbps / 2]] * 2, rexmt=[rexmt, 0])
+
+    assert t.table4b_rule(case(62.87, 0)).passes
+    assert not t.table4b_rule(case(62.87, 1)).passes  # a loss
+    assert not t.table4b_rule(case(64.5, 0)).passes  # 5.4 % above

@@ -32,7 +32,7 @@ from . import kalampoukas97_figures as figs
 from . import kalampoukas_setup as ks
 from . import kalampoukas_theory as th
 from ..study import (
-    Kind, Progress, Verdict, above, at_most, holds, in_range, verdict_html, within, within_ratio, write_study_report,
+    Kind, Progress, Rule, Verdict, above, at_most, holds, in_range, verdict_html, within, within_ratio, write_study_report,
 )
 from ..study import Mode as StudyMode
 from .runner import run_many
@@ -182,6 +182,13 @@ def worked_numbers_rule(w2l: float, f41_j: float, knee_mbps: float):
                  f"{100 * WORKED_F41_BELOW:g} %, knee within {WORKED_KNEE_TOL:g} Mb/s of {WORKED_KNEE_MBPS:g}", ok)
 
 
+def queue_peak_rule(mean_level: float, sums: list[int]) -> Rule:
+    """§5.2: the IP queue's level after each ack bunch about 13, and every sum of two
+    consecutive levels near Lemma 2's 28 + 28 − 15 − 15 = 26."""
+    return holds("mean level within 1 of 13 and every consecutive sum within 2 of Lemma 2's 26",
+                 abs(mean_level - 13) <= 1 and bool(sums) and all(abs(x - 26) <= 2 for x in sums))
+
+
 def _img(path: Path) -> str:
     return f"<p><img src='{html.escape(path.name)}' alt='{html.escape(path.stem)}'></p>"
 
@@ -323,10 +330,9 @@ def _sec52(st: Study, out: Path, items: list) -> str:
                f"{_pct(ack)}; the digest's cell-faithful model 66.0 %. Our convention is the paper's (propagation + one "
                "segment of reassembly), and the cell level lands between the two readings.")))
     mean_lv = statistics.fmean(lv) if lv else float("nan")
-    ok_lv = abs(mean_lv - 13) <= 1 and sums and all(abs(x - 26) <= 2 for x in sums)
     parts.append(_verdict(items, Verdict.judged(
         "§5.2 IP-queue peak ≈ 13 per busy period", Kind.VALIDATED, "about 13 segments",
-        holds("mean level within 1 of 13 and every consecutive sum within 2 of Lemma 2's 26", ok_lv),
+        queue_peak_rule(mean_lv, sums),
         paper_value=13, ours=mean_lv, unit="segments", detail=
                           f"level after each ack bunch (data waiting, the segment in service not counted): mean {mean_lv:.2f}, "
                           f"values {sorted(set(lv))}; sums of consecutive levels {sorted(set(sums))} against Lemma 2's "
