@@ -107,12 +107,32 @@ def test_round_robin_gives_greedy_senders_equal_shares(study):
     assert all(sum(fair[p]["drops"]) == 0 for p in c.POLICIES)
 
 
-def test_summary_table_counts_each_verdict_class():
-    v = c.Verdicts()
-    v.add("a", True, "x")
-    v.add("b", False, "y")
-    v.add("c", None, "z")
-    v.add("d", False, "w")
-    assert v.counts() == {"agrees": 1, "differs": 2, "not comparable": 1}
-    table = v.table(12.0, "quick")
-    assert "<td>4</td><td>1</td><td>2</td><td>1</td><td>12 s (quick)</td>" in table
+P = ("per-conversation", "per-type", "per-destination")
+
+
+def by_policy(*xs):
+    return dict(zip(P, xs))
+
+
+def test_every_verdict_rule_can_agree_and_can_differ():
+    cases = [
+        (c.fig2_rule(3), True), (c.fig2_rule(4), True), (c.fig2_rule(5), False), (c.fig2_rule(None), False),
+        (c.figs34_rule(by_policy(1.0, 1.1, 1.7)), True), (c.figs34_rule(by_policy(1.0, 1.2, 1.7)), False),
+        (c.figs34_rule(by_policy(1.5, 1.0, 3.0)), False),
+        (c.fig5_rule(by_policy(0.15, 0.15, 0.14)), True), (c.fig5_rule(by_policy(0.15, 0.15, 0.13)), False),
+        (c.figs67_rule(by_policy(0.8, 0.74, 0.7), by_policy(0.9, 0.86, 0.8)), True),
+        (c.figs67_rule(by_policy(0.8, 0.76, 0.7), by_policy(0.9, 0.86, 0.8)), False),
+        (c.figs67_rule(by_policy(0.8, 0.74, 0.7), by_policy(0.9, 0.88, 0.8)), False),
+        (c.figs89_rule(by_policy(0, 3, 5), by_policy(0.9, 0.7, 0.7)), True),
+        (c.figs89_rule(by_policy(1, 3, 5), by_policy(0.9, 0.7, 0.7)), False),
+        (c.figs89_rule(by_policy(0, 3, 0), by_policy(0.9, 0.7, 0.7)), False),
+        (c.figs89_rule(by_policy(0, 3, 5), by_policy(0.9, 0.7, 0.8)), False),
+        (c.s6_phenomena_rule(by_policy(1.0, 1.1, 1.7)), True), (c.s6_phenomena_rule(by_policy(1.0, 1.2, 1.7)), False),
+        (c.s6_saturation_rule({0.9: 4, 0.95: 5}, {0.9: 6, 0.95: 7}), False),
+        (c.s6_saturation_rule({0.9: 3, 0.95: 4}, {0.9: 6, 0.95: 8}), True),
+        (c.s6_saturation_rule({0.9: None}, {0.9: 8}), False),
+        (c.s7_fair_rule(by_policy(0.8, 0.74, 0.7)), True), (c.s7_fair_rule(by_policy(0.8, 0.76, 0.7)), False),
+        (c.s7_worse_rule(by_policy(0.9, 0.6, 0.6), by_policy(0.9, 0.7, 0.7)), True),
+        (c.s7_worse_rule(by_policy(0.9, 0.6, 0.7), by_policy(0.9, 0.7, 0.7)), False),
+    ]
+    assert [r.passes for r, _ in cases] == [want for _, want in cases]

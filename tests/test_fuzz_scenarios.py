@@ -42,7 +42,9 @@ import atmsim
 from atmsim import ScenarioError
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
-SHIPPED = sorted(SCENARIOS.rglob("*.toml"))
+# Every shipped file, the studies' too: scenarios/<study> links to the package's copy, and
+# rglob does not follow links, so the walk follows them.
+SHIPPED = sorted(Path(d) / f for d, _, fs in os.walk(SCENARIOS, followlinks=True) for f in fs if f.endswith(".toml"))
 DOCS = [(p.relative_to(SCENARIOS).as_posix(), tomllib.loads(p.read_text())) for p in SHIPPED]
 
 EXAMPLES = int(os.environ.get("ATMSIM_FUZZ_EXAMPLES", "150"))

@@ -3,7 +3,6 @@ findings on a quick run of `atmsim reproduce kocyigit`."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 
@@ -11,6 +10,7 @@ import pytest
 
 from atmsim import Scenario
 from atmsim.reproduce import kocyigit as k
+from atmsim.study import Kind, Outcome, read_verdicts
 
 # 20 Mb/s of cells carries 20e6 * 9140 / (192 * 53) of TCP payload per connection.
 CAP20 = 20e6 * 9140 / (192 * 53)
@@ -113,25 +113,42 @@ def test_quick_reproduction_agrees_with_the_papers_main_findings(tmp_path):
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=1200)
     assert proc.returncode == 0, proc.stderr
     html = (out / "report.html").read_text()
-    verdicts = re.findall(r"<p><b>(agrees|differs)</b>: paper: ([^(]*)", html)
-    assert len(verdicts) == 10, verdicts
-
-    def words(claim: str) -> list[str]:
-        return [w for w, text in verdicts if claim in text]
-
+    rows = read_verdicts(out)
+    judged = [v for v in rows if v.outcome is not Outcome.NOT_COMPARABLE]
+    assert len(judged) == 10 and all(v.kind is Kind.VALIDATED for v in judged), rows
+    by = {v.row: v.outcome for v in rows}
     # 1000 cells: 35 Mb/s >= unshaped (with 5000 cells unshaped TCP is ahead at 25 Mb/s of
     # background, in quick and full mode alike: reported, not asserted). Both sizes: 20 Mb/s
     # flat, unshaped least efficient.
-    assert words("35 Mb/s shaping is always at least")[0] == "agrees", verdicts
-    assert words("with 20 Mb/s shaping") == ["agrees", "agrees"], verdicts
-    assert words("the more bursty") == ["agrees", "agrees"], verdicts
-    # The summary table counts every verdict paragraph, and the items without one.
-    m = re.search(r"(\d+) items: (\d+) agree, (\d+) differ \(with the reason\), (\d+) not comparable", html)
-    assert m, html[:2000]
-    n, agree, differ, nc = map(int, m.groups())
-    assert (agree, differ) == (sum(w == "agrees" for w, _ in verdicts), sum(w == "differs" for w, _ in verdicts))
-    assert n == agree + differ + nc and nc >= 1
+    assert by["Fig. 3: 35 Mb/s shaping ≥ unshaped (1000 cells)"] is Outcome.AGREES, rows
+    for fig, buf in ((3, 1000), (5, 5000)):
+        assert by[f"Fig. {fig}: 20 Mb/s flat to ~75 Mb/s ({buf} cells)"] is Outcome.AGREES, rows
+        assert by[f"Fig. {fig + 1}: burstier ⇒ less efficient ({buf} cells)"] is Outcome.AGREES, rows
+    # The lock-out at background 0 is named in the row it feeds.
+    row35 = next(v for v in rows if v.row.startswith("Fig. 3: 35 Mb/s"))
+    assert "lock each other out" in row35.detail
+    assert sum(v.outcome is Outcome.NOT_COMPARABLE for v in rows) >= 1
+    assert "<h2>Summary</h2>" in html and "validated agrees" in html
     for part in ("Efficiency: which one?", "Experiment B", "Per-connection goodput", "Jain", "Shaper bound"):
         assert part in html, part
     for png in ("fig3_4_goodput.png", "fig5_6_efficiency.png", "jain1000.png", "oneuser5000_goodput.png"):
         assert (out / png).stat().st_size > 10_000, png
+
+
+def test_every_verdict_rule_can_agree_and_can_differ():
+    # 20 Mb/s: flat while 4 × 20 + background < 150 (loads 0, 25, 50), then lower.
+    assert k.flat20_rule([17.9, 17.8, 17.5, 15.0, 12.0]).passes
+    assert not k.flat20_rule([17.9, 16.5, 17.5, 15.0, 12.0]).passes  # not flat
+    assert not k.flat20_rule([17.9, 17.8, 17.5, 17.0, 16.5]).passes  # not lower at the end
+    eff = {"unshaped": [0.99, 0.9, 0.8, 0.6, 0.4], "20 Mb/s": [1.0, 1.0, 1.0, 0.95, 0.9],
+           "35 Mb/s": [0.99, 0.98, 0.9, 0.8, 0.7]}
+    assert k.eff_poor_rule(eff).passes and k.bursty_rule(eff).passes
+    not_poor = {c: [max(x, 0.6) for x in v] for c, v in eff.items()}
+    assert not k.eff_poor_rule(not_poor).passes
+    not_falling = dict(eff, **{"35 Mb/s": [0.99, 0.98, 0.99, 0.8, 0.7]})
+    assert not k.eff_poor_rule(not_falling).passes
+    assert not k.bursty_rule(dict(eff, unshaped=[0.99, 0.9, 0.95, 0.6, 0.4])).passes
+    assert k.buffer_gain_rule([1.0, 1.2, 1.5]).passes and k.buffer_gain_rule([0.9, 1.0]).passes
+    assert not k.buffer_gain_rule([1.0, 1.6]).passes and not k.buffer_gain_rule([0.89, 1.0]).passes
+    assert k.shaping_hardly_matters_rule([10.0, 7.0, 8.0]).passes
+    assert not k.shaping_hardly_matters_rule([10.0, 6.5, 8.0]).passes

@@ -15,6 +15,7 @@ from atmsim.reproduce import STUDIES
 from atmsim.reproduce import mah96
 from atmsim.reproduce import mah96_oracle as o
 from atmsim.reproduce import mah96_tables as t
+from atmsim.study import Kind, read_verdicts
 
 # ----- extraction, on a hand-built summary --------------------------------------------------
 
@@ -224,6 +225,13 @@ def test_tiny_report_has_a_verdict_for_every_row(tiny):
     # At 8 workstations and 120 s, every load-dependent level is shown but not judged.
     levels = [r for r in o.ROWS if r.kind == "level" and r.full_only]
     assert all(next(x for x in rows if x["row"] == r.id)["verdict"] == o.NOT_COMPARABLE for r in levels)
+    verdicts = read_verdicts(out)
+    assert [v.row for v in verdicts] == [r.id for r in o.ROWS]
+    assert [str(v.outcome) for v in verdicts] == [r["verdict"] for r in rows]
+    kinds = {v.row: v.kind for v in verdicts}
+    # The rows the 1024-cell buffer was chosen from are calibrated; pvc ≡ svccache is model-vs-model.
+    assert {r for r, k in kinds.items() if k is Kind.CALIBRATED} == {"M-15 levels", "K-6", "K-13"}
+    assert kinds["V-10"] is Kind.MODEL and kinds["K-7"] is Kind.NOT_COMPARABLE
     summary = page[page.index("<h2>Summary"):page.index("</table>", page.index("<h2>Summary"))]
     assert sum(int(n) for n in re.findall(r"<td>(\d+)</td>", summary)) == len(o.ROWS)
     for fig in ("telnet_connect.png", "http_page_p90.png", "media_loss.png", "vc_setups.png", "vc_max_peak.png",

@@ -299,6 +299,7 @@ def reproduce(
     import inspect
 
     from .output import check_writable
+    from .study import Mode
 
     if study not in STUDIES:
         raise _fail(f"unknown study `{study[:40]}`: expected one of {', '.join(sorted(STUDIES))}", EXIT_USER_ERROR)
@@ -317,12 +318,12 @@ def reproduce(
         # The bar only on a terminal: elsewhere it would print its last state as a line of
         # its own (also when interrupted, before the one `error:` line).
         if quiet or not console.is_terminal:
-            report = module.run(out_dir, full=full, seed=seed, **extra)
+            report = module.run(out_dir, mode=Mode.of(full), seed=seed, **extra)
         else:
             from .progress import runs_bar
 
-            with runs_bar(study, console=console) as tick:
-                report = module.run(out_dir, full=full, seed=seed, progress=tick, **extra)
+            with runs_bar(study, console=console) as progress:
+                report = module.run(out_dir, mode=Mode.of(full), seed=seed, progress=progress, **extra)
     _stderr().print(f"wrote {printable(str(report))}", highlight=False, markup=False, soft_wrap=True)
 
 

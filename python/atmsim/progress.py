@@ -1,4 +1,5 @@
-"""A rich progress bar over simulated time, fed by the core's progress callback."""
+"""Rich progress bars: over a run's simulated time (the core's progress callback), over a
+study's runs (its :class:`~atmsim.study.Progress`), and over a sweep's runs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from collections.abc import Callable, Iterator
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress as RichProgress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+from .study.progress import Progress
 
 __all__ = ["progress_bar", "runs_bar", "sweep_bar"]
 
@@ -31,7 +34,7 @@ def progress_bar(label: str, console: Console | None = None) -> Iterator[Callabl
         TextColumn("simulated"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as bar:
+    with RichProgress(*columns, console=console, transient=False) as bar:
         task = bar.add_task(_label(label), total=1.0)
 
         def report(fraction: float) -> None:
@@ -41,8 +44,8 @@ def progress_bar(label: str, console: Console | None = None) -> Iterator[Callabl
 
 
 @contextlib.contextmanager
-def runs_bar(label: str, console: Console | None = None) -> Iterator[Callable[[int, int, str], None]]:
-    """Yield a callback ``tick(done, total, what)`` for a sequence of runs."""
+def runs_bar(label: str, console: Console | None = None) -> Iterator[Progress]:
+    """Yield the :class:`~atmsim.study.Progress` of a study, shown as a bar of its runs."""
     console = console or Console(stderr=True)
     columns = (
         TextColumn("[bold]{task.description}"),
@@ -51,13 +54,13 @@ def runs_bar(label: str, console: Console | None = None) -> Iterator[Callable[[i
         TextColumn("{task.fields[what]}"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as bar:
+    with RichProgress(*columns, console=console, transient=False) as bar:
         task = bar.add_task(_label(label), total=None, what="")
 
-        def tick(done: int, total: int, what: str) -> None:
+        def show(done: int, total: int, what: str) -> None:
             bar.update(task, completed=done, total=total, what=escape(str(what)))
 
-        yield tick
+        yield Progress(show)
 
 
 @contextlib.contextmanager
@@ -79,7 +82,7 @@ def sweep_bar(
     )
     if skipped:
         console.print(f"{label}: {skipped} runs already in the store", highlight=False, markup=False)
-    with Progress(*columns, console=console, transient=False) as bar:
+    with RichProgress(*columns, console=console, transient=False) as bar:
         task = bar.add_task(_label(label), total=None, failed=0, remaining=0)
 
         def tick(done: int, failed: int, total: int) -> None:

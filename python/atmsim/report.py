@@ -1,7 +1,8 @@
 """Small helpers to write self-contained HTML reports next to their figures.
 
 Owns the page template shared by ``atmsim reproduce`` studies: a title, a body of HTML
-fragments, and figures saved beside ``report.html``. Files are written to an exclusive
+fragments, and figures saved beside ``report.html`` (the verdicts and the summary a study's
+report opens with are :mod:`atmsim.study`'s). Files are written to an exclusive
 temporary name in the same directory and renamed (:func:`atmsim.output.atomic_file`), so an
 interrupted run never leaves a half-written report and a symlink in the directory is
 replaced, never written through.
@@ -10,7 +11,6 @@ replaced, never written through.
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 from . import __version__
@@ -43,49 +43,6 @@ def write_report(out_dir: Path, title: str, body: str) -> Path:
     with atomic_file(target, "w") as f:
         f.write(page)
     return target
-
-
-_VERDICT = re.compile(r"<h[23][^>]*>(?P<h>.*?)</h[23]>|<b>Verdict(?: \((?P<item>[^)]*)\))?: (?P<word>[^<]*)</b>", re.S)
-
-
-def verdict_category(word: str) -> str:
-    """The summary column a verdict counts in: ``agrees`` (an independent comparison holds),
-    ``differs`` (a difference, with its reason in the report) or ``not comparable``."""
-    w = word.strip().lower()
-    if w.startswith("agrees"):
-        return "agrees"
-    if w.startswith("differs"):
-        return "differs"
-    return "not comparable"
-
-
-def verdicts_in(body: str) -> list[tuple[str, str]]:
-    """Every ``<b>Verdict (item): word</b>`` of a report body as ``(item, word)``; a verdict
-    without an item is named by the heading above it."""
-    out, heading = [], ""
-    for m in _VERDICT.finditer(body):
-        if m.group("h") is not None:
-            heading = re.sub(r"<[^>]+>", "", m.group("h")).split(" — ")[0].strip()
-        else:
-            word = m.group("word").strip()
-            paren = re.search(r"\(([^)]*)\)\s*$", word)
-            out.append((m.group("item") or (paren.group(1) if paren else heading), word))
-    return out
-
-
-def summary_html(items: list[tuple[str, str]], runtime_s: float, mode: str) -> str:
-    """The table at the top of a study report: verdict counts by category, the items in each,
-    and the runtime."""
-    cats = ("agrees", "differs", "not comparable")
-    by = {c: [i for i, w in items if verdict_category(w) == c] for c in cats}
-    names = {"agrees": "agrees", "differs": "differs (reason given, or stated unexplained)", "not comparable": "not comparable"}
-    rows = "".join(
-        f"<tr><td>{names[c]}</td><td>{len(by[c])}</td><td>{html.escape('; '.join(by[c])) or '—'}</td></tr>" for c in cats
-    )
-    return (
-        "<h2>Summary</h2><table><tr><th>verdict</th><th>items</th><th>which</th></tr>"
-        f"{rows}</table><p class='meta'>{len(items)} items; {mode} mode; runtime {runtime_s:.1f} s wall.</p>"
-    )
 
 
 def save_figure(fig, path: Path, dpi: int) -> Path:

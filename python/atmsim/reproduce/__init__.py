@@ -1,8 +1,10 @@
 """Reproductions of the published studies: one module per study (DESIGN.md §5).
 
-Each module exposes ``run(out_dir, full=False, seed=1, progress=True) -> Path`` which runs the
-study's experiments, writes its tables and figures beside the paper's numbers, and returns the
-path of the HTML report.
+Each module exposes ``run(out_dir, mode=Mode.QUICK, seed=1, progress=None) -> Path`` (``mode``
+and ``progress``: :class:`atmsim.study.Mode` and :class:`atmsim.study.Progress`) which runs the
+study's experiments, writes its tables and figures beside the paper's numbers and its verdicts
+as data (``verdicts.json``, ``verdicts.csv``; :mod:`atmsim.study`), and returns the path of the
+HTML report.
 """
 
 from __future__ import annotations

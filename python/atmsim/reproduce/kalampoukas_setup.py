@@ -32,14 +32,14 @@ the sum of two consecutive ones is Lemma 2's invariant S.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
 from ..scenario import Scenario
+from ..study import resources
 from . import kalampoukas_theory as th
 
-SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "kalampoukas97"
+SCENARIO_DIR = resources.scenario_dir("kalampoukas97")
 MSS_BYTES = 9140
 CELL_S = th.CELL_BITS / th.OC3C_BPS  # one cell at the OC-3c rate [s]
 

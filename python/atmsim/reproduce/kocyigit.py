@@ -48,11 +48,14 @@ import numpy as np
 import scipy.stats
 
 from .. import stats
-from ..report import figure_path, plot_ci_lines, write_report
+from ..report import figure_path, plot_ci_lines
 from ..scenario import Scenario
+from ..study import Mode as StudyMode
+from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, write_study_report
+from ..study import resources
 from .runner import run_many
 
-SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "kocyigit"
+SCENARIO_DIR = resources.scenario_dir("kocyigit")
 LINK_MBPS = 150.0
 N_TCP = 4
 BG_LOADS_MBPS = [0, 25, 50, 75, 100]
@@ -83,6 +86,8 @@ FULL = Size(8, 30.0, 5.0)
 QUICK = Size(8, 15.0, 3.0)
 # Families that carry no verdict, in quick mode.
 QUICK_EXTRA = Size(2, 8.0, 2.0)
+# Experiment B (:func:`mechanism`) in quick mode.
+QUICK_MECH = Size(2, 15.0, 3.0)
 
 # The efficiency definitions the paper's words allow (report, "Efficiency: which one?").
 EFFICIENCY = {
@@ -157,12 +162,12 @@ def point_metrics(summaries: list[dict], bg_mbps: float) -> dict:
 
 
 class Study:
-    def __init__(self, full: bool, seed: int, progress=None):
+    def __init__(self, full: bool, seed: int, progress: Progress | None = None):
         self.full = full
         self.seed = seed
         self.main = FULL if full else QUICK
         self.extra = FULL if full else QUICK_EXTRA
-        self.progress = progress
+        self.progress = Progress.of(progress)
 
     def seeds(self, size: Size) -> list[int]:
         return list(range(self.seed, self.seed + size.seeds))
@@ -177,7 +182,8 @@ class Study:
                     for s in self.seeds(size):
                         keys.append((fam, label, bg))
                         runs.append((sc, s))
-        summaries = run_many(runs, progress=(lambda d, t: self.progress(d, t, f"run {d}/{t}")) if self.progress else None)
+        self.progress.plan(len(runs))
+        summaries = run_many(runs, progress=self.progress.runs(lambda d: "{} {} at {} Mb/s".format(*keys[d - 1])))
         grouped: dict = {}
         for key, summ in zip(keys, summaries):
             grouped.setdefault(key, []).append(summ)
@@ -194,9 +200,15 @@ def _plot(curves: dict, metric: str, ylabel: str, title: str, path: Path) -> Pat
     return plot_ci_lines(series, "background load [Mb/s]", ylabel, title, path)
 
 
-def _verdict(ok: bool | str, text: str) -> str:
-    word = ok if isinstance(ok, str) else ("agrees" if ok else "differs")
-    return f"<p><b>{word}</b>: {text}</p>"
+def _verdict(items: list[Verdict], row: str, paper: str, rule: Rule, text: str, **numbers) -> str:
+    """A verdict of kind validated (the paper's statements; nothing was fitted to them)."""
+    v = Verdict.judged(row, Kind.VALIDATED, paper, rule, detail=text, **numbers)
+    items.append(v)
+    return verdict_html(v)
+
+
+def _not_comparable(items: list[Verdict], row: str, why: str, text: str) -> None:
+    items.append(Verdict.not_comparable(row, "— (beyond the paper's numbers)", why, detail=text))
 
 
 def _nums(pts: list[tuple[float, dict]], metric: str = "goodput", fmt: str = "{:.1f}") -> str:
@@ -218,21 +230,55 @@ def unshaped_ahead(curves: dict[str, list[tuple[float, dict]]]) -> list[tuple[fl
     return out
 
 
-def judge(curves: dict[str, list[tuple[float, dict]]]) -> dict[str, bool | str]:
+def flat20_rule(s20: list[float]) -> Rule:
+    """20 Mb/s shaping: goodput flat within 5 % while 4 × 20 + background < 150 Mb/s, then
+    below 90 % of that level (``s20``: goodput per background load of BG_LOADS_MBPS)."""
+    under = [x for bg, x in zip(BG_LOADS_MBPS, s20) if N_TCP * 20 + bg < LINK_MBPS]
+    return holds("flat within 5 % while 4 × 20 + background < 150 Mb/s, then below 90 % of it",
+                 max(under) - min(under) < 0.05 * max(under) and s20[-1] < 0.9 * min(under))
+
+
+def efficiency_falls(eff: dict[str, list[float]]) -> bool:
+    """Efficiency falls once the offered total exceeds L0: 35 Mb/s shaping offers 140 Mb/s, so
+    from 25 Mb/s of background on (``eff``: per curve, per background load)."""
+    e35 = eff["35 Mb/s"]
+    return e35[0] > 0.97 and all(e < e35[0] for e in e35[2:]) and all(pts[-1] < pts[0] for pts in eff.values())
+
+
+def eff_poor_rule(eff: dict[str, list[float]]) -> Rule:
+    """Efficiency falls once overloaded and becomes 'very poor', read as below 0.5."""
+    return holds("falls once 4 × 35 + background > 150 Mb/s, and some point below 0.5",
+                 efficiency_falls(eff) and min(min(pts) for pts in eff.values()) < 0.5)
+
+
+def bursty_rule(eff: dict[str, list[float]]) -> Rule:
+    """'The more bursty the traffic, the poorer the efficiency': unshaped lowest (within 0.01)
+    at every non-zero background load."""
+    return holds("unshaped efficiency lowest (within 0.01) at every non-zero background load",
+                 all(eff["unshaped"][i] <= min(eff["20 Mb/s"][i], eff["35 Mb/s"][i]) + 0.01
+                     for i in range(1, len(BG_LOADS_MBPS))))
+
+
+def buffer_gain_rule(gain: list[float]) -> Rule:
+    """A larger buffer raises unshaped goodput 'not very significantly': every 5000/1000-cell
+    ratio between 0.9 and 1.5."""
+    return holds("every 5000/1000-cell goodput ratio in [0.9, 1.5]", all(0.9 <= g <= 1.5 for g in gain))
+
+
+def shaping_hardly_matters_rule(at100: list[float]) -> Rule:
+    """At 100 Mb/s of background the goodputs of every shaping and buffer within 35 % of the largest."""
+    return holds("at 100 Mb/s of background every goodput within 35 % of the largest",
+                 max(at100) - min(at100) < 0.35 * max(at100))
+
+
+def judge(curves: dict[str, list[tuple[float, dict]]]) -> dict[str, Rule | bool]:
     """The paper's findings for one family of curves (unshaped, 20 and 35 Mb/s)."""
     s20 = [p["goodput"].estimate for _, p in curves["20 Mb/s"]]
-    ok35 = not unshaped_ahead(curves)
-    under = [x for bg, x in zip(BG_LOADS_MBPS, s20) if N_TCP * 20 + bg < LINK_MBPS]
-    flat20 = max(under) - min(under) < 0.05 * max(under) and s20[-1] < 0.9 * min(under)
+    ok35 = holds(f"unshaped never above 35 Mb/s shaping by a one-sided Welch test at p < {ALPHA_PER_LOAD:g} per load",
+                 not unshaped_ahead(curves))
     eff = {label: [p["efficiency"].estimate for _, p in pts] for label, pts in curves.items()}
-    # Efficiency falls once the offered total exceeds L0: 35 Mb/s shaping offers 140 Mb/s,
-    # so from 25 Mb/s of background on; "very poor" read as below 0.5.
-    falls = eff["35 Mb/s"][0] > 0.97 and all(e < eff["35 Mb/s"][0] for e in eff["35 Mb/s"][2:])
-    falls = falls and all(pts[-1] < pts[0] for pts in eff.values())
-    poor = min(min(pts) for pts in eff.values()) < 0.5
-    # "The more bursty the traffic, the poorer the efficiency": unshaped lowest once loaded.
-    bursty = all(eff["unshaped"][i] <= min(eff["20 Mb/s"][i], eff["35 Mb/s"][i]) + 0.01 for i in range(1, len(BG_LOADS_MBPS)))
-    return {"ok35": ok35, "flat20": flat20, "eff_falls": falls and poor, "eff_falls_only": falls, "bursty": bursty}
+    return {"ok35": ok35, "flat20": flat20_rule(s20), "eff_falls": eff_poor_rule(eff),
+            "eff_falls_only": efficiency_falls(eff), "bursty": bursty_rule(eff)}
 
 
 def _family_html(name: str, curves: dict, figs: tuple[int, int] | None, out: Path, tag: str) -> str:
@@ -316,7 +362,7 @@ def _mech_keep(warmup_s: float):
 MECH_BUFFERS = (1000, 2000, 3540, 5000, 10000)
 
 
-def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25) -> dict:
+def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25, progress: Progress | None = None) -> dict:
     """Experiment B: unshaped TCP at ``bg_mbps`` of background with L0 buffers of
     :data:`MECH_BUFFERS` cells (3540 = L0's bandwidth-delay product, 10 ms × 150 Mb/s in
     cells), Reno as shipped and Reno with fast retransmit off (every loss waits for the
@@ -333,7 +379,10 @@ def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25) -> dict:
             for s in seeds:
                 cases.append((var, buf))
                 runs.append((sc, s))
-    got = run_many(runs, keep=_mech_keep(size.warmup_s))
+    progress = Progress.of(progress)
+    progress.plan(len(runs))
+    got = run_many(runs, progress=progress.runs(lambda d: "experiment B {} {} cells".format(*cases[d - 1])),
+                   keep=_mech_keep(size.warmup_s))
     out: dict = {}
     for key, r in zip(cases, got):
         out.setdefault(key, []).append(r)
@@ -385,17 +434,9 @@ def _mechanism_html(mech: dict, size: Size, nseeds: int, bg: float) -> str:
         "Coarse timers make every stall last at least a second; the buffer decides how much of the remaining time L0 is kept busy.</p>")
 
 
-def _summary_table(items: list[tuple[str, str, str]], elapsed: float, st: Study) -> str:
-    counts = {w: sum(1 for _, v, _ in items if v == w) for w in ("agrees", "differs", "not comparable")}
-    rows = "".join(f"<tr><td>{html.escape(i)}</td><td><b>{v}</b></td><td>{html.escape(r)}</td></tr>" for i, v, r in items)
-    return (f"<h2>Summary</h2><p>{len(items)} items: {counts['agrees']} agree, {counts['differs']} differ (with the "
-            f"reason), {counts['not comparable']} not comparable. Run time {elapsed:.0f} s wall "
-            f"({'full' if st.full else 'quick'} mode: verdict curves {st.main.label()}; other families "
-            f"{st.extra.label()}).</p><table><tr><th>item</th><th>verdict</th><th>reason</th></tr>{rows}</table>")
-
-
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -> Path:
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run Figures 3–6, the VP-based variant and the one-user case; write ``report.html``."""
+    full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
     st = Study(full, seed, progress)
@@ -406,16 +447,17 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
             families[f"vp{buf}"] = (st.extra, {label: load(buf, v.format(g="vp")) for label, v in SHAPINGS.items()})
         families[f"one{buf}"] = (st.extra, {label: load(buf, v, one_user=True) for label, v in ONE_USER.items()})
     res = st.curves(families)
-    mech_size = FULL if full else Size(2, 15.0, 3.0)
+    mech_size = FULL if full else QUICK_MECH
     mech_seeds = st.seeds(Size(4 if full else 2, 0, 0))
-    mech = mechanism(mech_size, mech_seeds)
+    mech = mechanism(mech_size, mech_seeds, progress=st.progress)
     # The lock-step artefact: the unshaped 1000-cell case with exact clocks, bg 0.
     lock = at_background(load(1000, "unshaped"), 0, st.extra.duration_s, st.extra.warmup_s).set("simulation.link_clock_ppm", 0.0)
-    lock_runs = run_many([(lock, s) for s in st.seeds(st.extra)])
+    st.progress.plan(len(st.seeds(st.extra)))
+    lock_runs = run_many([(lock, s) for s in st.seeds(st.extra)], progress=st.progress.runs("exact clocks, unshaped"))
     lock_gp = [[c["goodput_bps"] / 1e6 for c in s["connections"]] for s in lock_runs]
     elapsed = time.perf_counter() - t0
 
-    items: list[tuple[str, str, str]] = []
+    items: list[Verdict] = []
     parts = [f"<p>Four TCP connections (window 60 × 9180 bytes) and Poisson background traffic share the 150 Mb/s "
              f"bottleneck L0; 1000 km TCP paths; links on free clocks within ±20 ppm; verdict curves {st.main.label()} "
              f"per point, 95% t intervals. Scenario files: <code>scenarios/kocyigit/</code>. The paper publishes curves, "
@@ -429,49 +471,52 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
         why35 = ("unshaped TCP significantly higher at " + ", ".join(f"{bg} Mb/s (p = {p:.4f})" for bg, p in ahead)
                  + ": at 5000 cells unshaped Reno's large windows fill the capacity the background leaves better than "
                  "four 35 Mb/s shapers whose sum (140 Mb/s) plus background exceeds L0" if ahead else "never significantly lower")
-        parts.append(_verdict(v["ok35"], "paper: the goodput with 35 Mb/s shaping is always at least the unshaped goodput "
+        lock0 = curves["unshaped"][0][1]["jain"].estimate
+        lockout = (f" At 0 Mb/s of background the unshaped connections lock each other out (Jain {lock0:.2f}; "
+                   "'Lock-step clocks' below): the unshaped mean there is that of one connection taking most of L0, "
+                   "and it feeds this comparison." if lock0 < 0.5 else "")
+        parts.append(_verdict(items, f"Fig. {figs[0]}: 35 Mb/s shaping ≥ unshaped ({buf} cells)",
+                              "the goodput with 35 Mb/s shaping is always at least the unshaped goodput", v["ok35"],
+                              "paper: the goodput with 35 Mb/s shaping is always at least the unshaped goodput "
                               f"(atmsim: unshaped {_nums(curves['unshaped'])}; 35 Mb/s {_nums(curves['35 Mb/s'])} Mb/s at "
                               f"{', '.join(map(str, BG_LOADS_MBPS))} Mb/s of background; 'differs' if unshaped is higher at some "
-                              f"load by a one-sided Welch test at 5% over the five loads, i.e. p &lt; {ALPHA_PER_LOAD:g} per load: {why35})."))
-        items.append((f"Fig. {figs[0]}: 35 Mb/s shaping ≥ unshaped ({buf} cells)", "agrees" if v["ok35"] else "differs",
-                      "never significantly lower" if v["ok35"] else why35.split(":")[0]))
-        parts.append(_verdict(v["flat20"], "paper: with 20 Mb/s shaping goodput is limited by the shaper and constant until the "
+                              f"load by a one-sided Welch test at 5% over the five loads, i.e. p < {ALPHA_PER_LOAD:g} per load: {why35})." + lockout))
+        parts.append(_verdict(items, f"Fig. {figs[0]}: 20 Mb/s flat to ~75 Mb/s ({buf} cells)",
+                              "with 20 Mb/s shaping goodput is constant until the background reaches about 75 Mb/s", v["flat20"],
+                              "paper: with 20 Mb/s shaping goodput is limited by the shaper and constant until the "
                               f"background reaches about 75 Mb/s (atmsim: {_nums(curves['20 Mb/s'])} Mb/s; the shaper's "
-                              "own limit is 20 × 9140/(192·53) = 17.96 Mb/s; flat within 5% while 4 × 20 + background &lt; 150 Mb/s, then lower)."))
-        items.append((f"Fig. {figs[0]}: 20 Mb/s flat to ~75 Mb/s ({buf} cells)", "agrees" if v["flat20"] else "differs",
-                      "shaper-limited at 17.96 Mb/s until 4 × 20 + background > 150" if v["flat20"] else "not flat"))
+                              "own limit is 20 × 9140/(192·53) = 17.96 Mb/s; flat within 5% while 4 × 20 + background < 150 Mb/s, then lower)."))
         effs = {k: min(p["eff"][k].estimate for pts in curves.values() for _, p in pts) for k in EFFICIENCY}
-        parts.append(_verdict(v["eff_falls"], "paper: once the total offered load exceeds the bottleneck, efficiency becomes very poor "
+        parts.append(_verdict(items, f"Fig. {figs[1]}: efficiency very poor once overloaded ({buf} cells)",
+                              "once the offered load exceeds the bottleneck, efficiency becomes very poor", v["eff_falls"],
+                              "paper: once the total offered load exceeds the bottleneck, efficiency becomes very poor "
                               f"(atmsim efficiency, goodput / payload sent: unshaped {_nums(curves['unshaped'], 'efficiency', '{:.2f}')}; 20 Mb/s "
                               f"{_nums(curves['20 Mb/s'], 'efficiency', '{:.2f}')}; 35 Mb/s {_nums(curves['35 Mb/s'], 'efficiency', '{:.2f}')}). "
                               f"It falls as soon as 4 × 35 Mb/s + background exceeds 150 Mb/s{'' if v['eff_falls_only'] else ' (not at every load here)'}, "
                               f"but its lowest value is {effs['sent']:.2f} (cells: {effs['cells']:.2f}), far from 'very poor' (read as "
                               "below 0.5): BSD Reno resends little beyond the lost segments. Only goodput / capacity left by the background "
-                              f"falls that low ({effs['capacity']:.2f}), and that is not the paper's definition (see 'Efficiency: which one?')."))
-        items.append((f"Fig. {figs[1]}: efficiency very poor once overloaded ({buf} cells)", "agrees" if v["eff_falls"] else "differs",
-                      f"falls, but stays ≥ {effs['sent']:.2f} by the paper's definition; CLASS's TCP must have resent far more"))
-        parts.append(_verdict(v["bursty"], "paper: the more bursty the traffic, the poorer the efficiency (atmsim: unshaped TCP has "
+                              f"falls that low ({effs['capacity']:.2f}), and that is not the paper's definition (see 'Efficiency: which one?').",
+                              ours=effs["sent"], unit="lowest efficiency"))
+        parts.append(_verdict(items, f"Fig. {figs[1]}: burstier ⇒ less efficient ({buf} cells)",
+                              "the more bursty the traffic, the poorer the efficiency", v["bursty"],
+                              "paper: the more bursty the traffic, the poorer the efficiency (atmsim: unshaped TCP has "
                               "the lowest efficiency at every non-zero background load)."))
-        items.append((f"Fig. {figs[1]}: burstier ⇒ less efficient ({buf} cells)", "agrees" if v["bursty"] else "differs",
-                      "unshaped lowest at every loaded point" if v["bursty"] else "unshaped not lowest everywhere"))
     un1 = [p["goodput"].estimate for _, p in res["vc1000"]["unshaped"]]
     un5 = [p["goodput"].estimate for _, p in res["vc5000"]["unshaped"]]
     gain = [b / a if a > 0 else float("inf") for a, b in zip(un1, un5)]
-    modest = all(0.9 <= g <= 1.5 for g in gain)
     parts.append("<h2>Buffer size</h2>")
-    parts.append(_verdict(modest, "paper: a larger buffer raises unshaped goodput, but not very significantly (atmsim: 5000 vs 1000 cells, "
+    parts.append(_verdict(items, "Figs. 3 vs 5: larger buffer, modest gain",
+                          "a larger buffer raises unshaped goodput, but not very significantly", buffer_gain_rule(gain),
+                          "paper: a larger buffer raises unshaped goodput, but not very significantly (atmsim: 5000 vs 1000 cells, "
                           f"unshaped goodput ratio {', '.join(f'{g:.2f}' for g in gain)} at {', '.join(map(str, BG_LOADS_MBPS))} Mb/s "
                           "of background; 'agrees' if every ratio lies between 0.9 and 1.5). Why the model gains more: "
-                          "Experiment B below."))
-    items.append(("Figs. 3 vs 5: larger buffer, modest gain", "agrees" if modest else "differs",
-                  "" if modest else f"up to ×{max(gain[1:]):.1f} with background: fewer loss episodes, each costing coarse-timer RTO waits (Experiment B)"))
+                          "Experiment B below.", ours=max(gain), unit="largest ratio"))
     parts.append(_mechanism_html(mech, mech_size, len(mech_seeds), 25))
     at100 = [res[f"vc{b}"][label][-1][1]["goodput"].estimate for b in BUFFERS for label in SHAPINGS]
-    ok100 = max(at100) - min(at100) < 0.35 * max(at100)
-    parts.append(_verdict(ok100, "paper: at 100 Mb/s of background the goodput hardly depends on the shaping (atmsim: "
+    parts.append(_verdict(items, "§III: at 100 Mb/s background, shaping hardly matters",
+                          "at 100 Mb/s of background the goodput hardly depends on the shaping",
+                          shaping_hardly_matters_rule(at100), "paper: at 100 Mb/s of background the goodput hardly depends on the shaping (atmsim: "
                           f"{', '.join(f'{x:.1f}' for x in at100)} Mb/s for unshaped/20/35 at 1000 then 5000 cells; within 35%)."))
-    items.append(("§III: at 100 Mb/s background, shaping hardly matters", "agrees" if ok100 else "differs",
-                  "" if ok100 else "spread above 35%"))
 
     parts.append(_efficiency_html(res))
     parts.append("<p>Which one the paper means: 'goodput' and 'total offered load of TCP connections' are both TCP "
@@ -486,8 +531,8 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
     for buf in BUFFERS:
         parts.append(_fairness_html(res[f"vc{buf}"], buf, out))
     j0 = [res[f"vc{b}"]["unshaped"][0][1]["jain"].estimate for b in BUFFERS]
-    items.append(("Per-connection shares (Jain's index)", "not comparable",
-                  f"the paper reports means only; unshaped with no background: Jain {j0[0]:.2f} / {j0[1]:.2f} at 1000 / 5000 cells"))
+    _not_comparable(items, "Per-connection shares (Jain's index)", "the paper reports means only",
+                    f"unshaped with no background: Jain {j0[0]:.2f} / {j0[1]:.2f} at 1000 / 5000 cells")
 
     shq = max(p["shaper_max_queue"] for f in ("vc1000", "vc5000") for pts in res[f].values() for _, p in pts)
     ref = sum(p["frames_refused"] for pts in res["vc1000"].values() for _, p in pts) + sum(p["frames_refused"] for pts in res["vc5000"].values() for _, p in pts)
@@ -506,14 +551,14 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
         parts.append("<h2>VP-based shaping</h2><p>Not run in quick mode: with one connection per transmitter (Fig. 2) VP-based "
                      "and VC-based shaping give the same cell stream, bit for bit (tests/test_kocyigit.py); "
                      "<code>--full</code> runs the curves.</p>")
-    items.append(("VP-based = VC-based shaping in Fig. 2", "not comparable", "beyond the paper: identical cell streams (tested)"))
+    _not_comparable(items, "VP-based = VC-based shaping in Fig. 2", "beyond the paper", "identical cell streams (tested)")
     parts.append("<h2>One user with four connections: VC-based vs VP-based shaping</h2><p>Beyond the paper: the four "
                  "connections leave one transmitter over one 150 Mb/s access link. VC-based: four 35 Mb/s shapers and a "
                  "cell-by-cell round-robin multiplexer; VP-based: one 140 Mb/s shaper over whole frames; "
                  f"{st.extra.label()}.</p>")
     for buf in BUFFERS:
         parts.append(_family_html(f"one user, buffer {buf} cells", res[f"one{buf}"], None, out, f"oneuser{buf}"))
-    items.append(("One user, VC- vs VP-based", "not comparable", "beyond the paper"))
+    _not_comparable(items, "One user, VC- vs VP-based", "beyond the paper", "")
     parts.append("<h2>Lock-step clocks</h2><p>The unshaped 1000-cell case with no background and every link clock exact "
                  "(<code>link_clock_ppm = 0</code>): per-connection goodput "
                  + "; ".join(", ".join(f"{x:.1f}" for x in g) for g in lock_gp)
@@ -525,7 +570,8 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
                  "figures above) do not remove this for line-rate senders: the queue still drains only at the clock "
                  "difference, and the means hide one connection taking most of L0 at low background load (Jain's index "
                  "in 'Per-connection goodput' above; docs/scenario.md, 'Link clocks').</p>")
-    items.append(("Lock-step clocks (exact clocks, no background)", "not comparable", "beyond the paper: a model artefact shown"))
-    parts.insert(0, _summary_table(items, elapsed, st))
-    parts.append(f"<p class='meta'>mode: {'full' if full else 'quick'}; seeds from {seed}; {elapsed:.1f} s wall.</p>")
-    return write_report(out, "Koçyiğit — TCP traffic shaping in ATM networks (atmsim reproduction)", "".join(parts))
+    _not_comparable(items, "Lock-step clocks (exact clocks, no background)", "beyond the paper", "a model artefact shown")
+    parts.append(f"<p class='meta'>mode: {'full' if full else 'quick'} (verdict curves {st.main.label()}; other families "
+                 f"{st.extra.label()}); seeds from {seed}; {elapsed:.1f} s wall.</p>")
+    return write_study_report(out, "Koçyiğit — TCP traffic shaping in ATM networks (atmsim reproduction)", "".join(parts),
+                              items, elapsed, "full" if full else "quick")

@@ -38,8 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..output import write_text_atomic
-from ..report import figure_path, new_axes, save_axes, summary_html, verdicts_in, write_report
+from ..study import Mode as StudyMode
+from ..study import (
+    Kind, Outcome, Progress, Verdict, above, at_most, below, holds, in_range, verdict_html, within_ratio, write_study_report,
+)
+from ..report import figure_path, new_axes, save_axes
 from ..scenario import Scenario
+from ..study import resources
 from . import magic95_hosts, magic95_tables
 from .runner import run_many
 from .magic95_hosts import cells_per_segment
@@ -62,7 +67,7 @@ RTT_S = 8.8e-3
 OC3C_USER_BPS = 149.76e6 * 9140 / (192 * 53)
 TOLERANCE = 0.05
 
-SCENARIO_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "magic95"
+SCENARIO_DIR = resources.scenario_dir("magic95")
 
 
 @dataclass
@@ -82,21 +87,19 @@ class Row:
     def err_bound(self) -> float:
         return self.atmsim_mbps / self.bound_mbps - 1.0
 
-    @property
-    def verdict(self) -> str:
-        if abs(self.err_paper) <= TOLERANCE:
-            return f"agrees (within {TOLERANCE:.0%} of the paper)"
-        return f"differs from the paper by {self.err_paper:+.1%}"
+    def verdict(self) -> Verdict:
+        return Verdict.judged(f"Table 1, window {self.label}", Kind.VALIDATED, f"{self.paper_mbps:g} Mb/s",
+                              within_ratio(self.atmsim_mbps, self.paper_mbps, TOLERANCE), paper_value=self.paper_mbps,
+                              ours=self.atmsim_mbps, unit="Mb/s",
+                              detail=f"{self.err_paper:+.1%} from the paper; W/T bound {self.bound_mbps:.2f} Mb/s")
 
 
 def scenario_dir() -> Path:
-    """Where the study's scenario files are (a source checkout)."""
-    if not SCENARIO_DIR.is_dir():
-        raise FileNotFoundError(f"scenario directory {SCENARIO_DIR} not found: run from a source checkout")
+    """Where the study's scenario files are (package resources: :mod:`atmsim.study.resources`)."""
     return SCENARIO_DIR
 
 
-def table1(full: bool = False, seed: int = 1, progress=None) -> list[Row]:
+def table1(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[Row]:
     rows = []
     for i, (label, window, paper) in enumerate(TABLE1):
         sc = Scenario.from_toml(scenario_dir() / f"table1_w{label}.toml")
@@ -115,7 +118,7 @@ def table1(full: bool = False, seed: int = 1, progress=None) -> list[Row]:
             )
         )
         if progress:
-            progress(f"table 1, window {label}")
+            progress.step(f"table 1, window {label}")
     return rows
 
 
@@ -162,7 +165,7 @@ def fig6_plan(full: bool) -> tuple[list[int], float]:
     return (list(range(1, 4)), 30.0) if full else ([1], 10.0)
 
 
-def figure6(full: bool = False, seed: int = 1, progress=None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
+def figure6(full: bool = False, seed: int = 1, progress: Progress | None = None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
     """Figure 6 on its local path under both loss rules:
     {rule: {mtu: [(window, mean goodput over seeds [Mb/s], retransmitted segments, all seeds)]}}."""
     seeds, dur = fig6_plan(full)
@@ -178,7 +181,7 @@ def figure6(full: bool = False, seed: int = 1, progress=None) -> dict[str, dict[
     def tick(d: int, total: int) -> None:
         if progress and d % len(seeds) == 0:
             rule, mtu, w = points[d // len(seeds) - 1]
-            progress(f"figure 6, {rule}, MTU {mtu}, window {w}")
+            progress.step(f"figure 6, {rule}, MTU {mtu}, window {w}")
 
     summaries = run_many(jobs, progress=tick)
     out: dict[str, dict[int, list]] = {rule: {mtu: [] for mtu in FIG6_MTUS} for rule in magic95_tables.LOSS_RULES}
@@ -203,7 +206,7 @@ FIG3_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG3_WINDOW = 131072
 
 
-def figure3(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, float, int, int]]:
+def figure3(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, float, int, int]]:
     """[(MSS, goodput Mb/s, retransmitted segments, timeouts)] at a 128 kB window, no pacing;
     the MTU of both hosts is MSS + 40."""
     rows = []
@@ -213,7 +216,7 @@ def figure3(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int,
         c = sc.run(seed=seed).summary["connections"][0]
         rows.append((mss, c["goodput_bps"] / 1e6, c["rexmt_segs"], c["timeouts"]))
         if progress:
-            progress(f"figure 3, MSS {mss}")
+            progress.step(f"figure 3, MSS {mss}")
     return rows
 
 
@@ -293,7 +296,7 @@ def fig5_port(buffer_cells: int, mtu: int, load: float, duration_s: float) -> Sc
     return sc
 
 
-def figure5_check(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, int, float, list[float]]]:
+def figure5_check(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, int, float, list[float]]]:
     """[(buffer, MTU, model's allowable load, simulated cell loss ratios over seeds)]: the
     simulated loss at the load the model allows for 1%."""
     rows = []
@@ -307,7 +310,7 @@ def figure5_check(full: bool = False, seed: int = 1, progress=None) -> list[tupl
             losses.append(p["drops"] / p["cells_in"])
         rows.append((buf, mtu, load, losses))
         if progress:
-            progress(f"figure 5 check, buffer {buf}, MTU {mtu}")
+            progress.step(f"figure 5 check, buffer {buf}, MTU {mtu}")
     return rows
 
 
@@ -348,7 +351,7 @@ FIG6_COLLAPSE_FROM = 65536
 FIG6_VERY_SMALL = 0.10
 
 
-def _figure6_html(f6: dict, out: Path, full: bool) -> str:
+def _figure6_html(f6: dict, out: Path, full: bool, verdicts: list[Verdict]) -> str:
     paper_w = eq2_window_bytes()
     ours_w = eq2_window_bytes(ci_bps=149.76e6, co_bps=100e6)
     fig, ax = new_axes()
@@ -363,7 +366,7 @@ def _figure6_html(f6: dict, out: Path, full: bool) -> str:
         title="Fig. 6: Lawrence → Kansas City, OC-3c → TAXI-100, 256 cells, no pacing", legend="small",
     )
     seeds, dur = fig6_plan(full)
-    lines, verdicts = [], []
+    lines, shown = [], []
     for rule in magic95_tables.LOSS_RULES:
         rows = f6[rule][9180]
         ov = overflow_window(rows)
@@ -377,25 +380,30 @@ def _figure6_html(f6: dict, out: Path, full: bool) -> str:
                 f"(window {effective_window(o[1], mtu):,} B)</li>" if o else "no clean onset in the windows tried</li>"))
         if ov:
             lo, hi = effective_window(ov[0], 9180), effective_window(ov[1], 9180)
-            ok = lo <= paper_w <= hi
-            verdicts.append(_verdict(
-                ok, f"MTU 9180, {rule}: loss-free up to a {ov[0]:,}-byte buffer, losses from {ov[1]:,} B; BSD rounds "
+            rule_onset = in_range(paper_w, lo, hi, "B")
+            ok = rule_onset.passes
+            shown.append(_verdict(verdicts, Verdict.judged(
+                f"Figure 6 onset, {rule}", Kind.VALIDATED, "Eq. 2: 34,630 B", rule_onset, paper_value=paper_w,
+                ours=(lo + hi) / 2, low=lo, high=hi, unit="B", detail=f"MTU 9180, {rule}: loss-free up to a {ov[0]:,}-byte buffer, losses from {ov[1]:,} B; BSD rounds "
                 f"these up to whole 9140-byte segments, so the onset lies between windows of {lo:,} and {hi:,} B "
                 f"({lo // 9140} and {hi // 9140} segments). Eq. 2's 34,630 B (Q·Ci/(Ci−Co) with the paper's 155 and "
                 f"100 Mb/s; {ours_w:,.0f} B at the OC-3c cell rate) lies {'inside' if ok else 'outside'} that interval: "
-                "one segment is the resolution any 9180-byte sender has.",
-                ("agrees" if ok else "differs") + f" (Figure 6 onset, {rule})"))
+                "one segment is the resolution any 9180-byte sender has.")))
         else:
-            verdicts.append(_verdict(False, f"MTU 9180, {rule}: no single onset in the windows tried.",
-                                     f"differs (Figure 6 onset, {rule})"))
-        small = level <= FIG6_VERY_SMALL * peak
-        verdicts.append(_verdict(
-            small, f"MTU 9180, {rule}: peak {peak:.1f} Mb/s; at windows of {FIG6_COLLAPSE_FROM // 1024} kB and more "
+            shown.append(_verdict(verdicts, Verdict.judged(
+                f"Figure 6 onset, {rule}", Kind.VALIDATED, "Eq. 2: 34,630 B",
+                holds("a single onset of losses in the windows tried", False), paper_value=paper_w,
+                detail=f"MTU 9180, {rule}: no single onset in the windows tried.")))
+        # The advertised-window rule was chosen to reproduce the collapses (Tables 2–3): calibrated.
+        small = at_most(level / peak, FIG6_VERY_SMALL)
+        shown.append(_verdict(verdicts, Verdict.judged(
+            f"Figure 6 collapse level, {rule}", Kind.VALIDATED if rule == "half_window" else Kind.CALIBRATED,
+            "'quickly drops to very small levels'", small, ours=level / peak, unit="of the peak", detail=f"MTU 9180, {rule}: peak {peak:.1f} Mb/s; at windows of {FIG6_COLLAPSE_FROM // 1024} kB and more "
             f"{level:.2f} Mb/s on average ({level / peak:.1%} of the peak). The paper: 'quickly drops to very small "
             f"levels' (taken here as under {FIG6_VERY_SMALL:.0%} of the peak; Table 2 measured 0.87 Mb/s at 128 kB, 1 %)."
-            + ("" if small or rule != "half_window" else
-               " BSD's loss response keeps far more than the testbed did; the advertised-window rule collapses (next verdict)."),
-            ("agrees" if small else "differs") + f" (Figure 6 collapse level, {rule})"))
+            + ("" if small.passes or rule != "half_window" else
+               " BSD's loss response keeps far more than the testbed did; the advertised-window rule collapses (next verdict).")
+            )))
     return (
         "<h2>Figure 6 — throughput vs window through the 155 → 100 Mb/s mismatch (§4.2)</h2>"
         "<p>The paper's Figure 6 is a DEC Alpha in Lawrence sending without pacing to the SGI Onyx in Kansas City "
@@ -405,7 +413,7 @@ def _figure6_html(f6: dict, out: Path, full: bool) -> str:
         f"(Eq. 2: 34,630 bytes). Each point: mean of {len(seeds)} seeds × {dur:g} s; both loss rules (solid: BSD, "
         "dashed: ssthresh from the advertised window). BSD rounds socket buffers up to whole segments, so large MTUs "
         "move in steps of one segment.</p>"
-        f'<p><img src="{path.name}" alt="figure 6"></p><ul>{"".join(lines)}</ul>{"".join(verdicts)}'
+        f'<p><img src="{path.name}" alt="figure 6"></p><ul>{"".join(lines)}</ul>{"".join(shown)}'
         "<p>On this short path both loss rules collapse: the round trip holds about 11 kB at the TAXI rate, so a "
         "window of four 9140-byte segments keeps a standing queue larger than the port and overflows it again after "
         "every recovery; the sender spends its time in backed-off timeouts. On the 8.8 ms path of Table 2 the pipe "
@@ -413,11 +421,12 @@ def _figure6_html(f6: dict, out: Path, full: bool) -> str:
     )
 
 
-def _verdict(ok: bool, text: str, word: str | None = None) -> str:
-    return f"<p><b>Verdict: {word or ('agrees' if ok else 'differs')}</b> — {html.escape(text)}</p>"
+def _verdict(verdicts: list[Verdict], v: Verdict) -> str:
+    verdicts.append(v)
+    return verdict_html(v)
 
 
-def _figure3_html(f3: list[tuple[int, float, int, int]], out: Path) -> str:
+def _figure3_html(f3: list[tuple[int, float, int, int]], out: Path, verdicts: list[Verdict]) -> str:
     fig, ax = new_axes()
     ax.plot([m for m, *_ in f3], [g for _, g, _, _ in f3], "o-", label="atmsim, 128 kB window, no pacing")
     ax.axhline(TAXI_USER_BPS / 1e6, color="0.6", ls="--", label="TAXI-100 user limit (9180-byte MTU)")
@@ -433,11 +442,11 @@ def _figure3_html(f3: list[tuple[int, float, int, int]], out: Path) -> str:
     by = {m: g for m, g, _, _ in f3}
     small, big = by[FIG3_MSS[1]], by[FIG3_MSS[-1]]
     best = max(f3, key=lambda x: x[1])
-    ok = small > big
+    ok = above(small - big, 0, "Mb/s")
     text = (
         f"MSS {FIG3_MSS[1]}: {small:.2f} Mb/s vs MSS {FIG3_MSS[-1]}: {big:.2f} Mb/s; the best is MSS {best[0]} "
         f"({best[1]:.2f} Mb/s). "
-        + ("Smaller segments get more through the 256-cell port, as the paper finds." if ok else
+        + ("Smaller segments get more through the 256-cell port, as the paper finds." if ok.passes else
            "The model does not show the paper's gain from smaller segments here.")
         + " The paper's figure is only described (no numbers in the text), so the comparison is of direction only; "
         "the hosts have no CPU limit here (Figure 4's per-segment cost is fitted for the DEC 3000, and the paper gives "
@@ -451,11 +460,12 @@ MTU = MSS + 40. Paper: TCP rate control works better as the segment shrinks rela
 switch buffer; with small enough windows the round trip, not congestion, limits throughput.</p>
 <table><tr><th>MSS</th><th>MTU</th><th>cells/segment</th><th>atmsim [Mb/s]</th><th>retransmitted segments</th><th>timeouts</th></tr>{rows}</table>
 <p><img src="{path.name}" alt="figure 3"></p>
-{_verdict(ok, text)}
+{_verdict(verdicts, Verdict.judged("Figure 3", Kind.VALIDATED, "smaller segments get more through the port (no numbers)",
+          ok, ours=small - big, unit=f"Mb/s, MSS {FIG3_MSS[1]} − MSS {FIG3_MSS[-1]}", detail=text))}
 """
 
 
-def _figure5_check_html(rows: list[tuple[int, int, float, list[float]]]) -> str:
+def _figure5_check_html(rows: list[tuple[int, int, float, list[float]]], verdicts: list[Verdict]) -> str:
     from .. import stats
 
     body = ""
@@ -465,7 +475,6 @@ def _figure5_check_html(rows: list[tuple[int, int, float, list[float]]]) -> str:
         worst = max(worst, ci.estimate / FIG5_LOSS, FIG5_LOSS / max(ci.estimate, 1e-12))
         body += (f"<tr><td>{buf}</td><td>{mtu}</td><td>{buffer_segments(buf, mtu)}</td><td>{load:.3f}</td>"
                  f"<td>{ci.estimate:.2%} ± {ci.half_width:.2%}</td></tr>")
-    ok = worst < 3.0
     return f"""
 <h3>Model check by simulation</h3>
 <p>The same queue as an ATM port: Poisson segment arrivals with truncated-geometric lengths of
@@ -473,11 +482,12 @@ mean k cells (the model's geometric service), sent over an OC-12c link into an O
 given size, tail drop, at the load the model allows for 1% loss; simulated cell loss ratio
 (mean ± 95% t half-width over {len(rows[0][3])} seeds).</p>
 <table><tr><th>buffer [cells]</th><th>MTU</th><th>N</th><th>model load</th><th>simulated cell loss</th></tr>{body}</table>
-{_verdict(ok, f"the simulated loss at the model's allowable load is within a factor {worst:.1f} of 1% everywhere "
+{_verdict(verdicts, Verdict.judged(
+   "Figure 5 model check by simulation", Kind.MODEL, "— (our model against our simulator)", below(worst, 3.0),
+   ours=worst, unit="× 1 % at worst", detail=f"the simulated loss at the model's allowable load is within a factor {worst:.1f} of 1% everywhere "
    "(consistent below a factor 3): the segment-level model is a fair guide to the cell-level port. It errs most where N "
    "is small, since a cell buffer admits part of a segment where the model counts whole segment places. This compares "
-   "our model with our simulator, not with the paper.",
-   "consistent (model check, not comparable with the paper)" if ok else "inconsistent (model check)")}
+   "our model with our simulator, not with the paper."))}
 """
 
 
@@ -485,7 +495,7 @@ def buffer_segments(buffer_cells: int, mtu: int) -> int:
     return buffer_cells // cells_per_segment(mtu)
 
 
-def _figure5_html(f5: dict[int, list[tuple[int, int, float]]], out: Path, check=None) -> str:
+def _figure5_html(f5: dict[int, list[tuple[int, int, float]]], out: Path, verdicts: list[Verdict], check=None) -> str:
     fig, ax = new_axes()
     for mtu, rows in f5.items():
         ax.plot([b for b, _, _ in rows], [x for _, _, x in rows], "o-", label=f"segment {mtu} B ({cells_per_segment(mtu)} cells)")
@@ -513,28 +523,26 @@ segment loss = cell loss. The allowable load is the largest ρ = a/d ≤ 1 with 
 by bisection (1 = the port can be fully loaded).</p>
 <table><tr><th>buffer [cells]</th>{head}</tr>{body}</table>
 <p><img src="{path.name}" alt="figure 5"></p>
-{_verdict(True, "the 256-cell ASX-100 port allows only a small load with 9180-byte segments "
+{_verdict(verdicts, Verdict.not_comparable(
+   "Figure 5", "allowable load falls with the segment size (curves only)", "model illustration: nothing independent "
+   "to compare with", detail="the 256-cell ASX-100 port allows only a small load with 9180-byte segments "
    f"({r256[9180]:.3f}: one segment buffer) and much more with small ones ({r256[576]:.3f} at 576 bytes); "
    "thousands of cells are needed before large segments can load a contended port moderately — the paper's argument. "
    "The paper's curves are not given numerically and the model is our reading of its one-line description, so "
-   "nothing independent is compared.", "not comparable — model illustration")}
-{_figure5_check_html(check) if check else ""}
+   "nothing independent is compared."))}
+{_figure5_check_html(check, verdicts) if check else ""}
 """
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -> Path:
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None) -> Path:
     """Run the implemented MAGIC experiments and write ``report.html`` into ``out_dir``."""
+    full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
     total = len(TABLE1) + len(magic95_tables.LOSS_RULES) * len(FIG6_MTUS) * len(FIG6_WINDOWS) + len(FIG3_MSS)
     total += magic95_hosts.n_runs() + len(FIG5_CHECK) + magic95_tables.n_cases(full)
-    done = 0
-
-    def tick(what: str) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total, what)
+    tick = Progress.of(progress)
+    tick.plan(total)
 
     rows = table1(full=full, seed=seed, progress=tick)
     f6 = figure6(full=full, seed=seed, progress=tick)
@@ -549,11 +557,12 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None) -
     csv = "window_bytes,paper_mbps,w_over_t_mbps,atmsim_mbps,err_vs_paper,retransmissions\n" + "".join(
         f"{r.window},{r.paper_mbps},{r.bound_mbps:.4f},{r.atmsim_mbps:.4f},{r.err_paper:.4f},{r.rexmt}\n" for r in rows
     )
-    agree = sum(abs(r.err_paper) <= TOLERANCE for r in rows)
+    verdicts = [r.verdict() for r in rows]
+    agree = sum(v.outcome is Outcome.AGREES for v in verdicts)
     table = "".join(
         f"<tr><td>{html.escape(r.label)}</td><td>{r.paper_mbps:g}</td><td>{r.bound_mbps:.2f}</td>"
-        f"<td>{r.atmsim_mbps:.2f}</td><td>{r.err_paper:+.1%}</td><td>{r.rexmt}</td><td>{html.escape(r.verdict)}</td></tr>"
-        for r in rows
+        f"<td>{r.atmsim_mbps:.2f}</td><td>{r.err_paper:+.1%}</td><td>{r.rexmt}</td><td>{html.escape(str(v.outcome))}</td></tr>"
+        for r, v in zip(rows, verdicts)
     )
     body = f"""
 <h2>Table 1 — throughput and TCP window size (Experiment 1, §3.1)</h2>
@@ -567,15 +576,13 @@ windows within {TOLERANCE:.0%} of the published throughput.</p>
 <p>Why the small differences: atmsim's BSD TCP rounds socket buffers up to whole segments
 (tcp_mss()), so windows of 16–128 kB carry slightly more than W bytes per round trip, while
 segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
-{magic95_tables.report_html(tables, full)}
-{_figure3_html(f3, out)}
-{magic95_hosts.figures_html(f4, f7, out)}
-{_figure5_html(f5, out, f5c)}
-{_figure6_html(f6, out, full)}
+{magic95_tables.report_html(tables, full, verdicts)}
+{_figure3_html(f3, out, verdicts)}
+{magic95_hosts.figures_html(f4, f7, out, verdicts)}
+{_figure5_html(f5, out, verdicts, f5c)}
+{_figure6_html(f6, out, full, verdicts)}
 <p class="meta">mode: {'full' if full else 'quick'}; seed {seed}; {elapsed:.1f} s wall.</p>
 """
-    items = [(f"Table 1, window {r.label}", r.verdict) for r in rows] + verdicts_in(body)
-    body = summary_html(items, elapsed, "full" if full else "quick") + body
     write_text_atomic(out / "table1.csv", csv)
     write_text_atomic(out / "tables2_4.csv", magic95_tables.csv_rows(tables))
     write_text_atomic(out / "fig3.csv", 
@@ -595,4 +602,5 @@ segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
         "loss_rule,mtu_bytes,window_bytes,atmsim_mbps,rexmt_segs\n"
         + "".join(f"{rule},{mtu},{w},{g:.4f},{r}\n" for rule, by in f6.items() for mtu, rs in by.items() for w, g, r in rs)
     )
-    return write_report(out, "MAGIC testbed (Ewy et al. 1995) — atmsim reproduction", body)
+    return write_study_report(out, "MAGIC testbed (Ewy et al. 1995) — atmsim reproduction", body, verdicts, elapsed,
+                              "full" if full else "quick")

@@ -18,11 +18,12 @@ has no per-byte (copy) cost. Closed form: throughput = min(MSS·8/c, link user r
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from ..report import figure_path, new_axes, save_axes
 from ..scenario import Scenario
+from ..study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
+from ..study import resources
 
 FIG4_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG7_MSS = [512, 1024, 2048, 4096, 9140, 16384, 32768, 65495]
@@ -33,7 +34,7 @@ OC12C_CELL_BPS = 599.04e6
 
 
 def scenario_path() -> Path:
-    return Path(__file__).resolve().parents[3] / "scenarios" / "magic95" / "fig4_direct.toml"
+    return resources.scenario_file("magic95", "fig4_direct.toml")
 
 
 def base() -> Scenario:
@@ -80,7 +81,7 @@ def _goodput(sc: Scenario, seed: int) -> tuple[float, float]:
     return s["connections"][0]["goodput_bps"], s["hosts"][1]["cpu_utilization"]
 
 
-def figure4(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, float, float, float]]:
+def figure4(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, float, float, float]]:
     """[(MSS, atmsim Mb/s, model Mb/s, receiver CPU utilisation)]."""
     c = per_segment_s()
     rows = []
@@ -88,11 +89,11 @@ def figure4(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int,
         got, util = _goodput(_at(mss, 1, False, 8.0 if full else 2.0), seed)
         rows.append((mss, got / 1e6, model_bps(mss, 1, OC3C_CELL_BPS, c) / 1e6, util))
         if progress:
-            progress(f"figure 4, MSS {mss}")
+            progress.step(f"figure 4, MSS {mss}")
     return rows
 
 
-def figure7(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int, int, float, float]]:
+def figure7(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, int, float, float]]:
     """Simulated points [(speed-up, MSS, atmsim Mb/s, model Mb/s)] on a direct OC-12c link."""
     c = per_segment_s()
     rows = []
@@ -101,7 +102,7 @@ def figure7(full: bool = False, seed: int = 1, progress=None) -> list[tuple[int,
             got, _ = _goodput(_at(mss, k, True, 4.0 if full else 1.0), seed)
             rows.append((k, mss, got / 1e6, model_bps(mss, k, OC12C_CELL_BPS, c) / 1e6))
             if progress:
-                progress(f"figure 7, x{k}, MSS {mss}")
+                progress.step(f"figure 7, x{k}, MSS {mss}")
     return rows
 
 
@@ -109,15 +110,18 @@ def n_runs() -> int:
     return len(FIG4_MSS) + sum(len(v) for v in FIG7_SIMULATED.values())
 
 
-def _illustration(ok: bool, text: str) -> str:
+def _illustration(verdicts: list[Verdict], row: str, paper: str, rule: Rule, text: str) -> str:
     """The verdict of a figure nothing independent can be compared with: the paper gives no
     numbers and our host cost is fitted to its Table 1, so the simulation is checked against
-    its own closed form only (an implementation check), never called a reproduction."""
-    word = "not comparable — model illustration" if ok else "differs from its own model (a defect)"
-    return f"<p><b>Verdict: {word}</b> — {html.escape(text)}</p>"
+    its own closed form only (model against model), never called a reproduction."""
+    v = Verdict.judged(row, Kind.MODEL, paper, rule, detail=text)
+    verdicts.append(v)
+    return verdict_html(v)
 
 
-def figures_html(f4: list[tuple[int, float, float, float]], f7: list[tuple[int, int, float, float]], out: Path) -> str:
+def figures_html(f4: list[tuple[int, float, float, float]], f7: list[tuple[int, int, float, float]], out: Path,
+                 verdicts: list[Verdict]) -> str:
+    """Figures 4 and 7 with their verdicts (appended to ``verdicts``)."""
     c = per_segment_s()
     # Figure 4
     fig, ax = new_axes()
@@ -162,7 +166,9 @@ the paper gives no costs: 9140 × 8 bits / 119 Mb/s, the fastest rate it measure
 (Table 1). The paper: throughput heavily depends on segment size; the hosts are receiver-CPU bound.</p>
 <table><tr><th>MSS</th><th>atmsim [Mb/s]</th><th>model [Mb/s]</th><th>vs model</th><th>receiver CPU busy</th></tr>{rows4}</table>
 <p><img src="{p4.name}" alt="figure 4"></p>
-{_illustration(rising and gs[0] < 0.1 * gs[-1] and err4 < 0.03,
+{_illustration(verdicts, "Figure 4: simulation on the CPU model", "throughput depends heavily on segment size (no numbers)",
+          holds("rising with the MSS, the smallest below 10 % of the largest, every point within 3 % of the model",
+                rising and gs[0] < 0.1 * gs[-1] and err4 < 0.03),
           f"throughput grows with the segment size, from {gs[0]:.1f} Mb/s at {FIG4_MSS[0]} bytes to {gs[-1]:.1f} Mb/s at "
           f"{FIG4_MSS[-1]}, with the receiver CPU busy throughout; every point within {err4:.2%} of min(MSS·8/c, OC-3c). "
           "The per-segment cost c is fitted to Table 1's 119 Mb/s and the figure has no numbers in the text, so this "
@@ -174,7 +180,8 @@ DEC 3000 (cost {c * 1e6:.1f}/k µs); lines are the model, dots are atmsim runs o
 with 1 MB windows (the link's own limit is drawn too).</p>
 <table><tr><th>machine</th><th>MSS</th><th>atmsim [Mb/s]</th><th>model [Mb/s]</th><th>vs model</th></tr>{rows7}</table>
 <p><img src="{p7.name}" alt="figure 7"></p>
-{_illustration(err7 < 0.03,
+{_illustration(verdicts, "Figure 7: simulation on the extrapolation", "the paper's own extrapolation (no numbers)",
+          at_most(100 * err7, 3, "%"),
           f"simulated points within {err7:.2%} of the model; small segments bound throughput however fast the machine: "
           f"512-byte segments give {small16:.0f} Mb/s even at 16× the DEC 3000, below the OC-12c user limit, as the paper "
           "argues. The figure is the paper's own extrapolation from the same fitted cost: an illustration, not a "

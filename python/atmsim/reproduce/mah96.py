@@ -40,11 +40,14 @@ from pathlib import Path
 from .. import query, sweeps
 from ..errors import AtmsimError, ScenarioError
 from ..scenario import Scenario
+from ..study import Mode as StudyMode
+from ..study import Progress
+from ..study import resources
 from . import mah96_oracle as oracle
 from . import mah96_report as report
 from . import mah96_tables as tables
 
-SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "mah96" / "noqos_conv_svc.toml"
+SCENARIO = resources.scenario_file("mah96", "noqos_conv_svc.toml")
 #: The varied value's path in the results store (every site's router has the same driver).
 IPOA_PATH = "site[0].ipoa"
 
@@ -134,16 +137,17 @@ def plan(mode: Mode, seed: int = 1):
     return sweeps.plan_points("mah96", str(SCENARIO), points, seeds)
 
 
-def collect(mode: Mode, seed: int = 1, progress=None, *, store: str | Path, jobs: int | None = None,
+def collect(mode: Mode, seed: int = 1, progress: Progress | None = None, *, store: str | Path, jobs: int | None = None,
             scheduler=None) -> Study:
     """Run every configuration at the mode's seeds into the results store ``store`` (runs
     already there are not run again: an interrupted study resumes), then read them back."""
     t0 = time.perf_counter()
     p = plan(mode, seed)
 
-    def tick(done: int, failed: int, total: int) -> None:
-        if progress:
-            progress(done, total, f"{done} of {total} runs" + (f", {failed} failed" if failed else ""))
+    shown = Progress.of(progress)
+
+    def tick(done: int, failed: int, total: int) -> None:  # the sweep's own count
+        shown.at(done, total, f"{failed} failed" if failed else "")
 
     done = sweeps.run_plan(p, store=store, jobs=jobs, scheduler=scheduler, progress=tick)
     if done.failed:
@@ -164,7 +168,7 @@ class StudyError(AtmsimError):
     """A run of the study failed (its error is stored; ``--retry`` is not needed: fix and rerun)."""
 
 
-def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None, *, seeds: int | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None, *, seeds: int | None = None,
         configs: str | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
         workstations: int | None = None, duration_s: float | None = None) -> Path:
     """Run the study into its results store and write ``report.html`` into ``out_dir``.
@@ -173,10 +177,11 @@ def run(out_dir: str | Path, full: bool = False, seed: int = 1, progress=None, *
     default: the mode's); ``store``: the results store (default ``out_dir/results.duckdb``);
     ``jobs``/``scheduler``: as :func:`atmsim.sweep` (local worker processes or a Dask
     scheduler). ``workstations``, ``duration_s`` and ``seeds`` (a count) override the mode's."""
+    full = StudyMode(mode).full
     base = FULL if full else QUICK
-    mode = Mode(workstations or base.workstations, duration_s or base.duration_s, seeds or base.seeds,
-                select(configs) if configs is not None else base.configs)
+    sizes = Mode(workstations or base.workstations, duration_s or base.duration_s, seeds or base.seeds,
+                 select(configs) if configs is not None else base.configs)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    study = collect(mode, seed, progress, store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler)
+    study = collect(sizes, seed, progress, store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler)
     return report.write(study, out)

@@ -5,7 +5,8 @@ F-rows, the implied levels K-rows) with their verdicts beside the thesis' number
 recommendations of §4.7 and §7.1 restated with what our runs say, the rules, a table of every
 configuration's headline statistics, the figures (:mod:`.mah96_figures`), the thesis'
 inconsistencies, and the run time beside the thesis' cluster (§3.7). Files: ``report.html``,
-``per_run.csv`` (every run's statistics), ``rows.csv`` (the rows), PNG figures.
+``per_run.csv`` (every run's statistics), ``rows.csv`` (the rows), ``verdicts.json`` and
+``verdicts.csv`` (the rows as :class:`atmsim.study.Verdict` records, with their kinds), PNG figures.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from ..output import atomic_file
-from ..report import figure_path, summary_html, write_report
+from ..report import figure_path
+from ..study import Kind, Verdict, write_study_report
 from . import mah96_figures as figures
 from . import mah96_oracle as oracle
 from . import mah96_tables as tables
@@ -43,6 +45,28 @@ def verdicts(study) -> list[tuple[oracle.Row, oracle.Verdict]]:
     """Every oracle row with its verdict on this study's runs."""
     st, diffs = study.stats, study.pvc_vs_svccache()
     return [(row, oracle.judge(row, st, study.mode.at_scale, study.mode.label(), diffs)) for row in oracle.ROWS]
+
+
+#: The rows the 1024-cell port buffer was chosen from (docs/mah96.md, "Buffer sizes"): the
+#: switch cell drop rate, the telnet connect median and the audio overdue rate.
+CALIBRATED_ROWS = frozenset({"M-15 levels", "K-6", "K-13"})
+
+
+def kind_of(row: oracle.Row) -> Kind:
+    """What an ``agrees`` of ``row`` is worth: pvc ≡ svccache is the model against itself;
+    prose and the thesis' self-conflicting numbers compare with nothing; the rows the buffer
+    size was chosen from are calibrated; every other row is validated."""
+    if row.kind == "identical":
+        return Kind.MODEL
+    if row.kind in ("qos", "conflict"):
+        return Kind.NOT_COMPARABLE
+    return Kind.CALIBRATED if row.id in CALIBRATED_ROWS else Kind.VALIDATED
+
+
+def study_verdicts(judged: list[tuple[oracle.Row, oracle.Verdict]]) -> list[Verdict]:
+    """The oracle's rows as the study framework's verdicts (its rules are the oracle's)."""
+    return [Verdict(r.id, kind_of(r), v.word, f"{r.what}: {r.thesis}", v.test or v.reason,
+                    detail=f"{r.where}. atmsim: {v.ours or '—'}. {v.reason}".strip()) for r, v in judged]
 
 
 def _rows_html(judged: list[tuple[oracle.Row, oracle.Verdict]]) -> str:
@@ -188,7 +212,6 @@ def write(study, out: Path) -> Path:
     """Write ``report.html``, its figures and CSV files for ``study`` into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     judged = verdicts(study)
-    items = [(r.id, v.word) for r, v in judged]
     mode = "full" if study.mode.at_scale else "quick" if study.mode.workstations == 50 else "custom"
     util = [r["bottleneck.util"] for rs in study.stats.values() for r in rs if r["bottleneck.util"] is not None]
     load = (f"The 30 ms HW–HE bottleneck is busy {100 * min(util):.0f}–{100 * max(util):.0f} % of the time in its busier "
@@ -206,9 +229,9 @@ def write(study, out: Path) -> Path:
         f"run is not comparable. Results store: <code>{_e(str(study.store or ''))}</code> (run the same command again to "
         "resume an interrupted study; read it with <code>atmsim.results</code>). Files: <code>per_run.csv</code>, "
         "<code>rows.csv</code>.</p>")
-    body = [summary_html(items, study.elapsed_s, mode), intro, "<h2>Rows beside the thesis</h2>", _rows_html(judged),
+    body = [intro, "<h2>Rows beside the thesis</h2>", _rows_html(judged),
             _recommendations_html(study), _rules_html(study.mode), _config_table(study), _figures(study, out),
             _consistency(study), _runtime(study),
             f"<p class='meta'>mode: {mode}; {_e(study.mode.label())}; seeds {study.seeds}; {study.elapsed_s:.1f} s wall.</p>"]
     _write_csv(study, judged, out)
-    return write_report(out, TITLE, "".join(body))
+    return write_study_report(out, TITLE, "".join(body), study_verdicts(judged), study.elapsed_s, mode)
