@@ -261,6 +261,28 @@ def test_magic_verdict_rules_can_agree_and_can_differ():
     assert magic95.Row("8k", 8192, 7.40, 7.45, 7.78, 0).verdict().outcome is Outcome.DIFFERS
 
 
+def test_magic_jitter_rule_can_agree_and_can_differ():
+    from atmsim.reproduce import magic95_tables as t
+
+    def case(*per_seed):
+        return t.Case("c", "f", 46.71, {}, per_seed=[list(p) for p in per_seed])
+
+    starving, sharing = case([45.0, 1.0], [24.0, 23.0]), case([25.0, 20.0], [24.0, 23.0])
+    assert t.jitter_rule([starving, sharing, sharing]).passes
+    assert not t.jitter_rule([starving, sharing, starving]).passes  # one jitter still starves a seed
+    assert not t.jitter_rule([sharing, sharing, sharing]).passes  # nothing to remove
+
+
+def test_magic_jitter_cases_keep_the_senders_mean_speed():
+    from atmsim.reproduce import magic95_tables as t
+
+    for c in t.table4a_jitter_cases():
+        j = c.overrides["host[0].cpu_jitter_us"]
+        mean_us = c.overrides["host[0].tx_cpu_per_segment_us"] + j / 2
+        assert abs(9140 * 8 / mean_us - 60.0) < 1e-9, c.label
+        assert c.seeds == t.T4A_JITTER_SEEDS
+
+
 def test_magic_table4b_rule_can_agree_and_can_differ():
     from atmsim.reproduce import magic95_tables as t
 

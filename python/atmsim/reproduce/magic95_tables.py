@@ -17,6 +17,10 @@ sections, and the experiments that test the explanations of the differences:
 - **Table 4 A's senders.** "Relatively slow sources" (§5): the SPARCstation senders get a send
   CPU cost per segment (``tx_cpu_per_segment_us``) over a range of speeds, on the two sites'
   unequal path delays; per-connection goodput and Jain's index show how the port was shared.
+- **Table 4 A's starved connection.** Is it a phase effect of exact timing (Floyd & Jacobson
+  1992)? The 60 Mb/s senders get host timing jitter (``cpu_jitter_us``, docs/scenario.md "Host
+  timing jitter"; the per-segment cost lowered by half the jitter so the mean speed stays), over
+  20 seeds, and the report counts the seeds in which one connection starves.
 
 Statistics: each case runs over several seeds (quick 4 × 30 s — paced, loss-free cases 2 × 10 s —
 full 10 × 120 s, 1 s warm-up);
@@ -52,12 +56,18 @@ T2_RECEIVER_MBPS = 68.20
 #: Per-sender speed limits tried for Table 4 A [Mb/s of TCP payload]; None = line rate.
 T4A_SPEEDS_QUICK = [40, 50, 60, 70, None]
 T4A_SPEEDS_FULL = [40, 45, 50, 55, 60, 65, 70, 80, None]
+#: Host timing jitter tried on Table 4 A's 60 Mb/s senders [µs] (0: none, the baseline on the same seeds).
+T4A_JITTER_US = [0, 50, 200, 800]
+#: Seeds of the jitter experiment: starvation is a per-seed event, so it needs more seeds than a mean.
+T4A_JITTER_SEEDS = 20
 
 
-def plan(full: bool, paced: bool = False) -> tuple[list[int], float]:
+def plan(full: bool, paced: bool = False, seeds: int = 0) -> tuple[list[int], float]:
     """(seeds, simulated seconds) of a case: quick 4 × 30 s, full 10 × 120 s. Paced cases lose
     nothing and differ between seeds only by the link clocks' phases (if any), so quick mode
-    runs them 2 × 10 s."""
+    runs them 2 × 10 s. ``seeds`` > 0 fixes the number of seeds (the jitter experiment)."""
+    if seeds:
+        return list(range(1, seeds + 1)), 120.0 if full else 30.0
     if paced and not full:
         return [1, 2], 10.0
     return (list(range(1, 11)), 120.0) if full else (list(range(1, 5)), 30.0)
@@ -84,6 +94,8 @@ class Case:
     duration_s: float = 0.0
     #: Cell-level pacing on every VC (no loss expected): a shorter quick plan.
     paced: bool = False
+    #: A fixed number of seeds (0: the plan's).
+    seeds: int = 0
 
     @property
     def combined(self) -> list[float]:
@@ -127,7 +139,7 @@ def for_each_tcp(n: int, key: str, value) -> dict:
 
 def run_cases(cases: list[Case], full: bool, progress: Progress | None = None) -> list[Case]:
     """Run every case over its plan's seeds (both cores, deterministic order)."""
-    plans = [plan(full, c.paced) for c in cases]
+    plans = [plan(full, c.paced, c.seeds) for c in cases]
     jobs, owner = [], []
     for k, (c, (seeds, dur)) in enumerate(zip(cases, plans)):
         jobs += [(_scenario(c.file, c.overrides, dur), s) for s in seeds]
@@ -221,6 +233,23 @@ def table4a_cases(full: bool) -> list[Case]:
     ]
 
 
+def jitter_override(mbps: float, jitter_us: float) -> dict:
+    """Both Table 4 A senders at a mean of ``mbps`` of TCP payload, each segment's send time
+    drawn uniformly from [cost − J/2, cost + J/2) with J = ``jitter_us``."""
+    us = 9140 * 8 / (mbps * 1e6) * 1e6 - jitter_us / 2
+    return {f"host[{h}].{k}": v for h in (0, 1)
+            for k, v in (("tx_cpu_per_segment_us", us), ("cpu_jitter_us", float(jitter_us)))}
+
+
+def table4a_jitter_cases() -> list[Case]:
+    return [
+        Case(f"senders 60 Mb/s, jitter {j:g} us, half_window", "table4_a_taxi_no_pacing", 46.71,
+             {**jitter_override(60, j), **for_each_tcp(2, "ssthresh_on_loss", "half_window")},
+             seeds=T4A_JITTER_SEEDS)
+        for j in T4A_JITTER_US
+    ]
+
+
 def table4b_cases() -> list[Case]:
     return [
         Case("pacing 35 Mb/s each (line bits, rate assumed)", "table4_b_oc3c_pacing_35", 61.17, {}, paced=True),
@@ -231,7 +260,7 @@ def table4b_cases() -> list[Case]:
 
 def n_cases(full: bool) -> int:
     return len(table2_cases()) + len(recovery_cases()) + len(table3_cases()) + len(table4a_cases(full)) + len(
-        table4b_cases())
+        table4a_jitter_cases()) + len(table4b_cases())
 
 
 @dataclass
@@ -240,6 +269,7 @@ class Results:
     recoveries: list[Case]
     t3: list[Case]
     t4a: list[Case]
+    t4a_jitter: list[Case]
     t4b: list[Case]
 
 
@@ -249,6 +279,7 @@ def run(full: bool = False, progress: Progress | None = None) -> Results:
         recoveries=run_cases(recovery_cases(), full, progress),
         t3=run_cases(table3_cases(), full, progress),
         t4a=run_cases(table4a_cases(full), full, progress),
+        t4a_jitter=run_cases(table4a_jitter_cases(), full, progress),
         t4b=run_cases(table4b_cases(), full, progress),
     )
 
@@ -303,6 +334,40 @@ STARVED_SHARE = 0.05
 def starved_seeds(c: Case) -> int:
     """Seeds in which one connection gets less than :data:`STARVED_SHARE` of the combined throughput."""
     return sum(min(per) < STARVED_SHARE * sum(per) for per in c.per_seed if sum(per) > 0)
+
+
+def jitter_rule(cases: list[Case]) -> Rule:
+    """The jitter experiment: host timing noise removes the starvation if no seed starves at
+    any jitter above zero while the baseline (the first case, no jitter) has some that do."""
+    base, rest = cases[0], cases[1:]
+    return holds("no seed starves with jitter while some do without",
+                 starved_seeds(base) > 0 and all(starved_seeds(c) == 0 for c in rest))
+
+
+def _jitter_html(cases: list[Case], verdicts: list[Verdict]) -> str:
+    rows = "".join(
+        f"<tr><td>{T4A_JITTER_US[k]:g} µs</td><td>{starved_seeds(c)} of {len(c.per_seed)}</td>"
+        f"<td>{_ci(c.mbps, 1)}</td><td>{min(c.combined):.1f}–{max(c.combined):.1f}</td><td>{_ci(c.loss_rate)}</td>"
+        f"<td>{sum(c.timeouts) / len(c.timeouts):.1f}</td></tr>"
+        for k, c in enumerate(cases))
+    base = cases[0]
+    return f"""
+<p>Is the starved connection a phase effect of exact timing, which real hosts' timing noise removes (Floyd &amp;
+Jacobson 1992)? The 60 Mb/s senders again, over {len(base.per_seed)} seeds, with host timing jitter J: each
+segment's send time drawn uniformly from the per-segment cost ± J/2 (<code>cpu_jitter_us</code>; the mean speed
+stays 60 Mb/s).</p>
+<table><tr><th>jitter J</th><th>seeds in which one connection starves (&lt; {STARVED_SHARE:.0%})</th>
+<th>combined [Mb/s], mean ± 95 %</th><th>seed range</th><th>losses/s</th><th>timeouts/run</th></tr>{rows}</table>
+{_verdict(verdicts, Verdict.judged(
+   "Table 4 A, host timing jitter", Kind.MODEL, "one of two equal TCPs starves (our model, not the paper)",
+   jitter_rule(cases), detail=
+   f"Without jitter {starved_seeds(base)} of {len(base.per_seed)} seeds starve one connection; with jitter "
+   + ", ".join(f"{T4A_JITTER_US[k]:g} µs: {starved_seeds(c)}" for k, c in enumerate(cases) if k)
+   + ". A starved connection is stuck in BSD's backed-off retransmission timer (see the timeouts): two 192-cell "
+   "segments do not fit the 256-cell port, so each collision costs one of them a segment, and timing noise changes "
+   "which one but not that one of them loses. Combined throughput (paper 46.71 Mb/s): "
+   + ", ".join(f"{T4A_JITTER_US[k]:g} µs {c.mbps.estimate:.1f}" for k, c in enumerate(cases)) + " Mb/s."))}
+"""
 
 
 def _by(cases: list[Case], prefix: str) -> Case:
@@ -457,8 +522,9 @@ packet losses per second.</p>
    "where the speed is chosen, so it is calibrated. "
    + "".join(f"At {speed_label(v)} one connection starves (below {STARVED_SHARE:.0%} of the combined throughput) in "
              f"{starved_seeds(c)} of {len(c.per_seed)} seeds. " for v, c in starving)
-   + ("The paper reports only the combined throughput; two equal TCPs of which one starves show a phase effect that "
-      "real hosts' timing noise removes." if any(starved_seeds(c) for _, c in starving) else "")))}
+   + ("The paper reports only the combined throughput; whether the starvation is a phase effect of exact timing is "
+      "tested below." if any(starved_seeds(c) for _, c in starving) else "")))}
+{_jitter_html(res.t4a_jitter, verdicts)}
 <p>Scenario B: two DEC 3000s (OC-3c) in Lawrence, paced, to the same Onyx. The paper does not give B's pacing
 rate: <b>we assume 35 Mb/s per source as in Experiment 3</b>, at both readings of the unit. Paper: 61.17 Mb/s,
 no losses.</p>
