@@ -276,19 +276,24 @@ impl Fabric {
                 self.arm_after_push(ck, p, cell);
                 self.kick(ck, p)
             }
-            Some(reason) => {
-                match reason {
-                    DropReason::Tail => self.cells.dropped_tail += 1,
-                    DropReason::Ppd => self.cells.dropped_ppd += 1,
-                    DropReason::Epd => self.cells.dropped_epd += 1,
-                    DropReason::Clp1 => self.cells.dropped_clp1 += 1,
-                    DropReason::Ctrl => self.cells.dropped_ctrl += 1,
-                    DropReason::Regulator => self.cells.dropped_regulator += 1,
-                    DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
-                }
-                self.cell_lost(cell);
-            }
+            Some(reason) => self.dropped_at_port(cell, reason),
         }
+    }
+
+    /// A switch port dropped `cell` for `reason`: counted in the cell ledger, and its frame
+    /// (or RM record) told.
+    #[cold]
+    pub fn dropped_at_port(&mut self, cell: Cell, reason: DropReason) {
+        match reason {
+            DropReason::Tail => self.cells.dropped_tail += 1,
+            DropReason::Ppd => self.cells.dropped_ppd += 1,
+            DropReason::Epd => self.cells.dropped_epd += 1,
+            DropReason::Clp1 => self.cells.dropped_clp1 += 1,
+            DropReason::Ctrl => self.cells.dropped_ctrl += 1,
+            DropReason::Regulator => self.cells.dropped_regulator += 1,
+            DropReason::HostQueue | DropReason::NoRoute | DropReason::Police => unreachable!(),
+        }
+        self.cell_lost(cell);
     }
 
     /// Data cell `cell`, arriving at `at` on switch input `l` and routed onward, meets the

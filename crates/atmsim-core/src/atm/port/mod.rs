@@ -446,6 +446,22 @@ impl OutPort {
         if cell.flags & (flags::CTRL | flags::RM) != 0 {
             return if cell.is_ctrl() { self.offer_ctrl(cell) } else { self.offer_rm(now, cell) };
         }
+        let verdict = self.data_verdict(cell);
+        if verdict.is_none() && !self.enqueue(now, cell) {
+            // A regulator refusal mid-frame is a lost cell like an overflow: under PPD or EPD
+            // the rest of the frame goes too (its EOF cell still delimits it).
+            if self.policy != DropPolicy::Tail && !cell.is_eof() {
+                self.vc(cell.vci).discard = Discard::Partial;
+            }
+            return Some(DropReason::Regulator);
+        }
+        verdict
+    }
+
+    /// Admission of a data cell at a switch (module docs): counts it in, updates its VC's
+    /// frame state and, if the cell is dropped, the drop counter of the reason returned.
+    #[inline(always)]
+    fn data_verdict(&mut self, cell: Cell) -> Option<DropReason> {
         self.stats.cells_in += 1;
         let occupancy = self.occupancy;
         let (limit, policy, clp1) = (self.limit, self.policy, self.clp1_threshold);
@@ -484,14 +500,6 @@ impl OutPort {
             self.stats.frames_refused += 1;
         }
         match verdict {
-            None if !self.enqueue(now, cell) => {
-                // A regulator refusal mid-frame is a lost cell like an overflow: under PPD or
-                // EPD the rest of the frame goes too (its EOF cell still delimits it).
-                if policy != DropPolicy::Tail && !eof {
-                    self.vc(cell.vci).discard = Discard::Partial;
-                }
-                return Some(DropReason::Regulator);
-            }
             None => {}
             Some(DropReason::Tail) => self.stats.drop_tail += 1,
             Some(DropReason::Ppd) => self.stats.drop_ppd += 1,
@@ -500,6 +508,47 @@ impl OutPort {
             Some(_) => unreachable!(),
         }
         verdict
+    }
+
+    /// Whether a data cell reaching this port now would be alone in it: a served-ahead FIFO
+    /// port, idle, nothing queued (control cells included), no source told of its frames,
+    /// nothing held or released by it. Such a cell starts at its arrival and is the only
+    /// cell in the port until it ends ([`OutPort::pass_idle`]).
+    #[inline]
+    pub fn is_idle_fifo(&self) -> bool {
+        self.lazy
+            && self.in_tx.is_none()
+            && !self.notify
+            && self.release_at == SimTime::MAX
+            && self.wake_at == SimTime::MAX
+            && self.ctrl.is_empty()
+            && matches!(&self.sched, Scheduler::Fifo(q) if q.is_empty())
+    }
+
+    /// A data cell that is neither a frame end nor an RM cell reaches this port at `at` while
+    /// [idle](OutPort::is_idle_fifo), and nothing else reaches or reads the port before it
+    /// would end: admission, the start at `at` and the completion one first cell time later
+    /// in one step, every counter and the serializer left as those three steps leave them.
+    /// Returns the cell's transmission time, or why it was dropped. The caller puts the cell
+    /// on the link (`atm::fabric::drained`, "Cells through idle ports").
+    #[inline]
+    pub fn pass_idle(&mut self, at: SimTime, cell: Cell) -> Result<SimDuration, DropReason> {
+        debug_assert!(self.is_idle_fifo() && self.occupancy == 0 && cell.flags & (flags::EOF | flags::RM | flags::CTRL) == 0);
+        if let Some(reason) = self.data_verdict(cell) {
+            return Err(reason);
+        }
+        // Queued and started at `at`: an empty queue adds nothing to the occupancy integral.
+        self.last_change = at;
+        self.stats.max_occupancy = self.stats.max_occupancy.max(1);
+        self.busy_since = at;
+        self.ser.reset();
+        let d = self.ser.next_unit();
+        self.tx_done = at + d;
+        // Ended at `at + d` with nothing behind it: sent, and idle again.
+        self.stats.cells_tx += 1;
+        self.stats.busy_ps += d.0;
+        self.due = self.release_at;
+        Ok(d)
     }
 
     /// Host admission of a whole data frame of `ncells` cells; false if refused.
