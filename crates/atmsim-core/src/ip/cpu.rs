@@ -107,7 +107,9 @@ impl Cpu {
             Some((j, r)) => r.gen_range(0..*j),
             None => 0,
         };
-        SimDuration::from_ps(c.per_segment.as_ps().saturating_add(c.per_byte_ps.saturating_mul(len)).saturating_add(extra))
+        SimDuration::from_ps(
+            c.per_segment.as_ps().saturating_add(c.per_byte_ps.saturating_mul(len)).saturating_add(extra),
+        )
     }
 
     /// Queue a segment (datagram `d`, `len` payload bytes); returns the completion time if

@@ -52,11 +52,7 @@ fn time_valued_fields_beyond_the_range_are_refused_with_the_limit() {
         "host[0].tx_cpu_per_byte_ns",
         "between 0 and",
     );
-    refused(
-        &edit(&m, host, &format!("{host}\ncpu_jitter_us = -1")),
-        "host[0].cpu_jitter_us",
-        "between 0 and 1e7 µs",
-    );
+    refused(&edit(&m, host, &format!("{host}\ncpu_jitter_us = -1")), "host[0].cpu_jitter_us", "between 0 and 1e7 µs");
     // Each term in range, but a largest segment would take more than 10 s.
     refused(
         &edit(&m, host, &format!("{host}\nrx_cpu_per_segment_us = 9e6\nrx_cpu_per_byte_ns = 150000")),

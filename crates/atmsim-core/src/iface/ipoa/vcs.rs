@@ -31,9 +31,9 @@
 //! FIFO of a pending VC is a linked list through the node slab, so queued datagrams cost
 //! nothing once the slab has grown to the run's peak.
 
-use crate::detmap::DetMap;
 use super::policy::{MuxKey, VcClass};
 use super::ConvType;
+use crate::detmap::DetMap;
 use crate::ids::{DatagramId, NodeId};
 use crate::time::SimTime;
 use std::collections::VecDeque;

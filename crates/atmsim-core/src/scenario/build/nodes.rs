@@ -119,7 +119,14 @@ fn host_cpu(i: usize, h: &HostSec, seed: u64) -> Result<Option<Cpu>> {
 /// One direction's CPU cost: each term bounded, and the cost of the largest segment the
 /// host can send or receive (per segment + per byte × MTU + the jitter's bound) at most
 /// [`limits::MAX_CPU_JOB_S`].
-fn cpu_cost(seg_field: &str, seg_us: f64, byte_field: &str, byte_ns: f64, mtu: i64, jitter: SimDuration) -> Result<Cost> {
+fn cpu_cost(
+    seg_field: &str,
+    seg_us: f64,
+    byte_field: &str,
+    byte_ns: f64,
+    mtu: i64,
+    jitter: SimDuration,
+) -> Result<Cost> {
     let per_segment = span(seg_field, seg_us, 1e-6, "µs", limits::MAX_CPU_JOB_S)?;
     let per_byte = span(byte_field, byte_ns, 1e-9, "ns", limits::MAX_CPU_JOB_S / 65_535.0)?;
     let job_s = per_segment.as_secs_f64() + per_byte.as_secs_f64() * mtu as f64 + jitter.as_secs_f64();
