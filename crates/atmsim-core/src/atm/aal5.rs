@@ -219,6 +219,15 @@ impl Reassembler {
         out
     }
 
+    /// Accept `n` cells of `frame` that do not end it.
+    #[inline]
+    pub fn push_cells(&mut self, frame: u32, n: u32) {
+        match self.parts.last_mut() {
+            Some((f, k)) if *f == frame => *k += n,
+            _ => self.parts.push((frame, n)),
+        }
+    }
+
     /// Cells held waiting for an end-of-frame cell.
     pub fn held_cells(&self) -> u64 {
         self.parts.iter().map(|&(_, n)| n as u64).sum()

@@ -57,7 +57,10 @@
 //! before `limit` and before its own input's next cell, nothing reaches or reads the port
 //! in between, so admission, start and completion are carried out in one step
 //! ([`crate::atm::port::OutPort::pass_idle`]) and the cell goes straight onto the output
-//! link's pipe, as the port's completion would have put it there. In a lightly loaded
+//! link's pipe, as the port's completion would have put it there. The cells of its VC that
+//! follow it on the same input pass alike, one after another, while each meets the same
+//! conditions (a train: no lookup, no admission, since the VC's frame state is as the first
+//! left it; `OutPort::pass_again`). In a lightly loaded
 //! switch this is how most of a frame's cells cross (MAGIC's 9180-byte frames: all but the
 //! last of about 192 cells); a frame's last cell keeps the usual path, since its arrival
 //! event stops the drain at its own instant.
@@ -284,7 +287,15 @@ impl Fabric {
     /// Drained switch `s` switches the head cell of input `l`, the only cell arriving at this
     /// instant and before `limit` on any other input: no arbiter is needed.
     #[inline]
-    fn switch_alone(&mut self, ck: &mut impl Clock, s: u32, l: LinkId, limit: SimTime, now: SimTime, hold: bool) -> bool {
+    fn switch_alone(
+        &mut self,
+        ck: &mut impl Clock,
+        s: u32,
+        l: LinkId,
+        limit: SimTime,
+        now: SimTime,
+        hold: bool,
+    ) -> bool {
         let link = &mut self.links[l.idx()];
         let &(at, cell) = link.pipe.front().expect("an arrival");
         if cell.vci == SIG_VCI {
@@ -296,9 +307,11 @@ impl Fabric {
         match link.route(cell.vci) {
             Some(r) => {
                 self.meet_allocators(l, cell, at);
+                let vci_in = cell.vci;
                 let cell = Cell { vci: r.vci, ..cell };
-                if !self.pass_through(ck, l, r.port, cell, limit) {
-                    self.admit(ck, r.port, cell);
+                self.advance(ck, r.port, at);
+                if !self.pass_through(ck, s, l, vci_in, r.port, cell, limit) {
+                    self.admit_current(ck, r.port, cell);
                 }
             }
             None => self.no_route(s, cell),
@@ -306,36 +319,84 @@ impl Fabric {
         false
     }
 
-    /// Data cell `cell`, just taken from input `l` at now and alone in its instant before
-    /// `limit`, passes output port `p` in one step if the port is idle and the cell ends
-    /// before anything else can reach or read the port (module docs, "Cells through idle
-    /// ports"); false if it must be admitted the usual way.
+    /// Data cell `cell`, just taken from input `l` at now (its VCI `vci_in` there) and alone
+    /// in its instant before `limit`, passes output port `p` (brought up to now) in one step if the port is idle
+    /// and the cell ends before anything else can reach or read the port; so do the cells of
+    /// its VC that follow it on `l` while the same holds for each (module docs, "Cells through
+    /// idle ports"). False if the cell must be admitted the usual way.
     #[inline]
-    fn pass_through(&mut self, ck: &mut impl Clock, l: LinkId, p: PortId, cell: Cell, limit: SimTime) -> bool {
+    fn pass_through(
+        &mut self,
+        ck: &mut impl Clock,
+        s: u32,
+        l: LinkId,
+        vci_in: u32,
+        p: PortId,
+        cell: Cell,
+        limit: SimTime,
+    ) -> bool {
         if cell.flags & (flags::EOF | flags::RM) != 0 {
             return false;
         }
         let at = ck.now();
-        self.advance(ck, p, at);
         let port = &self.ports[p.idx()];
         if !port.is_idle_fifo() {
             return false;
         }
-        let done = at + port.ser.first_unit();
-        if done >= limit || self.links[l.idx()].pipe.front().is_some_and(|&(t, _)| t < done) {
+        let q = port.ser.first_unit();
+        if at + q >= limit || self.links[l.idx()].pipe.front().is_some_and(|&(t, _)| t < at + q) {
             return false;
         }
+        let mut passed = self.pass_cell(p, cell, at);
+        // The port is idle again, with nothing queued, when each of these arrives.
+        loop {
+            let link = &mut self.links[l.idx()];
+            let Some(&(t, next)) = link.pipe.front() else { break };
+            let done = t + q;
+            if next.vci != vci_in
+                || next.flags != cell.flags
+                || done >= limit
+                || link.pipe.get(1).is_some_and(|&(t2, _)| t2 < done)
+            {
+                break;
+            }
+            link.pipe.pop_front();
+            link.cells_delivered += 1;
+            self.switches[s as usize].drained_to = t;
+            ck.set_now(t);
+            let next = Cell { vci: cell.vci, ..next };
+            self.meet_allocators(l, next, t);
+            if passed {
+                let port = &mut self.ports[p.idx()];
+                let d = port.pass_again(t);
+                self.cell_hops += 1;
+                let link = &mut self.links[port.link.idx()];
+                link.pipe.push_back((t + d + link.delay, next));
+            } else {
+                passed = self.pass_cell(p, next, t);
+            }
+        }
+        true
+    }
+
+    /// [`Fabric::pass_through`] of one cell reaching idle port `p` at `at`: admitted, sent and
+    /// put on the port's link (true), or dropped.
+    #[inline(always)]
+    fn pass_cell(&mut self, p: PortId, cell: Cell, at: SimTime) -> bool {
         let port = &mut self.ports[p.idx()];
         match port.pass_idle(at, cell) {
-            Ok(_) => {
+            Ok(d) => {
                 self.cell_hops += 1;
                 let link = &mut self.links[port.link.idx()];
                 debug_assert!(!link.steps_each, "a drained switch's port feeds a stepped switch");
-                link.pipe.push_back((done + link.delay, cell));
+                link.pipe.push_back((at + d + link.delay, cell));
+                true
             }
-            Err(reason) => self.dropped_at_port(cell, reason),
+            Err(reason) => {
+                self.dropped_at_port(cell, reason);
+                false
+            }
         }
-        true
     }
 
     /// Drained switch `s` switches the cells arriving at `at`: each input's cell, in the

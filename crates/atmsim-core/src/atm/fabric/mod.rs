@@ -270,6 +270,13 @@ impl Fabric {
     pub fn admit(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
         let now = ck.now();
         self.advance(ck, p, now);
+        self.admit_current(ck, p, cell);
+    }
+
+    /// [`Fabric::admit`] at port `p` already brought up to now.
+    #[inline(always)]
+    pub fn admit_current(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
+        let now = ck.now();
         let port = &mut self.ports[p.idx()];
         match port.offer_cell(now, cell) {
             None => {
@@ -367,7 +374,23 @@ impl Fabric {
             if v >= reasm.len() {
                 reasm.resize_with(v + 1, Reassembler::default);
             }
-            match reasm[v].push(&mut self.frames, cell.frame, cell.is_eof()) {
+            if !cell.is_eof() {
+                // The frame's next cells that have arrived, up to its end, join it in one step.
+                let link = &mut self.links[l.idx()];
+                let mut n = 1;
+                while let Some(&(t, next)) = link.pipe.front() {
+                    if t > now || next.vci != cell.vci || next.frame != cell.frame || next.flags != cell.flags {
+                        break;
+                    }
+                    link.pipe.pop_front();
+                    n += 1;
+                }
+                link.cells_delivered += n as u64 - 1;
+                self.cells.delivered += n as u64 - 1;
+                reasm[v].push_cells(cell.frame, n);
+                continue;
+            }
+            match reasm[v].push(&mut self.frames, cell.frame, true) {
                 Reassembled::Pending => {}
                 Reassembled::Corrupt => self.up.push(Up::Corrupt { host: h }),
                 Reassembled::Frame(f) => self.up.push(Up::Frame { host: h, dgram: f.dgram }),

@@ -533,7 +533,9 @@ impl OutPort {
     /// on the link (`atm::fabric::drained`, "Cells through idle ports").
     #[inline]
     pub fn pass_idle(&mut self, at: SimTime, cell: Cell) -> Result<SimDuration, DropReason> {
-        debug_assert!(self.is_idle_fifo() && self.occupancy == 0 && cell.flags & (flags::EOF | flags::RM | flags::CTRL) == 0);
+        debug_assert!(
+            self.is_idle_fifo() && self.occupancy == 0 && cell.flags & (flags::EOF | flags::RM | flags::CTRL) == 0
+        );
         if let Some(reason) = self.data_verdict(cell) {
             return Err(reason);
         }
@@ -549,6 +551,23 @@ impl OutPort {
         self.stats.busy_ps += d.0;
         self.due = self.release_at;
         Ok(d)
+    }
+
+    /// [`OutPort::pass_idle`] of the next cell of the VC whose cell this port has just passed,
+    /// with the same flags (so not ending a frame): the VC's frame state is as that cell left
+    /// it, so this one is admitted too, and the serializer, reset and advanced by one unit
+    /// again, is left as it was. Returns the cell's transmission time.
+    #[inline(always)]
+    pub fn pass_again(&mut self, at: SimTime) -> SimDuration {
+        debug_assert!(self.is_idle_fifo() && self.occupancy == 0);
+        let d = self.ser.first_unit();
+        self.stats.cells_in += 1;
+        self.last_change = at;
+        self.busy_since = at;
+        self.tx_done = at + d;
+        self.stats.cells_tx += 1;
+        self.stats.busy_ps += d.0;
+        d
     }
 
     /// Host admission of a whole data frame of `ncells` cells; false if refused.
