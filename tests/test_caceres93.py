@@ -87,6 +87,22 @@ def test_telnet_delay_stays_near_one_rtt_only_with_separate_channels(delay_throu
     assert std["per-destination"][-1].mean > 2 * std["per-conversation"][-1].mean
 
 
+def test_interval_bars_stay_in_each_quantitys_range(study, delay_throughput):
+    # Three seeds of a utilisation near 1 or a delay's spread near 0: a plain t-interval crossed
+    # 1 and 0 (issue 26); the bounded interval keeps utilisations in [0, 1], delays and std ≥ 0.
+    f2 = study.figure2()
+    for key, pts in [*((f"util {k}", v) for k, v in f2.items()),
+                     *((f"{m} {p}", v) for m in ("util", "ftp") for p, v in delay_throughput[m].items())]:
+        for pt in pts:
+            assert 0 <= pt.low <= pt.mean <= pt.high <= 1, (key, pt)
+    for m in ("delay", "std"):
+        for p, pts in delay_throughput[m].items():
+            for pt in pts:
+                assert 0 <= pt.low <= pt.mean <= pt.high, (m, p, pt)
+    # The bars are real intervals, not collapsed to the mean.
+    assert any(pt.high - pt.low > 0.01 for pt in f2["ftp"])
+
+
 def test_average_ftp_throughput_is_similar_under_all_policies(delay_throughput):
     thr = {p: delay_throughput["ftp"][p][-1].mean for p in c.POLICIES}
     assert max(thr.values()) - min(thr.values()) < 0.1 * max(thr.values()), thr

@@ -133,6 +133,17 @@ def test_the_worked_numbers_row_can_agree_and_can_differ():
     assert not k97.worked_numbers_rule(2 / 3, 0.14, 65.1).passes
 
 
+def test_the_lemma_2_cycle_rule_can_agree_and_can_differ():
+    s, b_ack = 17.49, 19.48
+    cycle = {"1L": [17, 18, 17, 18, 19], "1R": [18, 18, 17, 19, 18, 17, 18, 18, 17, 2]}  # 9 of 10 near S
+    assert k97.lemma2_cycle_rule(cycle, s, 20, b_ack).passes
+    assert not k97.lemma2_cycle_rule(cycle, s, 21, b_ack).passes  # 1.52 above the ack path's bound
+    halves = {"1L": [9, 8, 9, 9], "1R": [9, 9, 8, 9]}  # alternating around S/2: not the cycle
+    assert not k97.lemma2_cycle_rule(halves, s, 20, b_ack).passes
+    assert not k97.lemma2_cycle_rule({"1L": [17] * 8, "1R": [18] * 8 + [2, 3]}, s, 20, b_ack).passes  # 8 of 10
+    assert not k97.lemma2_cycle_rule({"1L": [], "1R": [18]}, s, 20, b_ack).passes  # no bunch seen
+
+
 def test_the_queue_peak_rule_can_agree_and_can_differ():
     assert k97.queue_peak_rule(13.0, [25, 26, 28]).passes
     assert not k97.queue_peak_rule(14.1, [26]).passes

@@ -19,9 +19,11 @@ Tolerances, and why:
 - **Peak sums** (Lemma 2): where the balanced regime holds with equal rates and windows and S
   below the window (so Lemma 2's min() never binds), every sum of two consecutive busy-period
   levels is within 2 segments of S = W_i + W_j − L_ij − L_ji (data-path L, the paper's
-  convention). With unequal windows (20/28 at 8 ms) the cell-level bunches are each close to S
-  rather than alternating around S/2: not explained (the reproduction's report shows it), so
-  not asserted.
+  convention). With unequal windows (20/28 at 8 ms) S (17.49) is below both windows and Lemma 2's
+  recursion Q(next) = min(S − Q(prev), W) has the cycle (S, 0): every bunch that forms is near S
+  (the others are empty), so the sums are 2S, not S. There the larger window's node peaks at 20
+  segments, 2.51 above the bound with the paper's delay and 0.52 above the ack path's (19.48):
+  one-cell acks arrive a segment before data, so the acks' L is a segment shorter each way.
 - Points whose windows barely exceed the pipe (0.85 < (t_i + t_j)/D < 1.2) are screened out:
   with data slower than acks by a segment, the digest's model finds non-compressed patterns
   there (§2.12), where no theorem applies.
@@ -107,6 +109,28 @@ def _lemma2_points():
                 and not _screened(p):
             out.append(p)
     return out
+
+
+def test_unequal_windows_measured_against_lemma_2(runs):
+    from atmsim.reproduce import kalampoukas97 as k97
+
+    p = k97.LEMMA2_UNEQUAL
+    _, levels, steady_max = runs[p]
+    pp, pa = ks.prediction(p, "paper"), ks.prediction(p, "ack")
+    s = pp.peak_sum()
+    assert pp.regime() is th.Regime.BALANCED and s < min(p.w_i, p.w_j)
+    assert s == pytest.approx(17.49, abs=0.01) and pa.peak_sum() == pytest.approx(19.48, abs=0.01)
+    after = {e: [v for t, v in levels[e] if t >= STEADY_AFTER_S] for e in levels}
+    # The (S, 0) cycle: the bunches each near S (17-19 against 17.49), their sums near 2S, not S.
+    sums = ks.consecutive_sums(levels["1R"], STEADY_AFTER_S)
+    assert sum(abs(x - 2 * s) <= 3 for x in sums) >= 0.8 * len(sums), sorted(set(sums))
+    # The dominant node (window 28) peaks at 20: 2.51 segments above the paper-delay bound,
+    # within one segment of the ack path's.
+    b_paper, b_ack = pp.swapped().queue_bound(), pa.swapped().queue_bound()
+    assert steady_max["1R"] == 20 and steady_max["1L"] == 19
+    assert steady_max["1R"] - b_paper == pytest.approx(2.51, abs=0.01)
+    assert b_ack < steady_max["1R"] <= b_ack + 1
+    assert k97.lemma2_cycle_rule(after, s, steady_max["1R"], b_ack).passes
 
 
 def test_lemma_2_applies_at_several_points():

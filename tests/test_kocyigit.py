@@ -105,6 +105,19 @@ def test_unshaped_ahead_needs_a_significant_difference():
     # Higher on average but within noise at four seeds: not enough.
     noisy = [[9.0, 14.0, 10.0, 13.0]] + same[1:]
     assert k.unshaped_ahead({"unshaped": _curve(noisy), "35 Mb/s": _curve(same)}) == []
+    # The row's rule: agrees unless unshaped TCP is significantly ahead at some load.
+    assert k.shaping35_rule({"unshaped": _curve(noisy), "35 Mb/s": _curve(same)}).passes
+    assert not k.shaping35_rule({"unshaped": _curve(ahead), "35 Mb/s": _curve(same)}).passes
+
+
+def test_efficiency_edge_effect_is_capped_and_a_real_excess_is_an_error():
+    assert k.capped_efficiency([0.97, 1.00098, 0.99]) == [0.97, 1.0, 0.99]
+    assert k.capped_efficiency([1.0138]) == [1.0]  # a 1.5 s window's edge
+    with pytest.raises(ValueError, match="above 1"):
+        k.capped_efficiency([0.97, 1.11])
+    # Kept in [0, 1], the interval of a nearly loss-free point stays below 1.
+    ci = k.stats.bounded_mean_ci(k.capped_efficiency([0.994627, 1.00098]), 0.0, 1.0)
+    assert ci.low < ci.estimate < ci.high < 1
 
 
 def test_quick_reproduction_agrees_with_the_papers_main_findings(tmp_path):

@@ -50,11 +50,15 @@ def test_reproduce_magic95_writes_report_table_and_figure(tmp_path):
     assert all(rows[f"Table 1, window {label}"].kind is Kind.VALIDATED for label, _, _ in magic95.TABLE1)
     assert sum(rows[f"Table 1, window {label}"].outcome is Outcome.AGREES for label, _, _ in magic95.TABLE1) >= len(magic95.TABLE1) - 1
     t24 = list(csv.DictReader((out / "tables2_4.csv").open()))
-    assert {r["table"] for r in t24} == {"2", "2-recovery", "3", "4A", "4B"}
+    assert {r["table"] for r in t24} == {"2", "2-recovery", "3", "3-recovery", "4A", "4B"}
+    # Table 3 unpaced with the recoveries that fit Table 2: rows of their own, calibrated (the rule was chosen).
+    for name in ("Tahoe", "timeouts only"):
+        v = rows[f"Table 3 unpaced, half_advertised, {name}"]
+        assert v.kind is Kind.CALIBRATED and v.low <= v.ours <= v.high and v.paper_value == 1.66
     assert all(r["paper_mbps"] for r in t24)
     # Every shared bottleneck reports per-connection goodput and Jain's index.
     assert all(len(r["per_connection_mbps"].split()) == 2 and 0.5 <= float(r["jain"]) <= 1 for r in t24
-               if r["table"] in ("3", "4A", "4B"))
+               if r["table"] in ("3", "3-recovery", "4A", "4B"))
     # The summary at the top counts every verdict, per kind.
     summary = html[html.index("<h2>Summary"):html.index("<h2>Table 1")]
     counts = summary[summary.index("<table>"):summary.index("</table>")]
@@ -292,3 +296,88 @@ def test_magic_table4b_rule_can_agree_and_can_differ():
     assert t.table4b_rule(case(62.87, 0)).passes
     assert not t.table4b_rule(case(62.87, 1)).passes  # a loss
     assert not t.table4b_rule(case(64.5, 0)).passes  # 5.4 % above
+
+
+def test_magic_table3_unpaced_with_tahoe_and_timeouts_only_under_the_advertised_window_rule():
+    # As for Table 2: with ssthresh from the advertised window, recovery by slow start (Tahoe) or
+    # by timeout alone collapses the two contending senders to the paper's 1.66 Mb/s (measured,
+    # quick: Tahoe 1.66-2.33, timeouts only 1.48-1.78); BSD's rule keeps several times more.
+    from atmsim.reproduce import magic95_tables as t
+
+    cases = {c.label: c for c in t.run_cases(t.table3_recovery_cases(), full=False)}
+    assert set(cases) == {f"{r}, {rule}" for r in t.T3_RECOVERIES for rule in t.LOSS_RULES}
+    assert all(c.file == "table3_no_pacing" and len(c.per_seed[0]) == 2 for c in cases.values())
+    for name in t.T3_RECOVERIES:
+        adv, bsd = cases[f"{name}, half_advertised"], cases[f"{name}, half_window"]
+        assert adv.paper_in_range(), (name, adv.combined)
+        assert 1.0 < adv.mbps.estimate < 2.5 and min(adv.timeouts) > 0
+        assert bsd.mbps.estimate > 2 * adv.mbps.estimate, (name, bsd.combined, adv.combined)
+    # Both connections of a case run the same recovery.
+    tahoe = cases["Tahoe, half_advertised"].overrides
+    assert tahoe["tcp[0].variant"] == tahoe["tcp[1].variant"] == "tahoe"
+
+
+def _case(paper, per_seed, losses=None):
+    from atmsim.reproduce import magic95_tables as t
+
+    return t.Case("c", "f", paper, {}, per_seed=[list(p) for p in per_seed],
+                  losses_per_s=losses if losses is not None else [0.0] * len(per_seed))
+
+
+def test_magic_table3_paced_rule_can_agree_and_can_differ():
+    from atmsim.reproduce import magic95_tables as t
+
+    at_limit = _case(52.36, [[31.4, 31.4], [31.4, 31.5]])  # 62.8: 20 % above the paper
+    assert not t.table3_paced_rule([at_limit, at_limit]).passes
+    assert t.table3_paced_rule([at_limit, _case(52.36, [[27.4, 27.4], [27.5, 27.5]])]).passes  # 54.9: 4.8 % above
+    assert not t.table3_paced_rule([_case(52.36, [[27.6, 27.6], [27.6, 27.6]])]).passes  # 55.2: 5.4 % above
+    assert t.table3_paced_rule([_case(52.36, [[20.0, 20.0], [30.0, 30.0]])]).passes  # seeds 40-60 hold it
+
+
+def test_magic_table4a_rule_can_agree_and_can_differ():
+    from atmsim.reproduce import magic95_tables as t
+
+    shares = _case(46.71, [[23.0, 22.0], [25.0, 24.0]], [3.0, 2.5])  # 45-49 Mb/s, 2.75 losses/s
+    assert t.table4a_agrees(shares) and t.table4a_rule([shares]).passes
+    assert not t.table4a_agrees(_case(46.71, [[23.0, 22.0], [25.0, 24.0]], [1.0, 2.5]))  # 1.75 losses/s
+    assert not t.table4a_agrees(_case(46.71, [[23.0, 22.0], [25.0, 24.0]], [4.0, 4.5]))  # 4.25 losses/s
+    no_loss = _case(46.71, [[40.0, 40.0], [40.0, 40.0]])  # twice a 40 Mb/s limit, no losses
+    assert not t.table4a_rule([no_loss]).passes
+    assert t.table4a_rule([no_loss, shares]).passes  # some sender limit agrees
+
+
+def test_magic_figure_rules_can_agree_and_can_differ():
+    from atmsim.reproduce import magic95_hosts as h
+
+    # Figure 4: rising, the smallest below 10 % of the largest, every point within 3 % of the model.
+    f4 = [(512, 6.9, 7.0, 1.0), (4096, 55.0, 55.5, 1.0), (9140, 118.0, 119.0, 1.0)]
+    assert h.figure4_rule(f4).passes
+    assert not h.figure4_rule([f4[0], (4096, 130.0, 131.0, 1.0), f4[2]]).passes  # not rising
+    assert not h.figure4_rule([(512, 12.0, 12.1, 1.0)] + f4[1:]).passes  # the smallest at 10.2 %
+    assert not h.figure4_rule([f4[0], (4096, 52.0, 55.5, 1.0), f4[2]]).passes  # 6.3 % below the model
+    # Figure 7: every point within 3 % of the model.
+    assert h.figure7_rule([(2, 512, 14.0, 14.2), (16, 9140, 500.0, 510.0)]).passes
+    assert not h.figure7_rule([(2, 512, 14.0, 14.2), (16, 9140, 490.0, 510.0)]).passes  # 3.9 % below
+    # Figure 3: the 1024-byte segment ahead of the 9140-byte one.
+    f3 = [(m, g, 0, 0) for m, g in zip(magic95.FIG3_MSS, [5.0, 6.0, 5.5, 5.0, 4.5, 4.0])]
+    assert magic95.figure3_rule(f3).passes
+    assert not magic95.figure3_rule([(m, 4.0 if m == 1024 else g, r, x) for m, g, r, x in f3]).passes
+    # Figure 5's model check: every simulated loss within a factor 3 of 1 %.
+    assert magic95.figure5_check_rule([(256, 9180, 0.01, [0.02, 0.025]), (512, 1500, 0.3, [0.004, 0.004])]).passes
+    assert not magic95.figure5_check_rule([(256, 9180, 0.01, [0.03, 0.032])]).passes  # 3.1 ×
+    assert not magic95.figure5_check_rule([(256, 9180, 0.01, [0.003, 0.0031])]).passes  # 1/3.2
+
+
+def test_magic_figure6_rules_can_agree_and_can_differ():
+    def curve(first_lossy, tail):
+        # Loss-free (and rising to 90 Mb/s) below ``first_lossy``, ``tail`` Mb/s with losses from it.
+        return [(w, min(90.0, w / 400) if w < first_lossy else tail, 0 if w < first_lossy else 5)
+                for w in magic95.FIG6_WINDOWS]
+
+    late = curve(36864, 2.0)  # loss-free to 32 kB: BSD's 4 and 5 segments, 36,560-45,700 B
+    assert not magic95.figure6_onset_rule(late).passes  # Eq. 2's 34,630 B is below 36,560
+    at_eq2 = curve(28672, 2.0)  # loss-free to 24 kB: 3 segments (27,420 B) clean, 4 (36,560 B) lossy
+    assert magic95.figure6_onset_rule(at_eq2).passes
+    assert not magic95.figure6_onset_rule([(w, 10.0, 0) for w in magic95.FIG6_WINDOWS]).passes  # no onset
+    assert magic95.figure6_collapse_rule(at_eq2).passes  # 2 of a 61.4 Mb/s peak: 3 %
+    assert not magic95.figure6_collapse_rule(curve(28672, 6.5)).passes  # 6.5 of 61.4: 10.6 %

@@ -19,6 +19,8 @@ import time
 import pytest
 
 from atmsim.reproduce import STUDIES
+from atmsim.study import read_verdicts
+from atmsim.study.verdict_store import read_store_verdicts
 
 SMALLER = {
     "kocyigit": "import atmsim.reproduce.kocyigit as k; "
@@ -62,10 +64,22 @@ def run_on_terminal(args: list[str], prelude: str = "", timeout: float = 300.0) 
 
 @pytest.mark.parametrize("study", sorted(STUDIES))
 def test_every_study_runs_to_its_end_under_the_progress_bar(study, tmp_path):
-    out = tmp_path / study
-    rc, text = run_on_terminal(["reproduce", study, "--out", str(out), *OPTIONS.get(study, [])], SMALLER.get(study, ""))
+    out, store = tmp_path / study, tmp_path / "store.duckdb"
+    rc, text = run_on_terminal(["reproduce", study, "--out", str(out), "--store", str(store), *OPTIONS.get(study, [])],
+                               SMALLER.get(study, ""))
     assert "Traceback" not in text and "error:" not in text.lower(), text[-3000:]
     assert rc == 0, text[-3000:]
     # The bar was drawn (the terminal saw it) and the report written.
     assert " runs" in text, text[-3000:]
     assert (out / "report.html").is_file()
+    # The verdicts are also a table of the results store: the same rows as verdicts.json, in order.
+    stored = read_store_verdicts(store, study)
+    assert stored and stored == read_verdicts(out)
+    assert read_store_verdicts(store, "no-such-study") == []
+    # Every interval holds its value; Koçyiğit's efficiency interval stays in [0, 1] even at 2 seeds.
+    for v in stored:
+        if v.low is not None and v.high is not None and v.ours is not None:
+            assert v.low <= v.ours <= v.high, v
+    if study == "kocyigit":
+        eff = [v for v in stored if "efficiency very poor" in v.row]
+        assert eff and all(0 <= v.low <= v.high <= 1 for v in eff), eff

@@ -68,6 +68,63 @@ def test_mean_ci_contains_the_mean(x, level):
     assert ci.estimate in ci
 
 
+# ----- bounded_mean_ci ---------------------------------------------------------------------
+
+
+def test_bounded_ci_plain_t_interval_crosses_the_bound_this_one_does_not():
+    # Three seeds of a utilisation near 1 (Cáceres Fig. 2): the t-interval reaches above 1.
+    u = [0.999, 0.97, 0.93]
+    assert mean_ci(u).high > 1
+    ci = stats.bounded_mean_ci(u, 0.0, 1.0)
+    assert 0 < ci.low < ci.estimate < ci.high < 1
+    assert ci.estimate == pytest.approx(np.mean(u)) and ci.stderr == mean_ci(u).stderr
+    # Near the upper bound the interval is longer below the mean than above it.
+    assert ci.estimate - ci.low > ci.high - ci.estimate
+    # A goodput near 0 (Koçyiğit's one-user plots): the t-interval goes negative.
+    g = [0.1, 9.0, 0.4]
+    assert mean_ci(g).low < 0
+    cg = stats.bounded_mean_ci(g, lower=0.0)
+    assert 0 < cg.low < cg.estimate < cg.high
+
+
+@settings(max_examples=300)
+@given(st.lists(st.floats(0, 1), min_size=2, max_size=12), st.floats(0.5, 0.999))
+def test_bounded_ci_never_leaves_the_unit_interval(x, level):
+    ci = stats.bounded_mean_ci(x, 0.0, 1.0, level)
+    assert 0 <= ci.low <= ci.estimate <= ci.high <= 1
+
+
+@settings(max_examples=300)
+@given(st.lists(st.floats(0, 1e4), min_size=2, max_size=12), st.booleans())
+def test_bounded_ci_never_leaves_a_half_line(x, above):
+    # lower = 0 (a throughput), or upper = 0 for the mirrored values.
+    ci = stats.bounded_mean_ci(x, lower=0.0) if above else stats.bounded_mean_ci([-v for v in x], upper=0.0)
+    assert ci.low <= ci.estimate <= ci.high
+    assert (ci.low >= 0) if above else (ci.high <= 0)
+
+
+@pytest.mark.parametrize("bounds", [(None, None), (-1e9, None), (None, 1e9), (-1e9, 1e9)])
+def test_bounded_ci_is_the_t_interval_when_the_range_is_far(bounds):
+    x = [100.0, 102.0, 97.0, 101.0]
+    plain, ci = mean_ci(x), stats.bounded_mean_ci(x, *bounds)
+    assert ci.low == pytest.approx(plain.low, abs=1e-5) and ci.high == pytest.approx(plain.high, abs=1e-5)
+    # A nearer bound bends it (lower = 0 is 25 half-widths away: a 0.2 % change), a near one much more.
+    near = stats.bounded_mean_ci(x, lower=0.0)
+    assert near.low == pytest.approx(plain.low, rel=2e-3) and near.low != pytest.approx(plain.low, rel=1e-5)
+    close = stats.bounded_mean_ci(x, lower=95.0)
+    assert close.low > plain.low + 0.5
+
+
+def test_bounded_ci_edge_cases():
+    assert stats.bounded_mean_ci([1.0, 1.0, 1.0], 0.0, 1.0) == stats.CI(1.0, 1.0, 1.0, 3, 0.95, 0.0)
+    one = stats.bounded_mean_ci([0.5], 0.0, 1.0)
+    assert one.estimate == 0.5 and math.isnan(one.low) and math.isnan(one.high)
+    with pytest.raises(ValueError, match="outside the range"):
+        stats.bounded_mean_ci([0.5, 1.2], 0.0, 1.0)
+    with pytest.raises(ValueError, match="lower < upper"):
+        stats.bounded_mean_ci([0.5, 0.6], 1.0, 0.0)
+
+
 # ----- per-event samples -------------------------------------------------------------------
 
 

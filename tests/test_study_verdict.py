@@ -69,6 +69,36 @@ def test_verdicts_round_trip_through_json_and_csv(tmp_path):
     assert table[1]["kind"] == "validated" and table[3]["kind"] == "model-vs-model"
 
 
+def test_verdicts_round_trip_through_the_results_store(tmp_path):
+    import duckdb
+
+    from atmsim.store import Store
+    from atmsim.study import write_study_report
+    from atmsim.study.verdict_store import read_store_verdicts, write_store_verdicts
+
+    store = tmp_path / "results.duckdb"
+    rows = _rows()
+    write_study_report(tmp_path / "a", "A", "<p>a</p>", rows, 1.0, "quick", store=store, study="a")
+    write_store_verdicts(store, "b", rows[:2], "full")
+    back = read_store_verdicts(store, "a")
+    assert back == read_verdicts(tmp_path / "a") and [v.row for v in back] == [v.row for v in rows]
+    assert back[4].ours is None  # NaN is null here too
+    # Writing a study again replaces its rows and only its rows.
+    write_store_verdicts(store, "a", rows[3:], "full")
+    assert [v.row for v in read_store_verdicts(store, "a")] == [v.row for v in rows[3:]]
+    assert [v.row for v in read_store_verdicts(store, "b")] == [v.row for v in rows[:2]]
+    # Any DuckDB client reads the table; the file is still an atmsim results store.
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        got = con.execute("SELECT study, kind, outcome, mode FROM verdicts ORDER BY study, position").fetchall()
+    finally:
+        con.close()
+    assert got[0] == ("a", rows[3].kind.value, rows[3].outcome.value, "full") and len(got) == len(rows) - 3 + 2
+    Store(store).verify()
+    with pytest.raises(ValueError, match="study's name"):
+        write_study_report(tmp_path / "c", "C", "", rows, 1.0, "quick", store=store)
+
+
 def test_a_row_of_kind_not_comparable_cannot_agree_and_row_ids_are_unique(tmp_path):
     with pytest.raises(ValueError):
         Verdict("X", Kind.NOT_COMPARABLE, Outcome.AGREES, "p", "r")

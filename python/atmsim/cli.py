@@ -264,9 +264,9 @@ def check(scenario: Path) -> None:
     "--store",
     type=PATH,
     metavar="FILE",
-    help="Results store the study's runs go to and are read back from; runs already in it are not run "
-    "again, so an interrupted study resumes (mah96).",
-    show_default="DIR/results.duckdb",
+    help="Results store (DuckDB) the study writes its verdicts to (table verdicts; every study). mah96 also "
+    "runs into it and reads its runs back: runs already in it are not run again, so an interrupted study resumes.",
+    show_default="mah96: DIR/results.duckdb; others: none",
 )
 @click.option(
     "-j",

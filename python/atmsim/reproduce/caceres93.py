@@ -20,7 +20,9 @@ Figures regenerated: 2 (bottleneck utilisation vs number of conversations, per t
 3–4 (TELNET echo delay mean and standard deviation in RTTs vs number of FTP conversations,
 three policies), 5 (average FTP throughput normalised to the link speed), 6–7 (throughput of
 five FTP conversations over time, per-conversation vs per-destination), 8–9 (an FTP source's
-congestion window over time). Means are over seeds with 95% Student-t intervals.
+congestion window over time). Means are over seeds with 95% Student-t intervals built on a scale
+that keeps them in the quantity's physical range (utilisations and Jain's index in [0, 1], delays
+and their standard deviations ≥ 0: :func:`atmsim.stats.bounded_mean_ci`), so no bar crosses 0 or 1.
 
 **Buffers (§2.4).** "enough buffer memory to hold one network round-trip window of data for
 each conversation flowing through them. The round-trip window is the network's inherent
@@ -65,6 +67,7 @@ from ..report import figure_path, plot_ci_lines, save_figure
 from ..scenario import Scenario
 from ..study import Mode as StudyMode
 from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, write_study_report
+from .runner import run_many
 
 POLICIES = ("per-conversation", "per-type", "per-destination")
 RTT_S = 0.045
@@ -181,13 +184,13 @@ class Point:
     high: float
 
 
-def _ci(xs: list[float]) -> tuple[float, float, float]:
-    ci = stats.mean_ci(xs)
+def _ci(xs: list[float], upper: float | None = None) -> tuple[float, float, float]:
+    """Mean and 95 % interval of a quantity ≥ 0 (and ≤ ``upper``, if given) that stays in that range
+    (:func:`atmsim.stats.bounded_mean_ci`): a utilisation's bars never cross 1, a delay's never 0."""
+    ci = stats.bounded_mean_ci(xs, 0.0, upper)
     return ci.estimate, ci.low, ci.high
 
 
-def _run(doc: dict, seed: int):
-    return Scenario.from_dict(doc).run(seed=seed)
 
 
 def _wan_utilisation(summary: dict) -> float:
@@ -205,48 +208,53 @@ class Study:
         self.warmup_s = self.duration_s / 4
         self.progress = Progress.of(progress)
 
-    def _tick(self, what: str) -> None:
-        self.progress.step(what)
+    def _over_seeds(self, docs: list[dict], what: list[str], keep=None) -> list[list]:
+        """Run every document at every seed on every core (:func:`run_many`); per document the
+        seeds' summaries (or ``keep(results)``), in order; one progress step per document."""
+        n = len(self.seeds)
+
+        def done(d: int, _total: int) -> None:
+            if d % n == 0:
+                self.progress.step(what[d // n - 1])
+
+        out = run_many([(Scenario.from_dict(doc), s) for doc in docs for s in self.seeds], progress=done, keep=keep)
+        return [out[k * n:(k + 1) * n] for k in range(len(docs))]
 
     def doc(self, sources: list[str], policy: str, **kw) -> dict:
         return scenario(sources, policy, duration_s=self.duration_s, warmup_s=self.warmup_s, **kw)
 
     def figure2(self) -> dict[str, list[Point]]:
-        out: dict[str, list[Point]] = {}
-        for kind, ns in FIG2_COUNTS.items():
-            pts = []
-            for n in ns:
-                u = [_wan_utilisation(_run(self.doc([kind] * n, "per-conversation"), s).summary) for s in self.seeds]
-                self._tick(f"fig2 {kind}x{n}")
-                pts.append(Point(n, *_ci(u)))
-            out[kind] = pts
+        points = [(kind, n) for kind, ns in FIG2_COUNTS.items() for n in ns]
+        runs = self._over_seeds([self.doc([kind] * n, "per-conversation") for kind, n in points],
+                                [f"fig2 {kind}x{n}" for kind, n in points])
+        out: dict[str, list[Point]] = {kind: [] for kind in FIG2_COUNTS}
+        for (kind, n), summaries in zip(points, runs):
+            out[kind].append(Point(n, *_ci([_wan_utilisation(s) for s in summaries], 1.0)))
         return out
 
     def figures3to5(self, max_ftp: int = 5, link_bps: float = LINK_BPS, policies=POLICIES, **kw) -> dict[str, dict[str, list[Point]]]:
         """TELNET echo delay (mean, std) [RTT], mean FTP throughput [link], and bottleneck
         utilisation against the number of FTP conversations (one TELNET always present)."""
-        res: dict[str, dict[str, list[Point]]] = {"delay": {}, "std": {}, "ftp": {}, "util": {}}
-        for policy in policies:
-            for key in res:
-                res[key][policy] = []
-            for n in range(0, max_ftp + 1):
-                delay, std, thr, util = [], [], [], []
-                for s in self.seeds:
-                    r = _run(self.doc(["telnet"] + ["ftp"] * n, policy, link_bps=link_bps, **kw), s).summary
-                    tel = r["connections"][0]
-                    util.append(_wan_utilisation(r))
-                    if tel.get("echo_delay_samples", 0) > 1:
-                        delay.append(tel["echo_delay_mean_s"] / RTT_S)
-                        std.append(tel["echo_delay_std_s"] / RTT_S)
-                    if n:
-                        thr.append(sum(c["goodput_bps"] for c in r["connections"][1:]) / n / link_bps)
-                self._tick(f"fig3-5 {policy} {n} ftp {link_bps / 1e6:g} Mb/s")
-                res["util"][policy].append(Point(n, *_ci(util)))
-                if len(delay) > 1:
-                    res["delay"][policy].append(Point(n, *_ci(delay)))
-                    res["std"][policy].append(Point(n, *_ci(std)))
-                if len(thr) > 1:
-                    res["ftp"][policy].append(Point(n, *_ci(thr)))
+        res: dict[str, dict[str, list[Point]]] = {k: {p: [] for p in policies} for k in ("delay", "std", "ftp", "util")}
+        points = [(policy, n) for policy in policies for n in range(0, max_ftp + 1)]
+        runs = self._over_seeds([self.doc(["telnet"] + ["ftp"] * n, policy, link_bps=link_bps, **kw) for policy, n in points],
+                                [f"fig3-5 {policy} {n} ftp {link_bps / 1e6:g} Mb/s" for policy, n in points])
+        for (policy, n), summaries in zip(points, runs):
+            delay, std, thr, util = [], [], [], []
+            for r in summaries:
+                tel = r["connections"][0]
+                util.append(_wan_utilisation(r))
+                if tel.get("echo_delay_samples", 0) > 1:
+                    delay.append(tel["echo_delay_mean_s"] / RTT_S)
+                    std.append(tel["echo_delay_std_s"] / RTT_S)
+                if n:
+                    thr.append(sum(c["goodput_bps"] for c in r["connections"][1:]) / n / link_bps)
+            res["util"][policy].append(Point(n, *_ci(util, 1.0)))
+            if len(delay) > 1:
+                res["delay"][policy].append(Point(n, *_ci(delay)))
+                res["std"][policy].append(Point(n, *_ci(std)))
+            if len(thr) > 1:
+                res["ftp"][policy].append(Point(n, *_ci(thr, 1.0)))
         return res
 
     def fairness(self, item_scale: float = 1.0, n_ftp: int = 5, kind: str = "ftp", **kw) -> dict[str, dict]:
@@ -256,12 +264,14 @@ class Study:
         run; the fraction of 10-RTT samples in which an FTP source's window min(cwnd, 8 kB) is
         at its 8 kB maximum; the first seed's traces for Figures 6–9. `kind = "bulk"`
         replaces the tcplib sources by greedy senders that never end (§7 control)."""
+        docs = [self.doc(["telnet"] + [kind] * n_ftp, policy, sample_interval_ms=1000 * 10 * RTT_S, item_scale=item_scale, **kw)
+                for policy in POLICIES]
+        runs = self._over_seeds(docs, [f"fairness {policy} x{item_scale:g} {kind} {kw}" for policy in POLICIES],
+                                keep=lambda r: r)
         out: dict[str, dict] = {}
-        for policy in POLICIES:
+        for policy, results in zip(POLICIES, runs):
             short, whole, drops, tos, frs, at_max, traces = [], [], [], [], [], [], None
-            for s in self.seeds:
-                doc = self.doc(["telnet"] + [kind] * n_ftp, policy, sample_interval_ms=1000 * 10 * RTT_S, item_scale=item_scale, **kw)
-                r = _run(doc, s)
+            for r in results:
                 gp = r.trace("goodput_bps")
                 ftp = gp[[c for c in gp.columns if c.startswith(f"conn:{kind}")]]
                 ftp = ftp[ftp.index > self.warmup_s]
@@ -279,10 +289,10 @@ class Study:
                 if traces is None:
                     # The sender's usable window: min(cwnd, the 8 kB receiver window).
                     traces = {"throughput": ftp / LINK_BPS, "cwnd": r.trace("cwnd_bytes")[[f"conn:{kind}1"]].clip(upper=WINDOW_BYTES)}
-            self._tick(f"fairness {policy} x{item_scale:g} {kind} {kw}")
             out[policy] = {
-                "short": stats.mean_ci(short), "whole": stats.mean_ci(whole), "drops": drops, "timeouts": tos,
-                "fast_retransmits": frs, "at_max": stats.mean_ci(at_max), **traces,
+                "short": stats.bounded_mean_ci(short, 0.0, 1.0), "whole": stats.bounded_mean_ci(whole, 0.0, 1.0),
+                "drops": drops, "timeouts": tos, "fast_retransmits": frs, "at_max": stats.bounded_mean_ci(at_max, 0.0, 1.0),
+                **traces,
             }
         return out
 
@@ -402,8 +412,10 @@ def _sat_text(x) -> str:
     return "none up to the largest load" if x is None else f"{x:g}"
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None) -> Path:
-    """Run the study and write ``report.html`` into ``out_dir``."""
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+        store: str | Path | None = None) -> Path:
+    """Run the study and write ``report.html`` into ``out_dir`` (its verdicts also into the results
+    ``store``, if given)."""
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
@@ -428,7 +440,8 @@ def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, p
         "output port's pool, TCP Tahoe (CELLSIM: slow start, no fast recovery), tcplib FTP/NNTP/SMTP/TELNET sources "
         "starting a new conversation as soon as the previous ends, FTP with a TCP connection per item (tcplib). "
         f"Runs of {st.duration_s / RTT_S:.0f} RTTs ({st.duration_s:g} s), the first quarter discarded; "
-        f"{len(st.seeds)} seeds per point (seeds {st.seeds[0]}–{st.seeds[-1]}); 95% Student-t intervals.</p>"
+        f"{len(st.seeds)} seeds per point (seeds {st.seeds[0]}–{st.seeds[-1]}); 95% Student-t intervals on the log "
+        "(≥ 0) or logit ([0, 1]) scale, so they stay in each quantity's range.</p>"
     ]
     fig = _plot_points(
         dict(f2), "concurrent conversations", "bottleneck utilisation",
@@ -593,4 +606,4 @@ def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, p
           "not let us locate it)."))
     parts.append(f"<p class='meta'>mode: {'full' if full else 'quick'}; seeds {st.seeds}; {elapsed:.1f} s wall.</p>")
     return write_study_report(out, "Cáceres 1993 — multiplexing TCP over wide-area ATM (atmsim reproduction)", "".join(parts),
-                              v.items, elapsed, "full" if full else "quick")
+                              v.items, elapsed, "full" if full else "quick", store=store, study="caceres93")

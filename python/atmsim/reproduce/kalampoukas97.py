@@ -189,6 +189,24 @@ def queue_peak_rule(mean_level: float, sums: list[int]) -> Rule:
                  abs(mean_level - 13) <= 1 and bool(sums) and all(abs(x - 26) <= 2 for x in sums))
 
 
+#: Lemma 2's (S, 0) cycle: unequal windows in the balanced regime (the regime tests' 20/28 at 8 ms).
+LEMMA2_UNEQUAL = ks.TwoNode(20, 28, 8.0)
+#: ... read after the ACRs have settled (§5.2: about 110 ms) and the start-up bunches have passed.
+LEMMA2_STEADY_AFTER_S = 1.0
+#: Share of the bunches that must lie within 2 segments of S.
+LEMMA2_NEAR_SHARE = 0.9
+
+
+def lemma2_cycle_rule(levels: dict[str, list[int]], s: float, dominant_max: int, bound_ack: float) -> Rule:
+    """Lemma 2 with unequal windows: Q(next) = min(S − Q(prev), W) has the cycle (S, 0), so the
+    bunches that do form (a level of 0 forms none) each sit near S — at least
+    :data:`LEMMA2_NEAR_SHARE` of them within 2 segments at every node — and the dominant node's
+    queue stays within the ack path's bound plus one segment (the regime tests' tolerance)."""
+    near = all(lv and sum(abs(v - s) <= 2 for v in lv) >= LEMMA2_NEAR_SHARE * len(lv) for lv in levels.values())
+    return holds(f"at every node {LEMMA2_NEAR_SHARE:.0%} of the bunches within 2 of S (the (S, 0) cycle), and the "
+                 "dominant queue at most the ack path's bound + 1 segment", near and dominant_max <= bound_ack + 1)
+
+
 def _img(path: Path) -> str:
     return f"<p><img src='{html.escape(path.name)}' alt='{html.escape(path.stem)}'></p>"
 
@@ -218,6 +236,7 @@ def _schedule(st: Study) -> dict[str, list[ks.TwoNode]]:
     st.add("sec53_oneway_fast", ks.load("sec53_asymmetric").set("tcp", [ks.load("sec53_asymmetric").get("tcp")[1]]))
     st.add("sec53_oneway_slow", _only_first_tcp(ks.load("sec53_asymmetric")))
     st.add("one_way_max", ks.load("one_way_max"), seeds=1)
+    st.add("lemma2_unequal", ks.two_node(LEMMA2_UNEQUAL), seeds=1)
     for label, ms in SEC54_READINGS.items():
         st.add(f"sec54 {ms}", _sec54_scenario(ms))
     for label, ms in SEC55_DELAYS.items():
@@ -500,6 +519,39 @@ def _sec55(st: Study, out: Path, items: list) -> str:
     return "".join(parts)
 
 
+def _lemma2_cycle(st: Study, items: list) -> str:
+    """Lemma 2's (S, 0) cycle at unequal windows (:data:`LEMMA2_UNEQUAL`): the bunch levels and the
+    dominant node's largest queue against the bound with both delay conventions."""
+    cfg = LEMMA2_UNEQUAL
+    pp, pa = ks.prediction(cfg, "paper"), ks.prediction(cfg, "ack")
+    traces = st.first("lemma2_unequal")["traces"]["ip_queue_data"]
+    levels, peak = {}, {}
+    for e in ("1L", "1R"):
+        tr = traces[f"abr:abr:{e}"].dropna()
+        levels[e] = [v for t, v in ks.busy_period_levels(tr) if t >= LEMMA2_STEADY_AFTER_S]
+        peak[e] = int(tr.loc[LEMMA2_STEADY_AFTER_S:].max())
+    dom = "1R" if cfg.w_j > cfg.w_i else "1L"
+    b_paper = (pp.swapped() if dom == "1R" else pp).queue_bound()
+    b_ack = (pa.swapped() if dom == "1R" else pa).queue_bound()
+    s = pp.peak_sum()
+    return _verdict(items, Verdict.judged(
+        "Lemma 2 (S, 0) cycle, unequal windows", Kind.VALIDATED,
+        "Lemma 2: Q(next) = min(S − Q(prev), W); Lemmas 4–5 bound the queue", lemma2_cycle_rule(levels, s, peak[dom], b_ack),
+        paper_value=b_paper, ours=peak[dom], unit=f"segments, node {dom}'s largest queue", detail=
+        f"windows {cfg.w_i}/{cfg.w_j} at {cfg.one_way_ms:g} ms one way (a point the paper does not run; the regime tests "
+        f"used to call it 'not explained'). S = W_i + W_j − L_ij − L_ji = {s:.2f} segments with the paper's delay "
+        f"({pa.peak_sum():.2f} with the ack path's) is below both windows, so Lemma 2's recursion has the cycle "
+        f"(S, 0): a bunch of S acks, then none. The bunches seen after {LEMMA2_STEADY_AFTER_S:g} s are each near S, "
+        + "; ".join(f"{e}: {sorted(set(levels[e]))} ({sum(abs(v - s) <= 2 for v in levels[e])} of {len(levels[e])} "
+                    "within 2)" for e in levels)
+        + f" — not alternating around S/2. The dominant node ({dom}, window {max(cfg.w_i, cfg.w_j)}) peaks at "
+        f"{peak[dom]} segments, {peak[dom] - b_paper:.2f} above the bound with the paper's delay ({b_paper:.2f}) and "
+        f"{peak[dom] - b_ack:+.2f} against the ack path's ({b_ack:.2f}); the other node peaks at "
+        f"{peak['1L' if dom == '1R' else '1R']}. One-cell acks arrive a segment time before data would, so each "
+        "direction's L is a segment shorter for the acks that form the bunches: S grows by two segments' worth of "
+        "delay (×ρ), which is the excess."))
+
+
 def _table(st: Study) -> str:
     """Predicted against simulated efficiency and peak sums, per scenario and connection."""
     rows = []
@@ -586,9 +638,11 @@ def collect(full: bool = False, seed: int = 1, progress: Progress | None = None)
     return st, points
 
 
-def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: float) -> tuple[Path, list[Verdict]]:
-    """Write ``report.html``, its figures and its verdicts (``verdicts.json``, ``verdicts.csv``)
-    from the runs of :func:`collect`; returns the report's path and its verdicts."""
+def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: float,
+          store: str | Path | None = None) -> tuple[Path, list[Verdict]]:
+    """Write ``report.html``, its figures and its verdicts (``verdicts.json``, ``verdicts.csv``, the
+    results ``store``'s verdicts table if given) from the runs of :func:`collect`; returns the
+    report's path and its verdicts."""
     items: list[Verdict] = []
     body = [
         "<p>Two-way TCP over rate-controlled ABR channels: acks queue behind data bursts in each node's shared IP "
@@ -601,17 +655,19 @@ def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: fl
         _sec54(st, out, items),
         _sec55(st, out, items),
         _fixes(st, items),
+        _lemma2_cycle(st, items),
         _table(st),
     ]
     mode = "full" if st.mode is FULL else "quick"
     body.append(f"<p class='meta'>{len(st.jobs)} runs; {st.mode.label()}; seeds from {st.seed}; {elapsed:.1f} s wall.</p>")
     title = "Kalampoukas, Varma & Ramakrishnan 1997 — two-way TCP over ABR (atmsim reproduction)"
-    return write_study_report(out, title, "".join(body), items, elapsed, mode), items
+    return write_study_report(out, title, "".join(body), items, elapsed, mode, store=store, study="kalampoukas97"), items
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None) -> Path:
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+        store: str | Path | None = None) -> Path:
     """Run the study; write ``report.html`` with its figures into ``out_dir``."""
     full = StudyMode(mode).full
     t0 = time.perf_counter()
     st, points = collect(full, seed, progress)
-    return write(st, points, Path(out_dir), time.perf_counter() - t0)[0]
+    return write(st, points, Path(out_dir), time.perf_counter() - t0, store)[0]

@@ -234,4 +234,5 @@ def write(study, out: Path) -> Path:
             _consistency(study), _runtime(study),
             f"<p class='meta'>mode: {mode}; {_e(study.mode.label())}; seeds {study.seeds}; {study.elapsed_s:.1f} s wall.</p>"]
     _write_csv(study, judged, out)
-    return write_study_report(out, TITLE, "".join(body), study_verdicts(judged), study.elapsed_s, mode)
+    return write_study_report(out, TITLE, "".join(body), study_verdicts(judged), study.elapsed_s, mode,
+                              store=study.store, study="mah96")

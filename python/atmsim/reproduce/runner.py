@@ -1,8 +1,10 @@
 """Running the many small simulations of a reproduction, on every core.
 
-Owns: :func:`run_many`. The core releases the GIL while it simulates, so a thread pool
-runs one simulation per core with no pickling; results come back in submission order, so
-a reproduction is deterministic whatever the number of threads.
+Owns: :func:`run_many`, the way caceres93, kalampoukas97, kocyigit and magic95 run every one of
+their simulations (mah96 runs as one sweep into its results store: :func:`atmsim.sweeps.run_plan`).
+The core releases the GIL while it simulates, so a thread pool runs one simulation per core
+with no pickling; results come back in submission order, so a reproduction is deterministic
+whatever the number of threads.
 
 Stopping: Python delivers Ctrl-C to the main thread only, and the core checks for signals
 only when it runs there. So the runs in worker threads watch a shared stop flag in their
