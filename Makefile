@@ -35,15 +35,15 @@ bench:
 	cargo bench -p atmsim-core --bench throughput
 	cargo bench -p atmsim-core --bench kernel
 
-# The core's unit tests also in the release profile (opt-level 3, what users run): one unit test
-# failed there only (AbrSource's overwrite counter read 0 under rustc 1.95; worked around in
-# e966f5b), which the test profile's opt-level 2 did not show.
+# The Rust tests in the test profile (Cargo.toml: opt-level 3 as in release, with overflow
+# checks and debug assertions); the release profile is compiled once, for the extension.
 test-rust:
 	cargo test --workspace --exclude atmsim-py
-	cargo test --release -p atmsim-core --lib
 
+# pytest on PYTEST_JOBS worker processes (pytest-xdist; default: 2, the CI machine's cores).
+PYTEST_JOBS ?= 2
 test-python: setup tools
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n $(PYTEST_JOBS) tests
 
 # tshark reads the pcap captures in tests/test_pcap.py. Installed non-interactively from
 # Debian's packages if missing and we are root with apt-get (as CI is); otherwise those

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -52,6 +53,32 @@ def interrupt(proc: subprocess.Popen, timeout: float = 30.0) -> tuple[str, float
         proc.wait()
         pytest.fail(f"did not stop within {timeout} s of SIGINT")
     return stderr, time.monotonic() - sent
+def in_own_mount_namespace(
+    tmp_path: Path, mount_options: str, *command: str, prepare: str = "", then: str = ""
+) -> subprocess.CompletedProcess:
+    """Run ``command`` with a fresh tmpfs mounted on ``tmp_path/mnt`` (skip where one cannot
+    mount). ``prepare``: a shell command run first in the mount, mounted read-write; then the
+    mount is remounted with ``then`` (e.g. ``"ro"``) if given. Used for what root cannot be
+    denied otherwise: a read-only file system, a full disk."""
+    if shutil.which("unshare") is None:
+        pytest.skip("no unshare(1)")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o {mount_options} none '{mnt}'"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root or user namespaces)")
+    script = f"mount -t tmpfs -o {mount_options} none '{mnt}'"
+    if prepare:
+        script += f" && ({prepare})"
+    if then:
+        script += f" && mount -o remount,{then} '{mnt}'"
+    script += ' && exec "$@"'
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, "sh", *command],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300, cwd=tmp_path,
+    )
+
+
 SCENARIOS = REPO / "scenarios"
 
 

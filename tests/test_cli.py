@@ -238,3 +238,14 @@ def test_run_loads_no_cli_extras_before_the_simulation(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"ok: {scenario}\n"
+
+
+def test_reproduce_ends_with_the_verdicts_counted_as_the_report_summary_counts_them(tmp_path):
+    from atmsim.cli import _verdict_tally
+    from atmsim.study import Kind, Verdict, within, write_verdicts
+
+    rows = [Verdict.judged(f"a{i}", Kind.VALIDATED, "p", within(1.0, 1.0, 0.1)) for i in range(3)]
+    rows += [Verdict.judged("d", Kind.VALIDATED, "p", within(2.0, 1.0, 0.1)), Verdict.not_comparable("n", "p", "lost")]
+    write_verdicts(tmp_path, rows)
+    assert _verdict_tally(tmp_path) == "3 validated agrees, 1 validated differs, 1 not comparable"
+    assert _verdict_tally(tmp_path / "none") == ""

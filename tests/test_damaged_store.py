@@ -1,6 +1,8 @@
-"""A damaged results store (truncated, bit-flipped, zero-length, or a text file) is reported
-in one line naming the file by `atmsim sweep`, `atmsim report` and `atmsim.results()`, and
-left exactly as it was: same bytes, same mtime, nothing created beside it."""
+"""A damaged results store (truncated, bit-flipped, zero-length, a text file, or a store of
+another schema version) is reported in one line naming the file, exit code 2, by every
+command that opens a store (`atmsim sweep`, `atmsim report`, `atmsim reproduce mah96
+--store`) and as a StoreError by `atmsim.results()`, and left exactly as it was: same
+bytes, same mtime, nothing created beside it."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import pytest
 
 import atmsim
 from atmsim.errors import AtmsimError
+from atmsim.query import summaries
 from atmsim.store import StoreError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,11 +50,24 @@ def _bit_flipped(data: bytes) -> bytes:
     return bytes(out)
 
 
+def _schema_99(path: Path) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    con.close()
+
+
+def _bytes(damage):  # noqa: ANN001, ANN202
+    return lambda path: path.write_bytes(damage(path.read_bytes()))
+
+
 DAMAGE = {
-    "truncated": _truncated,
-    "bit_flipped": _bit_flipped,
-    "zero_length": lambda _data: b"",
-    "text_file": lambda _data: b"run_id,goodput\n1,2\n" * 20,
+    "truncated": _bytes(_truncated),
+    "bit_flipped": _bytes(_bit_flipped),
+    "zero_length": _bytes(lambda _data: b""),
+    "text_file": _bytes(lambda _data: b"run_id,goodput\n1,2\n" * 20),
+    "schema_99": _schema_99,
 }
 
 
@@ -61,7 +77,8 @@ def damaged(request, good_store, tmp_path) -> Path:
     directory = tmp_path / "store"
     directory.mkdir()
     store = directory / "results.duckdb"
-    store.write_bytes(DAMAGE[request.param](good_store.read_bytes()))
+    shutil.copy(good_store, store)
+    DAMAGE[request.param](store)
     os.utime(store, ns=(1_500_000_000_000_000_000, 1_500_000_000_000_000_000))
     return store
 
@@ -109,11 +126,22 @@ def test_report_of_a_damaged_store_is_one_line_and_writes_nothing(damaged, tmp_p
     assert _snapshot(damaged.parent) == before
 
 
+def test_reproduce_mah96_into_a_damaged_store_is_one_line_and_touches_nothing(damaged, tmp_path):
+    before = _snapshot(damaged.parent)
+    out = tmp_path / "mah96"
+    proc = atmsim_cli("reproduce", "mah96", "--configs", "noqos-conv-svc", "--jobs", "0", "--store", str(damaged),
+                      "--out", str(out), "-q")
+    assert_one_line_naming(proc, damaged)
+    assert not (out / "report.html").exists()
+    assert _snapshot(damaged.parent) == before
+
+
 def test_results_of_a_damaged_store_raise_store_error(damaged):
     before = _snapshot(damaged.parent)
-    for wide in (False, True):
+    for read in (lambda: atmsim.results(store=damaged), lambda: atmsim.results(store=damaged, wide=True),
+                 lambda: summaries(["0123456789abcdef"], store=damaged)):
         with pytest.raises(StoreError) as info:
-            atmsim.results(store=damaged, wide=wide)
+            read()
         assert isinstance(info.value, AtmsimError)
         assert str(damaged.name) in str(info.value) and "\n" not in str(info.value)
     assert _snapshot(damaged.parent) == before
@@ -131,6 +159,16 @@ def test_a_duckdb_file_that_is_not_a_results_store_is_refused_untouched(tmp_path
     assert_one_line_naming(proc, other)
     assert "not an atmsim results store" in proc.stderr
     assert _snapshot(tmp_path) == before
+
+
+def test_another_schema_version_is_named_as_such_by_every_reader(good_store, tmp_path):
+    store = tmp_path / "results.duckdb"
+    shutil.copy(good_store, store)
+    _schema_99(store)
+    expected = f"error: {store}: results store schema version '99', this atmsim reads and writes version 1"
+    assert atmsim_cli("report", str(store), "--out", str(tmp_path / "r")).stderr.splitlines() == [expected]
+    with pytest.raises(StoreError, match="schema version '99'"):
+        atmsim.results(store=store)
 
 
 def test_a_store_copied_whole_still_resumes(good_store, tmp_path):

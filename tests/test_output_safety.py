@@ -20,6 +20,7 @@ from atmsim import Results
 from atmsim.output import check_writable
 from atmsim.plots import write_run_report
 from atmsim.run_results import SERIES_FILE, SUMMARY_FILE
+from conftest import in_own_mount_namespace
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "scenarios" / "examples" / "greedy_rr.toml"
@@ -54,22 +55,6 @@ def scenario_file(tmp_path: Path) -> Path:
     return path
 
 
-def _in_own_mount_namespace(tmp_path: Path, mount_options: str, *command: str) -> subprocess.CompletedProcess:
-    """Run ``command`` with a fresh tmpfs mounted on ``tmp_path/mnt`` (skip where one cannot mount)."""
-    if shutil.which("unshare") is None:
-        pytest.skip("no unshare(1)")
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o {mount_options} none '{mnt}'"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here (needs root or user namespaces)")
-    script = f"mount -t tmpfs -o {mount_options} none '{mnt}' && exec \"$@\""
-    return subprocess.run(
-        ["unshare", "-m", "sh", "-c", script, "sh", *command],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300, cwd=tmp_path,
-    )
-
-
 # ----- renames never cross a filesystem ------------------------------------------------------
 
 
@@ -97,7 +82,7 @@ def test_save_into_existing_dir_renames_only_within_it(sample_results, tmp_path,
 
 
 def test_run_out_onto_a_mount_point(tmp_path):
-    proc = _in_own_mount_namespace(
+    proc = in_own_mount_namespace(
         tmp_path, "rw", sys.executable, "-m", "atmsim", "run", str(GREEDY), "--out", str(tmp_path / "mnt"), "--quiet"
     )
     assert proc.returncode == 0, proc.stderr
@@ -106,7 +91,7 @@ def test_run_out_onto_a_mount_point(tmp_path):
 
 def test_run_out_on_a_read_only_filesystem_fails_before_simulating(tmp_path):
     out = tmp_path / "mnt" / "results"
-    proc = _in_own_mount_namespace(tmp_path, "ro", sys.executable, "-m", "atmsim", "run", str(GREEDY), "--out", str(out))
+    proc = in_own_mount_namespace(tmp_path, "ro", sys.executable, "-m", "atmsim", "run", str(GREEDY), "--out", str(out))
     assert proc.returncode == 2
     # One line and no progress bar: the check came before the simulation.
     assert proc.stderr.splitlines() == [f"error: {tmp_path / 'mnt'}: read-only file system"]

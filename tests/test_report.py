@@ -15,14 +15,8 @@ import pytest
 
 from atmsim import stats
 from atmsim.report_store import StoreError, axis_label, write_store_report
+from atmsim.store import Store
 
-SCHEMA = """
-CREATE TABLE runs(run_id TEXT PRIMARY KEY, sweep_id TEXT, scenario TEXT, params JSON, scenario_doc JSON,
-                  seed BIGINT, status TEXT, error TEXT, error_field TEXT, version TEXT,
-                  started_at TIMESTAMP, wall_s DOUBLE, series_path TEXT);
-CREATE TABLE metrics(run_id TEXT, entity TEXT, metric TEXT, value DOUBLE);
-CREATE TABLE sweeps(sweep_id TEXT PRIMARY KEY, scenario TEXT, grid JSON, seeds JSON, created_at TIMESTAMP);
-"""
 
 WINDOWS = [8192, 65536]
 BUFFERS = [256, 1024]
@@ -36,7 +30,7 @@ def goodput(window: int, buffer: int, seed: int, conn: int) -> float:
 
 def make_store(path: Path, *, one_param: bool = False) -> Path:
     con = duckdb.connect(str(path))
-    con.execute(SCHEMA)
+    Store(path).init(con)  # the store's own tables and schema version
     buffers = BUFFERS[:1] if one_param else BUFFERS
     grid = {"tcp[0].window_bytes": WINDOWS, "switch[0].buffer_cells": buffers}
     con.execute(
@@ -161,7 +155,7 @@ def test_unknown_sweep_is_an_error(store, tmp_path):
 def test_empty_store(tmp_path):
     path = tmp_path / "empty.duckdb"
     con = duckdb.connect(str(path))
-    con.execute(SCHEMA)
+    Store(path).init(con)  # the store's own tables and schema version
     con.close()
     text = write_store_report(path, tmp_path / "r").read_text()
     assert "no runs" in text
@@ -228,7 +222,7 @@ def test_summary_values_are_finite_for_three_seeds(report):
 def test_categorical_parameter_single_seed_and_runs_without_a_sweep(tmp_path):
     path = tmp_path / "cat.duckdb"
     con = duckdb.connect(str(path))
-    con.execute(SCHEMA)
+    Store(path).init(con)  # the store's own tables and schema version
     con.execute("INSERT INTO sweeps VALUES ('sched', 'greedy_rr', ?, '[1]', NULL)", [json.dumps({"port.scheduler": ["fifo", "rr"]})])
     for i, (sweep, sched) in enumerate([("sched", "fifo"), ("sched", "rr"), (None, "rr")]):
         rid = f"r{i}"

@@ -72,6 +72,7 @@ def test_every_study_runs_to_its_end_under_the_progress_bar(study, tmp_path):
     # The bar was drawn (the terminal saw it) and the report written.
     assert " runs" in text, text[-3000:]
     assert (out / "report.html").is_file()
+    assert f"— report: {out / 'report.html'}" in text, text[-3000:]  # the verdicts counted, then the report
     # The verdicts are also a table of the results store: the same rows as verdicts.json, in order.
     stored = read_store_verdicts(store, study)
     assert stored and stored == read_verdicts(out)

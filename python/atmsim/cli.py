@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
-from .defaults import DEFAULT_LOCK_TIMEOUT_S
-from .errors import ScenarioError, SimulationError
+from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from .errors import AtmsimError, ScenarioError, SimulationError
 from .reproduce import STUDIES
 from .scenario import SEED_MAX, Scenario, check_seed, printable
 
@@ -161,11 +161,29 @@ def _seed_option(ctx: click.Context, param: click.Parameter, value: int | None) 
         raise click.BadParameter(exc.message) from None
 
 
+NOTHING_WRITTEN = "interrupted; no results written"
+
+
+def _kept_in(store: Path) -> str:
+    """What Ctrl-C leaves behind in a results store: every run that finished."""
+    return f"interrupted; finished runs are in {printable(str(store))}: run the same command to resume"
+
+
+class _Interrupted:
+    """The line Ctrl-C prints: what the command has kept by then (a command changes it as it goes)."""
+
+    def __init__(self, line: str):
+        self.line = line
+
+
 @contextlib.contextmanager
-def _reported_errors() -> Iterator[None]:
-    """Turn expected failures into one red line on stderr and an exit code."""
+def _reported_errors(interrupted: str = NOTHING_WRITTEN) -> Iterator[_Interrupted]:
+    """Turn expected failures into one red line on stderr and an exit code: the one error
+    path of every command, whatever it opens (a scenario, --out, a results store).
+    ``interrupted``: the line for Ctrl-C, saying what was kept."""
+    said = _Interrupted(interrupted)
     try:
-        yield
+        yield said
     except ScenarioError as exc:
         raise _fail(str(exc), EXIT_USER_ERROR) from None
     except OSError as exc:  # missing/unreadable scenario, unwritable --out
@@ -174,8 +192,13 @@ def _reported_errors() -> Iterator[None]:
         raise _fail(f"{where}: {reason}" if where else reason, EXIT_USER_ERROR) from None
     except SimulationError as exc:
         raise _fail(f"{exc} (internal error; please report it)", EXIT_INTERNAL_ERROR) from None
+    except AtmsimError as exc:
+        # A results store that is damaged, locked, of another version or unwritable (code
+        # "store"), a Dask scheduler out of reach ("scheduler"): the user's to fix. A sweep
+        # whose worker died ("sweep") is ours.
+        raise _fail(str(exc), EXIT_INTERNAL_ERROR if exc.code == "sweep" else EXIT_USER_ERROR) from None
     except KeyboardInterrupt:
-        raise _fail("interrupted; no results written", EXIT_INTERRUPTED) from None
+        raise _fail(said.line, EXIT_INTERRUPTED) from None
 
 
 PATH = click.Path(path_type=Path, readable=False)
@@ -305,7 +328,7 @@ def reproduce(
         raise _fail(f"unknown study `{study[:40]}`: expected one of {', '.join(sorted(STUDIES))}", EXIT_USER_ERROR)
     out_dir = out if out is not None else Path("out") / study
     console = _stderr()
-    with _reported_errors():
+    with _reported_errors() as interrupted:
         module = importlib.import_module(STUDIES[study])  # inside: Ctrl-C while importing is one line too
         given = {"seeds": seeds, "configs": configs, "store": store, "jobs": jobs, "scheduler": scheduler}
         extra = {k: v for k, v in given.items() if v is not None}
@@ -314,6 +337,9 @@ def reproduce(
             if k not in supported:
                 why = "has a fixed number of runs per configuration" if k == "seeds" else "does not take it"
                 raise _fail(f"--{k}: `{study}` {why} (supported by: mah96)", EXIT_USER_ERROR)
+        if "store" in supported:  # a study run into a results store keeps its finished runs
+            extra["store"] = store if store is not None else out_dir / DEFAULT_STORE
+            interrupted.line = _kept_in(extra["store"])
         check_writable(out_dir)
         # The bar only on a terminal: elsewhere it would print its last state as a line of
         # its own (also when interrupted, before the one `error:` line).
@@ -324,14 +350,28 @@ def reproduce(
 
             with runs_bar(study, console=console) as progress:
                 report = module.run(out_dir, mode=Mode.of(full), seed=seed, progress=progress, **extra)
-    _stderr().print(f"wrote {printable(str(report))}", highlight=False, markup=False, soft_wrap=True)
+    tally = _verdict_tally(Path(report).parent)
+    _stderr().print(f"{tally} — report: " if tally else "wrote ", printable(str(report)), sep="", highlight=False,
+                    markup=False, soft_wrap=True)
+
+
+def _verdict_tally(out_dir: Path) -> str:
+    """The study's verdicts counted as its report's summary does: ``16 validated agrees, 6
+    validated differs, 4 not comparable`` (empty if the study wrote none)."""
+    from .study.verdict import counts, read_verdicts
+
+    try:
+        verdicts = read_verdicts(out_dir)
+    except (OSError, ValueError, TypeError):
+        return ""
+    return ", ".join(f"{n} {column}" for column, n in counts(verdicts).items() if n)
 
 
 _SWEEP_EPILOG = """\b
 Examples:
-  atmsim sweep tiny.toml --grid "tcp[0].window_bytes=4096,8192,16384" --seeds 1-20
-  atmsim sweep tiny.toml -g "link[0].delay_ms=1,10" -g "tcp[0].variant=reno,newreno" -j 2
-  atmsim sweep tiny.toml -g "tcp[0].window_bytes=8192,65536" --scheduler tcp://127.0.0.1:8786
+  atmsim sweep scenarios/examples/contention_tcp.toml -g "tcp[0].window_bytes=16384,65536" --seeds 1-10
+  atmsim sweep scenarios/examples/contention_tcp.toml -g "link[2].delay_ms=1,10" -g "tcp[0].variant=reno,newreno" -j 2
+  atmsim sweep scenarios/examples/contention_tcp.toml -g "switch[0].buffer_cells=256,1024" --scheduler tcp://127.0.0.1:8786
 
 \b
 Run again with the same arguments to resume: runs already stored are skipped.
@@ -383,53 +423,44 @@ def sweep(
     """
     from math import prod
 
-    from .store import StoreError, resolve_store
-    from .sweeps import SweepError, check_size, parse_grid_option, parse_seeds
+    from .store import resolve_store
+    from .sweeps import check_size, parse_grid_option, parse_seeds
     from .sweeps import sweep as run_sweep
 
-    with _reported_errors():
-        try:
-            grid_dict: dict[str, list[Any]] = {}
-            for option in grid or []:
-                try:
-                    path, values = parse_grid_option(option)
-                except ScenarioError as exc:
-                    raise ScenarioError(exc.message, file=str(scenario), field=exc.field, code=exc.code) from None
-                if path in grid_dict:
-                    raise ScenarioError("given twice in --grid", file=str(scenario), field=path)
-                grid_dict[path] = values
-            n_seeds = 1
-            if seeds is not None:
-                try:
-                    n_seeds = len(parse_seeds(seeds))
-                except ScenarioError as exc:
-                    raise ScenarioError(exc.message, field="--seeds") from None
-            try:  # at most MAX_RUNS runs, checked before the grid is expanded
-                check_size(prod(len(v) for v in grid_dict.values()), n_seeds)
+    with _reported_errors(_kept_in(resolve_store(store, out))):
+        # Ctrl-C: the finished runs are committed, the workers stopped and the pool shut
+        # down (sweeps._Local.close), so the normal exit has nothing left to wait for.
+        grid_dict: dict[str, list[Any]] = {}
+        for option in grid or []:
+            try:
+                path, values = parse_grid_option(option)
             except ScenarioError as exc:
-                raise ScenarioError(exc.message, field=f"--{exc.field}") from None
-            result = run_sweep(
-                Scenario.from_toml(scenario),
-                grid=grid_dict,
-                seeds=seeds,
-                store=resolve_store(store, out),
-                jobs=jobs,
-                scheduler=scheduler,
-                progress=not quiet and _stderr().is_terminal,  # a bar only on a terminal, as in run
-                retry_failed=retry_failed,
-                lock_timeout=lock_timeout,
-                flush_interval=commit_every,
-            )
-        except StoreError as exc:
-            raise _fail(str(exc), EXIT_USER_ERROR) from None
-        except SweepError as exc:
-            raise _fail(str(exc), EXIT_USER_ERROR if exc.code == "scheduler" else EXIT_INTERNAL_ERROR) from None
-        except KeyboardInterrupt:
-            # The finished runs are committed, the workers stopped and the pool shut down
-            # (sweeps._Local.close), so the normal exit has nothing left to wait for and
-            # multiprocessing cleans up its semaphores and temporary directory.
-            where = resolve_store(store, out)
-            raise _fail(f"interrupted; finished runs are in {where}: run the same command to resume", EXIT_INTERRUPTED) from None
+                raise ScenarioError(exc.message, file=str(scenario), field=exc.field, code=exc.code) from None
+            if path in grid_dict:
+                raise ScenarioError("given twice in --grid", file=str(scenario), field=path)
+            grid_dict[path] = values
+        n_seeds = 1
+        if seeds is not None:
+            try:
+                n_seeds = len(parse_seeds(seeds))
+            except ScenarioError as exc:
+                raise ScenarioError(exc.message, field="--seeds") from None
+        try:  # at most MAX_RUNS runs, checked before the grid is expanded
+            check_size(prod(len(v) for v in grid_dict.values()), n_seeds)
+        except ScenarioError as exc:
+            raise ScenarioError(exc.message, field=f"--{exc.field}") from None
+        result = run_sweep(
+            Scenario.from_toml(scenario),
+            grid=grid_dict,
+            seeds=seeds,
+            store=resolve_store(store, out),
+            jobs=jobs,
+            scheduler=scheduler,
+            progress=not quiet and _stderr().is_terminal,  # a bar only on a terminal, as in run
+            retry_failed=retry_failed,
+            lock_timeout=lock_timeout,
+            flush_interval=commit_every,
+        )
     line = (
         f"{result.total} runs: {result.ok} run now, {result.skipped} already stored"
         + (f", {result.failed} failed" if result.failed else "")
@@ -441,20 +472,19 @@ def sweep(
 
 
 @app.command()
-@click.argument("store", cls=_Argument, type=PATH, default=Path("results.duckdb"), metavar="[STORE]",
+@click.argument("store", cls=_Argument, type=PATH, default=Path(DEFAULT_STORE), metavar="[STORE]",
                 help="Results store (DuckDB file).")
 @click.option("--out", type=PATH, default=Path("report"), metavar="DIR", help="Report directory.")
 @click.option("--sweep", metavar="ID", help="Report only this sweep.", show_default="all")
 @_quiet_option("Print nothing but errors.")
 def report(store: Path, out: Path, sweep: str | None, quiet: bool) -> None:
     """Write an HTML report (tables, figures with confidence intervals) of a results store."""
-    from .report_store import StoreError, write_store_report  # duckdb is imported only here
-
     with _reported_errors():
-        try:
-            page = write_store_report(store, out, sweep=sweep)
-        except StoreError as exc:
-            raise _fail(str(exc), EXIT_USER_ERROR) from None
+        if not store.exists():  # said before pandas, matplotlib and DuckDB are imported
+            raise FileNotFoundError(2, "no such file or directory", str(store))
+        from .report_store import write_store_report
+
+        page = write_store_report(store, out, sweep=sweep)
     if not quiet:
         _stderr().print(f"wrote {page}", highlight=False, markup=False)
 

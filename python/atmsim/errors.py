@@ -10,12 +10,16 @@ code       exception
 parse      ScenarioError — not valid TOML/JSON, unknown field, wrong type
 invalid    ScenarioError — well-formed but impossible (negative rate, ...)
 internal   SimulationError — the simulator itself failed: a bug
+store      StoreError — the results store cannot be used (damaged, locked, unwritable)
 =========  =====================================================
+
+The command line prints every :class:`AtmsimError` but :class:`SimulationError` as one
+``error:`` line with exit code 2 (``atmsim.cli``).
 """
 
 from __future__ import annotations
 
-__all__ = ["AtmsimError", "ScenarioError", "SimulationError"]
+__all__ = ["AtmsimError", "ScenarioError", "SimulationError", "StoreError", "StoreLockedError"]
 
 
 class AtmsimError(Exception):
@@ -59,3 +63,14 @@ class SimulationError(AtmsimError, RuntimeError):
     """The simulation failed although the scenario was accepted: a bug, please report."""
 
     default_code = "internal"
+
+
+class StoreError(AtmsimError):
+    """The results store cannot be used (locked by another process, not a store, damaged,
+    unwritable, ...); ``file`` names the store or the file in it that failed."""
+
+    default_code = "store"
+
+
+class StoreLockedError(StoreError):
+    """Another process kept the store open for longer than ``lock_timeout`` seconds."""

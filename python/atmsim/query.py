@@ -80,7 +80,7 @@ def results(
     """
     db = Store(resolve_store(store), lock_timeout=lock_timeout)
     sweep_id = getattr(sweep, "sweep_id", sweep)
-    with db.connect(read_only=True) as con:
+    with db.reader() as con:
         runs, paths = _select_runs(con, sweep_id)
         con.register("_sel", runs[["run_id"]])
         metrics = con.execute(
@@ -126,7 +126,7 @@ def results(
 def series(run_id: str, store: str | Path | None = None) -> pd.DataFrame:
     """The time series of one run (long form: ``time_s, entity, metric, value``)."""
     db = Store(resolve_store(store))
-    with db.connect(read_only=True) as con:
+    with db.reader() as con:
         row = con.execute("SELECT series_path FROM runs WHERE run_id = ?", [run_id]).fetchone()
     if row is None:
         raise StoreError(f"no run {run_id!r} in the store", file=str(db.path))
@@ -143,7 +143,7 @@ def summaries(
     ``summary.json``; strings and nulls are not stored). Runs not stored or failed are absent."""
     db = Store(resolve_store(store), lock_timeout=lock_timeout)
     wanted = pd.DataFrame({"run_id": list(dict.fromkeys(run_ids))}, dtype=object)
-    with db.connect(read_only=True) as con:
+    with db.reader() as con:
         con.register("_want", wanted)
         ok = con.execute("SELECT r.run_id FROM runs r JOIN _want USING (run_id) WHERE r.status = 'ok'").fetchall()
         rows = con.execute(

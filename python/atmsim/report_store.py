@@ -43,7 +43,8 @@ import pandas as pd
 from . import stats
 from .output import atomic_file
 from .report import figure_path, save_figure, write_report
-from .store import StoreError, _is_interrupt, _store_error
+from .store import Store as StoreFile
+from .store import StoreError
 
 __all__ = ["KEY_METRICS", "StoreError", "axis_label", "key_metrics", "load_store", "summarize", "write_store_report"]
 
@@ -74,35 +75,15 @@ def load_store(path: str | Path) -> Store:
     DuckDB admits a reader from another process only while no process has the file open for
     writing, so reporting on a sweep that is still running fails with :class:`StoreError`.
     """
-    import duckdb
-
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(2, "No such file or directory", str(p))
-    if p.is_dir():
-        raise StoreError("is a directory, not a results store", file=str(p))
-    try:
-        con = duckdb.connect(str(p), read_only=True)
-    except (duckdb.Error, RuntimeError) as exc:
-        if _is_interrupt(exc):
-            raise KeyboardInterrupt from None
-        if not isinstance(exc, duckdb.Error):
-            raise
-        raise _store_error(p, exc) from None
-    try:
+    with StoreFile(p).reader() as con:
         sweeps = con.execute("SELECT sweep_id, scenario, grid, seeds, created_at FROM sweeps ORDER BY created_at, sweep_id").df()
         runs = con.execute(
             "SELECT run_id, sweep_id, scenario, params, seed, status, error, error_field FROM runs ORDER BY sweep_id, run_id"
         ).df()
         metrics = con.execute("SELECT run_id, entity, metric, value FROM metrics").df()
-    except (duckdb.Error, RuntimeError) as exc:  # missing tables, a corrupt block found while reading
-        if _is_interrupt(exc):
-            raise KeyboardInterrupt from None
-        if not isinstance(exc, duckdb.Error):
-            raise
-        raise _store_error(p, exc) from None
-    finally:
-        con.close()
     sweeps["grid"] = sweeps["grid"].map(_json)
     sweeps["seeds"] = sweeps["seeds"].map(_json)
     runs["params"] = runs["params"].map(lambda v: _json(v) or {})

@@ -95,7 +95,12 @@ def _step(node: Any, key: str | int, path: str, done: list[str | int]) -> Any:
 
 def printable(text: str) -> str:
     """``text`` with lone surrogates (undecodable file-name bytes, bad strings) escaped."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") if not text.isascii() else text
+    if text.isascii():
+        return text
+    try:  # file-name bytes that were not UTF-8 (U+DC80..U+DCFF) show as \x80..\xff
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # any other lone surrogate shows as \ud800
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def read_scenario_file(path: str | Path) -> str:
@@ -173,7 +178,7 @@ def _check_document(node: Any, origin: str, keys: list[str | int] | None = None,
                         if for_json:
                             raise ScenarioError(f"field names must be strings, got {type(k).__name__}", file=origin, field=_field(path), code="parse")
                         k = str(k)
-                    _check_text(k, origin, path)
+                    _check_text(k, origin, [*path, k])  # names the key itself, escaped
                     stack.append((v, [*path, k]))
             else:
                 stack.extend((v, [*path, i]) for i, v in enumerate(value))
@@ -209,6 +214,36 @@ def _check_text(text: str, origin: str, path: list[str | int]) -> None:
             field=_field(path),
             code="parse",
         ) from None
+
+
+def _check_source(text: str, origin: str) -> None:
+    """Refuse scenario text with a lone surrogate anywhere (a comment, a key, a string),
+    naming its line and column: it cannot be UTF-8, so nothing downstream could read it."""
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        column = exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1
+        raise ScenarioError(
+            f"not valid Unicode: a lone surrogate U+{ord(text[exc.start]):04X} (line {line}, column {column})",
+            file=origin,
+            code="parse",
+        ) from None
+
+
+_AT = re.compile(r"\((line \d+, column \d+)\)$")
+
+
+def _deep_at(text: str, fmt: str, origin: str) -> str:
+    """`` (line L, column C)`` where the core's parser found nesting too deep, if it did."""
+    try:
+        _core.validate(text, fmt, origin)
+    except ScenarioError as exc:
+        m = _AT.search(exc.message) if "recursion" in exc.message else None
+        return f" ({m.group(1)})" if m else ""
+    return ""
 
 
 def _field(path: list[str | int]) -> str:
@@ -261,8 +296,9 @@ class Scenario:
         try:
             doc = tomllib.loads(text) if fmt == "toml" else json.loads(text)
         except RecursionError:
-            raise ScenarioError(f"nested deeper than {MAX_DEPTH} levels", file=origin, code="parse") from None
+            raise ScenarioError(f"nested deeper than {MAX_DEPTH} levels{_deep_at(text, fmt, origin)}", file=origin, code="parse") from None
         except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+            _check_source(text, origin)  # a lone surrogate, which the core cannot be handed
             # The core's parser is the authority on error messages: let it report if it can.
             try:
                 _core.validate(text, fmt, origin)
@@ -271,7 +307,9 @@ class Scenario:
             raise ScenarioError(str(exc), file=origin, code="parse") from exc
         if not isinstance(doc, dict):
             raise ScenarioError("expected a table at the top level", file=origin, code="parse")
-        return cls(doc, origin, _source=(text, fmt))
+        scenario = cls(doc, origin, _source=(text, fmt))  # a surrogate in a string: its field named
+        _check_source(text, origin)  # elsewhere (a comment): its line and column
+        return scenario
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any], origin: str = "<python>") -> Scenario:

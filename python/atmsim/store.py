@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import json
 import math
 import os
 import random
+import re
+import secrets
+import stat
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,8 +39,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .defaults import DEFAULT_LOCK_TIMEOUT_S
-from .errors import AtmsimError
+from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from .errors import StoreError, StoreLockedError
 
 __all__ = [
     "DEFAULT_STORE",
@@ -49,7 +53,6 @@ __all__ = [
     "unflatten_metrics",
 ]
 
-DEFAULT_STORE = "results.duckdb"
 SCHEMA_VERSION = "1"
 
 SCHEMA = """
@@ -91,16 +94,6 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
     PRIMARY KEY (sweep_id, run_id)
 );
 """
-
-
-class StoreError(AtmsimError):
-    """The results store cannot be used (locked by another process, not a store, ...)."""
-
-    default_code = "store"
-
-
-class StoreLockedError(StoreError):
-    """Another process kept the store open for longer than ``lock_timeout`` seconds."""
 
 
 # ----- summary flattening ---------------------------------------------------------------------
@@ -265,14 +258,44 @@ def _is_interrupt(exc: BaseException) -> bool:
 
 
 def _store_error(path: Path, exc: BaseException) -> StoreError:
-    """A DuckDB error as a one-line :class:`StoreError` naming the store."""
+    """A DuckDB error as a one-line :class:`StoreError` naming the store: a file that cannot be
+    opened or written (permissions, a read-only file system, a full disk) is said to be so,
+    not to be corrupt."""
     import duckdb
 
     lines = str(exc).strip().splitlines()
     detail = lines[0] if lines else type(exc).__name__
     if isinstance(exc, duckdb.CatalogException):
         return StoreError(f"not an atmsim results store ({detail})", file=str(path))
+    reason = _os_reason(detail)
+    if reason is not None:
+        return StoreError(f"cannot open or write the results store: {reason} ({detail})", file=str(path))
     return StoreError(f"cannot read results store: corrupt, truncated or not a DuckDB file ({detail})", file=str(path))
+
+
+_OS_REASONS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file too large",
+}
+
+
+def _os_reason(text: str) -> str | None:
+    """The reason an operating system error gives, if ``text`` (DuckDB's message) carries one."""
+    low = text.lower()
+    for code, reason in _OS_REASONS.items():
+        if reason in low or os.strerror(code).lower() in low:
+            return reason
+    return None
+
+
+def _write_error(path: Path, exc: OSError) -> StoreError:
+    """An operating-system error while writing into the store, naming the file."""
+    reason = _OS_REASONS.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
+    return StoreError(f"cannot write: {reason}", file=str(path))
 
 
 _SCHEMA_COLUMNS: dict[str, list[str]] = {}
@@ -294,6 +317,10 @@ def _schema_columns() -> dict[str, list[str]]:
         finally:
             con.close()
     return _SCHEMA_COLUMNS
+
+
+_TEMP_NAME = re.compile(r"\.[0-9a-f]+\.([0-9]+)(?:\.[0-9a-f]+)?\.tmp$")
+"""A temporary series file: ``.RUNID.PID.RANDOM.tmp`` (``.RUNID.PID.tmp`` before issue 27)."""
 
 
 def _pid_alive(pid: int) -> bool:
@@ -373,47 +400,128 @@ class Store:
             con.close()
 
     def verify(self, on_wait=None) -> None:
-        """Check an existing store before writing to it: a corrupt or truncated file, or a
-        DuckDB database that is not an atmsim store, raises :class:`StoreError` and is left
-        as it was (it is only opened read-only). Reads every table in full, so a damaged
-        block anywhere in the data is found here rather than halfway through a sweep."""
+        """Check an existing store before writing to it: a corrupt or truncated file, a
+        DuckDB database that is not an atmsim store, or one of another schema version raises
+        :class:`StoreError` and is left as it was (it is only opened read-only), as does a
+        series directory that is a symbolic link. An empty database passes (the first sweep
+        creates the tables)."""
+        self._series_dir_fd(create=False)  # refuse a planted link before anything is written
         if not self.path.exists():
             return
-        if not self.path.is_file():
-            raise StoreError("not a results store (not a regular file)", file=str(self.path))
+        self._check_regular_file()
         with self.connect(read_only=True, on_wait=on_wait) as con:
-            found: dict[str, list[str]] = {}
-            for table, column in con.execute(
-                "SELECT table_name, column_name FROM information_schema.columns "
-                "WHERE table_catalog = current_database() AND table_schema = 'main' "
-                "ORDER BY table_name, ordinal_position"
-            ).fetchall():
-                found.setdefault(table, []).append(column)
-            if not found:
-                return  # an empty database: the first sweep creates the tables
-            expected = _schema_columns()
-            if "meta" not in found or "runs" not in found:
+            self._check(con, empty_ok=True)
+
+    @contextlib.contextmanager
+    def reader(self, on_wait=None) -> Iterator[Any]:
+        """A read-only connection to a store that passed :meth:`verify`'s checks (an empty
+        database is refused: it holds no results). Every reader (``atmsim report``,
+        :func:`atmsim.results`, ...) opens the store through here, so each refuses a damaged
+        store, another schema version or a foreign database with the same one-line error."""
+        self._check_regular_file()
+        with self.connect(read_only=True, on_wait=on_wait) as con:
+            self._check(con, empty_ok=False)
+            yield con
+
+    def _check_regular_file(self) -> None:
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError("not a results store (not a regular file)", file=str(self.path))
+
+    def _check(self, con, *, empty_ok: bool) -> None:
+        """The tables, their columns and the schema version, then every table read in full,
+        so a damaged block anywhere in the data is found here rather than halfway through."""
+        found: dict[str, list[str]] = {}
+        for table, column in con.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_catalog = current_database() AND table_schema = 'main' "
+            "ORDER BY table_name, ordinal_position"
+        ).fetchall():
+            found.setdefault(table, []).append(column)
+        if not found:
+            if empty_ok:
+                return
+            raise StoreError("not an atmsim results store (an empty DuckDB database: no runs yet)", file=str(self.path))
+        expected = _schema_columns()
+        if "meta" not in found or "runs" not in found:
+            raise StoreError(
+                f"not an atmsim results store (a DuckDB database with tables {', '.join(sorted(found))})",
+                file=str(self.path),
+            )
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = row[0] if row else None
+        if version != SCHEMA_VERSION:
+            raise StoreError(
+                f"results store schema version {version!r}, this atmsim reads and writes version {SCHEMA_VERSION}",
+                file=str(self.path),
+            )
+        for table, columns in expected.items():
+            have = found.get(table)
+            if have is not None and have != columns:
                 raise StoreError(
-                    f"not an atmsim results store (a DuckDB database with tables {', '.join(sorted(found))})",
+                    f"not an atmsim results store: table {table} has columns {', '.join(have)}, "
+                    f"expected {', '.join(columns)}",
                     file=str(self.path),
                 )
-            row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            version = row[0] if row else None
-            if version != SCHEMA_VERSION:
+        for table in found.keys() & expected.keys():
+            con.execute(f"SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM {table}").fetchall()
+
+    # ----- the series directory -------------------------------------------------------------
+    def _series_dir_fd(self, create: bool) -> int | None:
+        """The series directory opened without following a link (``O_NOFOLLOW``): a file
+        descriptor that every series file is created, renamed and removed through, so a link
+        planted in its place, or in it, never sends a write elsewhere. ``None`` if it does not
+        exist and ``create`` is false; :class:`StoreError` if it is a link or not a directory."""
+        where = str(self.series_dir)
+        if create:
+            try:
+                os.mkdir(self.series_dir)
+            except FileExistsError:
+                pass
+            except OSError as exc:
+                raise _write_error(self.series_dir, exc) from None
+        try:
+            return os.open(self.series_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            if create:
+                raise
+            return None
+        except OSError as exc:
+            try:
+                mode = os.lstat(self.series_dir).st_mode
+            except OSError:
+                mode = 0
+            if stat.S_ISLNK(mode):
                 raise StoreError(
-                    f"results store schema version {version!r}, this atmsim writes version {SCHEMA_VERSION}",
-                    file=str(self.path),
-                )
-            for table, columns in expected.items():
-                have = found.get(table)
-                if have is not None and have != columns:
-                    raise StoreError(
-                        f"not an atmsim results store: table {table} has columns {', '.join(have)}, "
-                        f"expected {', '.join(columns)}",
-                        file=str(self.path),
-                    )
-            for table in found.keys() & expected.keys():
-                con.execute(f"SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM {table}").fetchall()
+                    "the series directory is a symbolic link: refusing to follow it (make it a directory or remove it)",
+                    file=where,
+                ) from None
+            if mode and not stat.S_ISDIR(mode):
+                raise StoreError("the series directory is not a directory", file=where) from None
+            raise _write_error(self.series_dir, exc) from None
+
+    def _write_series(self, dfd: int, run_id: str, table: pa.Table, fsync: bool) -> str:
+        """Write ``table`` to a new temporary in the series directory and return its name: an
+        unpredictable name, created exclusively (``O_EXCL``: never an existing file or link)."""
+        tmp = f".{run_id}.{os.getpid()}.{secrets.token_hex(8)}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dfd)
+        except OSError as exc:
+            raise _write_error(self.series_dir / tmp, exc) from None
+        try:
+            with os.fdopen(fd, "wb") as f:
+                pq.write_table(table, f)
+                f.flush()
+                if fsync:
+                    os.fsync(f.fileno())
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+            raise _write_error(self.series_dir / f"{run_id}.parquet", exc) from None
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+            raise
+        return tmp
 
     def init(self, con) -> None:
         con.execute(SCHEMA)
@@ -454,17 +562,17 @@ class Store:
 
     def _clean_temp_files(self) -> None:
         """Remove temporary series files left by writers that died (their pid is gone)."""
-        if not self.series_dir.is_dir():
+        dfd = self._series_dir_fd(create=False)
+        if dfd is None:
             return
-        for tmp in self.series_dir.glob(".*.tmp"):
-            parts = tmp.name.split(".")  # .RUNID.PID.tmp
-            try:
-                pid = int(parts[-2])
-            except (ValueError, IndexError):
-                continue
-            if not _pid_alive(pid):
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
+        try:
+            for name in os.listdir(dfd):
+                m = _TEMP_NAME.match(name)
+                if m and not _pid_alive(int(m.group(1))):
+                    with contextlib.suppress(OSError):
+                        os.unlink(name, dir_fd=dfd)
+        finally:
+            os.close(dfd)
 
     # ----- commits ------------------------------------------------------------------------
     def commit(self, records: Sequence[RunRecord], sweep_id: str, fsync: bool = True, on_wait=None) -> None:
@@ -472,32 +580,31 @@ class Store:
         if not records:
             return
         series_paths: dict[str, str | None] = {}
-        written: list[tuple[Path, Path]] = []
+        tables = {}
         for rec in records:
             table = _series_table(rec.series) if rec.status == "ok" and rec.series is not None else None
-            if table is None:
-                series_paths[rec.run_id] = None
-                continue
-            self.series_dir.mkdir(parents=True, exist_ok=True)
-            final = self.series_dir / f"{rec.run_id}.parquet"
-            tmp = self.series_dir / f".{rec.run_id}.{os.getpid()}.tmp"
-            pq.write_table(table, tmp)
-            if fsync:
-                fd = os.open(tmp, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-            written.append((tmp, final))
-            series_paths[rec.run_id] = self.series_relpath(rec.run_id)
-        for tmp, final in written:
-            os.replace(tmp, final)
-        if written and fsync:
-            fd = os.open(self.series_dir, os.O_RDONLY)
+            series_paths[rec.run_id] = None if table is None else self.series_relpath(rec.run_id)
+            if table is not None:
+                tables[rec.run_id] = table
+        if tables:
+            dfd = self._series_dir_fd(create=True)
+            written: list[str] = []
             try:
-                os.fsync(fd)
+                for run_id, table in tables.items():
+                    written.append(self._write_series(dfd, run_id, table, fsync))
+                for tmp, run_id in zip(written, tables, strict=True):
+                    try:
+                        os.replace(tmp, f"{run_id}.parquet", src_dir_fd=dfd, dst_dir_fd=dfd)
+                    except OSError as exc:
+                        raise _write_error(self.series_dir / f"{run_id}.parquet", exc) from None
+                written.clear()
+                if fsync:
+                    os.fsync(dfd)
             finally:
-                os.close(fd)
+                for tmp in written:  # not renamed: a failed or interrupted commit
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp, dir_fd=dfd)
+                os.close(dfd)
 
         new_runs = pa.table(
             {

@@ -24,7 +24,7 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
             serde_path_to_error::deserialize(de).map(|t: table::Table<ScenarioDoc>| t.0).map_err(|e| {
                 let path = clean_path(&e.path().to_string());
                 let inner = e.into_inner();
-                let mut msg = one_line(inner.message());
+                let mut msg = in_words(&one_line(inner.message()));
                 if let Some(span) = inner.span() {
                     let (line, col) = line_col(text, span.start);
                     msg = format!("{msg} (line {line}, column {col})");
@@ -38,7 +38,17 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
                 .map(|t: table::Table<ScenarioDoc>| t.0)
                 .map_err(|e| {
                     let path = clean_path(&e.path().to_string());
-                    Error::parse(path, one_line(&e.into_inner().to_string()))
+                    let inner = e.into_inner();
+                    let mut msg = inner.to_string();
+                    // A wrong value in a named field is located by the field: the position is
+                    // dropped, for it points into JSON the user may never have written (a
+                    // document from Python). A syntax error keeps its position.
+                    let at = format!(" at line {} column {}", inner.line(), inner.column());
+                    let data = inner.classify() == serde_json::error::Category::Data;
+                    if data && !path.is_empty() && msg.ends_with(&at) {
+                        msg.truncate(msg.len() - at.len());
+                    }
+                    Error::parse(path, in_words(&one_line(&msg)))
                 })
                 .and_then(|doc| match de.end() {
                     Ok(()) => Ok(doc),
@@ -52,6 +62,43 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
 /// Error messages stay on one line (the CLI prints exactly one line per error).
 fn one_line(m: &str) -> String {
     m.trim().split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
+}
+
+/// serde's expectations named in words, not as Rust types: "expected f64" → "expected a
+/// number", "expected u32" → "expected a non-negative integer", …
+fn in_words(m: &str) -> String {
+    const TYPES: [(&str, &str); 13] = [
+        ("f64", "a number"),
+        ("f32", "a number"),
+        ("u64", "a non-negative integer"),
+        ("u32", "a non-negative integer"),
+        ("u16", "a non-negative integer"),
+        ("u8", "a non-negative integer"),
+        ("usize", "a non-negative integer"),
+        ("i64", "an integer"),
+        ("i32", "an integer"),
+        ("i16", "an integer"),
+        ("i8", "an integer"),
+        ("isize", "an integer"),
+        ("bool", "true or false"),
+    ];
+    let mut out = m.replace("number too large to fit in target type", "a number too large for this field");
+    for (ty, words) in TYPES {
+        let (before, after) = (format!("expected {ty}"), format!("expected {words}"));
+        // Whole words only: "expected u8" is not the start of "expected u8x".
+        let mut rest = out.as_str();
+        let mut done = String::with_capacity(out.len());
+        while let Some(k) = rest.find(&before) {
+            let tail = &rest[k + before.len()..];
+            done.push_str(&rest[..k]);
+            let whole = !tail.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+            done.push_str(if whole { &after } else { &before });
+            rest = tail;
+        }
+        done.push_str(rest);
+        out = done;
+    }
+    out
 }
 
 /// serde_path_to_error prints "." for the root and "?" for unknown segments.
@@ -104,6 +151,20 @@ name = "a"
         let e = parse(&text, Format::Toml, "x.toml").unwrap_err();
         assert_eq!(e.field, "simulation.duration_s");
         assert!(e.message.contains("line 3"), "{}", e.message);
+    }
+
+    #[test]
+    fn expectations_are_in_words_and_a_json_field_error_has_no_position() {
+        let text = r#"{"simulation": {"duration_s": "long"}, "host": [{"name": "h", "mtu_bytes": 1.5}]}"#;
+        let e = parse(text, Format::Json, "<python>").unwrap_err();
+        assert_eq!(e.field, "simulation.duration_s");
+        assert_eq!(e.message, r#"invalid type: string "long", expected a number"#);
+        let e = parse(&MINI.replace("name = \"a\"", "name = \"a\"\nmtu_bytes = 1.5"), Format::Toml, "x.toml").unwrap_err();
+        assert!(e.message.starts_with("invalid type: floating point `1.5`, expected an integer (line 6"), "{}", e.message);
+        assert_eq!(in_words("expected u8x, expected u8"), "expected u8x, expected a non-negative integer");
+        // A syntax error names no field: its position is all there is.
+        let e = parse(r#"{"simulation": "#, Format::Json, "<python>").unwrap_err();
+        assert!(e.message.contains("line 1 column"), "{}", e.message);
     }
 
     #[test]

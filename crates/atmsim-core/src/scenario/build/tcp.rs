@@ -43,6 +43,7 @@ fn at(i: usize, k: &str) -> String {
 
 /// Check `[[tcp]]` and build its connections, in document order.
 /// Each connection bound to a VC adds the bindings of its two conversations to `pvcs`.
+/// `signalling`: the scenario has a `[signalling]` section (switched VCs can be set up).
 pub(super) fn connections(
     secs: &[TcpSec],
     names: &Names,
@@ -50,6 +51,7 @@ pub(super) fn connections(
     hosts: &[Host],
     run: &Run,
     ifaces: &[Iface],
+    signalling: bool,
     pvcs: &mut Vec<PvcBinding>,
 ) -> Result<Vec<Conn>> {
     let mut conns: Vec<Conn> = Vec::new();
@@ -75,6 +77,19 @@ pub(super) fn connections(
         };
         let end_names = [hosts[ends[0].idx()].name.as_str(), hosts[ends[1].idx()].name.as_str()];
         let vc = vc_of(i, t, vcs, [client, server], (ends, end_names))?;
+        // Two ATM-attached hosts with one ATM hop between them and no VC: only a switched VC
+        // could carry the connection, and without [signalling] every setup fails at once
+        // (docs/scenario.md, "Where VCs come from"): the SYN would end as `no_vc`.
+        if vc.is_none() && !signalling && ends == [client, server] && crossing.is_some() {
+            return invalid(
+                f("vc"),
+                format!(
+                    "expected a [[vc]] joining `{}` and `{}`, or a [signalling] section: the two hosts are \
+                     ATM-attached and, with neither, no VC can carry the connection",
+                    t.client, t.server
+                ),
+            );
+        }
         if vc.is_none() && hosts[client.idx()].routes.get(server).is_none() {
             return invalid(
                 f("server"),
