@@ -159,8 +159,13 @@ name = "a"
         let e = parse(text, Format::Json, "<python>").unwrap_err();
         assert_eq!(e.field, "simulation.duration_s");
         assert_eq!(e.message, r#"invalid type: string "long", expected a number"#);
-        let e = parse(&MINI.replace("name = \"a\"", "name = \"a\"\nmtu_bytes = 1.5"), Format::Toml, "x.toml").unwrap_err();
-        assert!(e.message.starts_with("invalid type: floating point `1.5`, expected an integer (line 6"), "{}", e.message);
+        let e =
+            parse(&MINI.replace("name = \"a\"", "name = \"a\"\nmtu_bytes = 1.5"), Format::Toml, "x.toml").unwrap_err();
+        assert!(
+            e.message.starts_with("invalid type: floating point `1.5`, expected an integer (line 6"),
+            "{}",
+            e.message
+        );
         assert_eq!(in_words("expected u8x, expected u8"), "expected u8x, expected a non-negative integer");
         // A syntax error names no field: its position is all there is.
         let e = parse(r#"{"simulation": "#, Format::Json, "<python>").unwrap_err();

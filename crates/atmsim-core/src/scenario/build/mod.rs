@@ -101,7 +101,8 @@ pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: O
     internet::routes(&mut hosts, &ifaces.subnets);
     let shapers = shaping::shapers(doc, &hosts, &vcs)?;
     let mut pvcs = Vec::new();
-    let conns = tcp::connections(&doc.tcp, &names, &vcs, &hosts, &run, &ifaces.ifaces, doc.signalling.is_some(), &mut pvcs)?;
+    let conns =
+        tcp::connections(&doc.tcp, &names, &vcs, &hosts, &run, &ifaces.ifaces, doc.signalling.is_some(), &mut pvcs)?;
     let tcp_vcs = shaping::TcpVcs::of(&pvcs);
     internet::router_pvcs(doc, &vcs, &hosts, &mut pvcs);
     internet::declare_pvcs(doc, &mut hosts, pvcs)?;
