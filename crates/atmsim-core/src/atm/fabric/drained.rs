@@ -367,11 +367,8 @@ impl Fabric {
             let next = Cell { vci: cell.vci, ..next };
             self.meet_allocators(l, next, t);
             if passed {
-                let port = &mut self.ports[p.idx()];
-                let d = port.pass_again(t);
-                self.cell_hops += 1;
-                let link = &mut self.links[port.link.idx()];
-                link.pipe.push_back((t + d + link.delay, next));
+                let d = self.ports[p.idx()].pass_again(t);
+                self.put_passed(p, next, t + d);
             } else {
                 passed = self.pass_cell(p, next, t);
             }
@@ -383,13 +380,9 @@ impl Fabric {
     /// put on the port's link (true), or dropped.
     #[inline(always)]
     fn pass_cell(&mut self, p: PortId, cell: Cell, at: SimTime) -> bool {
-        let port = &mut self.ports[p.idx()];
-        match port.pass_idle(at, cell) {
+        match self.ports[p.idx()].pass_idle(at, cell) {
             Ok(d) => {
-                self.cell_hops += 1;
-                let link = &mut self.links[port.link.idx()];
-                debug_assert!(!link.steps_each, "a drained switch's port feeds a stepped switch");
-                link.pipe.push_back((at + d + link.delay, cell));
+                self.put_passed(p, cell, at + d);
                 true
             }
             Err(reason) => {
@@ -397,6 +390,15 @@ impl Fabric {
                 false
             }
         }
+    }
+
+    /// `cell`, passed through port `p` and ending at `done`, goes onto the port's link.
+    #[inline(always)]
+    fn put_passed(&mut self, p: PortId, cell: Cell, done: SimTime) {
+        self.cell_hops += 1;
+        let link = &mut self.links[self.ports[p.idx()].link.idx()];
+        debug_assert!(!link.steps_each, "a drained switch's port feeds a stepped switch");
+        link.pipe.push_back((done + link.delay, cell));
     }
 
     /// Drained switch `s` switches the cells arriving at `at`: each input's cell, in the
