@@ -89,7 +89,7 @@ def test_telnet_delay_stays_near_one_rtt_only_with_separate_channels(delay_throu
 
 def test_interval_bars_stay_in_each_quantitys_range(study, delay_throughput):
     # Three seeds of a utilisation near 1 or a delay's spread near 0: a plain t-interval crossed
-    # 1 and 0 (issue 26); the bounded interval keeps utilisations in [0, 1], delays and std ≥ 0.
+    # 1 and 0; the bounded interval keeps utilisations in [0, 1], delays and std ≥ 0.
     f2 = study.figure2()
     for key, pts in [*((f"util {k}", v) for k, v in f2.items()),
                      *((f"{m} {p}", v) for m in ("util", "ftp") for p, v in delay_throughput[m].items())]:

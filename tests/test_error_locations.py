@@ -1,4 +1,4 @@
-"""Errors that locate themselves (issue 27, items 6-8): a lone surrogate in scenario text
+"""Errors that locate themselves: a lone surrogate in scenario text
 outside a string (a comment, a key) is a ScenarioError naming its line and column (in a
 string, its field: tests/test_scenario_limits.py); nesting too deep names its line; a bad key
 in a Python document is named, escaped; errors in a document from Python name the field, not a

@@ -1,4 +1,4 @@
-"""The results store under hostile or failing surroundings (issue 27, items 4, 9, 10): links
+"""The results store under hostile or failing surroundings: links
 planted in or at its series directory never send a write elsewhere; a read-only file system
 or a full disk is named as such, with the file, in one line (exit 2), not as a corrupt store;
 Ctrl-C in `atmsim reproduce mah96` says that the finished runs are kept, as `sweep` does;
@@ -65,9 +65,9 @@ def test_a_dangling_series_link_is_refused_too(tmp_path):
 
 
 def test_links_planted_at_the_old_temporary_and_final_names_are_never_followed(tmp_path):
-    """Before issue 27 a run's series went to ``.RUNID.PID.tmp`` opened without O_EXCL: a link
-    planted there overwrote its target. Now temporaries have unpredictable names and are
-    created exclusively, and the rename into place replaces a planted link, not its target."""
+    """A link planted where a run's series is written never has its target overwritten:
+    temporaries have unpredictable names and are created exclusively, and the rename into
+    place replaces a planted link, not its target."""
     victim = _victim(tmp_path)
     store = tmp_path / "results.duckdb"
     series = tmp_path / "results.series"
@@ -91,7 +91,7 @@ def test_temporaries_of_dead_writers_are_removed_through_the_directory_not_a_lin
     series = tmp_path / "results.series"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     pid = int(dead.stdout)
-    old = series / f".0123456789abcdef.{pid}.tmp"  # the naming before issue 27
+    old = series / f".0123456789abcdef.{pid}.tmp"  # as earlier versions named them
     new = series / f".0123456789abcdef.{pid}.00ff00ff00ff00ff.tmp"
     alive = series / f".0123456789abcdef.{os.getpid()}.00ff00ff00ff00ff.tmp"
     for p in (old, new, alive):

@@ -320,7 +320,7 @@ def _schema_columns() -> dict[str, list[str]]:
 
 
 _TEMP_NAME = re.compile(r"\.[0-9a-f]+\.([0-9]+)(?:\.[0-9a-f]+)?\.tmp$")
-"""A temporary series file: ``.RUNID.PID.RANDOM.tmp`` (``.RUNID.PID.tmp`` before issue 27)."""
+"""A temporary series file: ``.RUNID.PID.RANDOM.tmp`` or, as earlier versions named it, ``.RUNID.PID.tmp``."""
 
 
 def _pid_alive(pid: int) -> bool:

@@ -538,8 +538,8 @@ def _lemma2_cycle(st: Study, items: list) -> str:
         "Lemma 2 (S, 0) cycle, unequal windows", Kind.VALIDATED,
         "Lemma 2: Q(next) = min(S − Q(prev), W); Lemmas 4–5 bound the queue", lemma2_cycle_rule(levels, s, peak[dom], b_ack),
         paper_value=b_paper, ours=peak[dom], unit=f"segments, node {dom}'s largest queue", detail=
-        f"windows {cfg.w_i}/{cfg.w_j} at {cfg.one_way_ms:g} ms one way (a point the paper does not run; the regime tests "
-        f"used to call it 'not explained'). S = W_i + W_j − L_ij − L_ji = {s:.2f} segments with the paper's delay "
+        f"windows {cfg.w_i}/{cfg.w_j} at {cfg.one_way_ms:g} ms one way (a point the paper does not run). "
+        f"S = W_i + W_j − L_ij − L_ji = {s:.2f} segments with the paper's delay "
         f"({pa.peak_sum():.2f} with the ack path's) is below both windows, so Lemma 2's recursion has the cycle "
         f"(S, 0): a bunch of S acks, then none. The bunches seen after {LEMMA2_STEADY_AFTER_S:g} s are each near S, "
         + "; ".join(f"{e}: {sorted(set(levels[e]))} ({sum(abs(v - s) <= 2 for v in levels[e])} of {len(levels[e])} "

@@ -24,9 +24,8 @@ its verdict and the run time. The modes: ``--full`` runs every family at 8 seeds
 same. The one that needs the seeds is the 5000-cell case where unshaped TCP beats 35 Mb/s
 shaping at 25 Mb/s of background (full: 18.4 ± 1.3 vs 15.3 ± 1.2 Mb/s, Welch p = 0.0005;
 quick: 18.4 ± 1.1 vs 14.8 ± 1.8, p = 0.0007, against 0.01 per load): the first 3 or 4 seeds
-miss it, whether the runs last 15 s or 30 s (so did the former quick mode, 3 seeds × 8 s,
-in the audit of issue 11); 6 seeds catch it. Shorter runs lose it: at 8 seeds × 10 s (2 s warm-up;
-a third less simulated time) that row agrees and the nine others are unchanged (issue 26), so quick
+miss it, whether the runs last 15 s or 30 s (and so do 3 seeds × 8 s); 6 seeds catch it. Shorter runs lose it: at 8 seeds × 10 s (2 s warm-up;
+a third less simulated time) that row agrees and the nine others are unchanged, so quick
 mode keeps 15 s. The families without verdicts (one user) run at
 2 seeds × 8 s; VP-based shaping of one connection per transmitter is the VC-based cell stream
 exactly (tested in ``tests/test_kocyigit.py``), so quick mode does not run it.

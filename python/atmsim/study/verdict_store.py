@@ -1,6 +1,5 @@
 """A study's verdicts as a table of the results store (DuckDB), beside ``verdicts.csv`` and
-``verdicts.json`` (issue 26: "verdicts written as data beside the HTML ... and a table in the
-results store").
+``verdicts.json``.
 
 Owns the ``verdicts`` table: one row per verdict, keyed by (study, row), with the fields of
 :class:`~atmsim.study.verdict.Verdict` plus the study's name, the row's position in the report,
