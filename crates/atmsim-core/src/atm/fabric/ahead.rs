@@ -117,9 +117,26 @@ impl Fabric {
                 debug_assert_eq!(d, ck.now(), "a source's frame left before its port's event");
                 self.up.push(Up::FrameLeft { port: p, cell });
             }
+            // More completions due: the plain ones in one loop (a port that completes one cell
+            // per call pays this one comparison).
+            let port = &self.ports[p.idx()];
+            if port.tx_done <= t && port.runs_plain_until(t) && !self.links[port.link.idx()].steps_each {
+                self.complete_run(p, t);
+            }
         }
         // No re-arming: the cells still waiting were armed for when they were queued (the
         // pending event comes no later than any of their starts), and a port event re-arms.
+    }
+
+    /// [`Fabric::advance_until`]'s run of plain completions up to `t` at FIFO port `p`, whose
+    /// link gives no cell but frame ends and RM cells an arrival event
+    /// ([`OutPort::complete_plain_run`](crate::atm::port::OutPort::complete_plain_run)), out of
+    /// line so that the single steps stay light.
+    #[inline(never)]
+    fn complete_run(&mut self, p: PortId, t: SimTime) {
+        let port = &mut self.ports[p.idx()];
+        let link = &mut self.links[port.link.idx()];
+        self.cell_hops += port.complete_plain_run(t, &mut link.pipe, link.delay);
     }
 
     /// Served-ahead port `p` went idle, brought up to `t`: if it is a non-work-conserving RCSP

@@ -60,7 +60,7 @@
 //! link's pipe, as the port's completion would have put it there. The cells of its VC that
 //! follow it on the same input pass alike, one after another, while each meets the same
 //! conditions (a train: no lookup, no admission, since the VC's frame state is as the first
-//! left it; `OutPort::pass_again`). In a lightly loaded
+//! left it; `OutPort::pass_again_run`). In a lightly loaded
 //! switch this is how most of a frame's cells cross (MAGIC's 9180-byte frames: all but the
 //! last of about 192 cells); a frame's last cell keeps the usual path, since its arrival
 //! event stops the drain at its own instant.
@@ -79,6 +79,7 @@ use crate::atm::link::Sink;
 use crate::ids::{LinkId, PortId};
 use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
+use std::collections::VecDeque;
 
 const PS: SimDuration = SimDuration::from_ps(1);
 
@@ -350,30 +351,92 @@ impl Fabric {
         let mut passed = self.pass_cell(p, cell, at);
         // The port is idle again, with nothing queued, when each of these arrives.
         loop {
+            if passed {
+                let pipe = &self.links[l.idx()].pipe;
+                if pipe.front().is_some_and(|&(t, _)| Self::follows_alone(pipe, vci_in, cell.flags, t + q, limit)) {
+                    self.pass_train(ck, s, l, vci_in, p, cell, limit);
+                }
+                return true;
+            }
             let link = &mut self.links[l.idx()];
             let Some(&(t, next)) = link.pipe.front() else { break };
-            let done = t + q;
-            if next.vci != vci_in
-                || next.flags != cell.flags
-                || done >= limit
-                || link.pipe.get(1).is_some_and(|&(t2, _)| t2 < done)
-            {
+            if !Self::follows_alone(&link.pipe, vci_in, cell.flags, t + q, limit) {
                 break;
             }
             link.pipe.pop_front();
             link.cells_delivered += 1;
             self.switches[s as usize].drained_to = t;
             ck.set_now(t);
-            let next = Cell { vci: cell.vci, ..next };
             self.meet_allocators(l, next, t);
-            if passed {
-                let d = self.ports[p.idx()].pass_again(t);
-                self.put_passed(p, next, t + d);
-            } else {
-                passed = self.pass_cell(p, next, t);
-            }
+            passed = self.pass_cell(p, Cell { vci: cell.vci, ..next }, t);
         }
         true
+    }
+
+    /// Whether the head of input pipe `pipe`, ending at `done` if passed, is the next cell of
+    /// the train (VCI `vci_in` there, flags `flags`): it ends before `limit` and before the
+    /// input's next cell arrives.
+    #[inline(always)]
+    fn follows_alone(pipe: &VecDeque<(SimTime, Cell)>, vci_in: u32, flags: u8, done: SimTime, limit: SimTime) -> bool {
+        pipe.front().is_some_and(|&(_, c)| c.vci == vci_in && c.flags == flags)
+            && done < limit
+            && pipe.get(1).is_none_or(|&(t2, _)| t2 >= done)
+    }
+
+    /// The cells of input `l`'s VC `vci_in` that follow a cell (`first`, translated) just passed
+    /// through idle port `p`, while each meets the conditions of [`Fabric::pass_through`]: taken
+    /// from the input and put on the port's link one after another, each ending one first cell
+    /// time after its arrival; the port's counters move once for the run
+    /// ([`crate::atm::port::OutPort::pass_again_run`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn pass_train(
+        &mut self,
+        ck: &mut impl Clock,
+        s: u32,
+        l: LinkId,
+        vci_in: u32,
+        p: PortId,
+        first: Cell,
+        limit: SimTime,
+    ) {
+        let q = self.ports[p.idx()].ser.first_unit();
+        let out = self.ports[p.idx()].link;
+        let [input, output] = self
+            .links
+            .get_disjoint_mut([l.idx(), out.idx()])
+            .expect("a switch's input link is not one of its output links");
+        // How many of the input's next cells follow (`follows_alone`), in one pass.
+        let mut n = 0;
+        let mut cells = input.pipe.iter().peekable();
+        while let Some(&(t, c)) = cells.next() {
+            let done = t + q;
+            if c.vci != vci_in
+                || c.flags != first.flags
+                || done >= limit
+                || cells.peek().is_some_and(|&&(t2, _)| t2 < done)
+            {
+                break;
+            }
+            n += 1;
+        }
+        if n == 0 {
+            return;
+        }
+        if self.er.wants(first) {
+            for &(t, c) in input.pipe.range(..n) {
+                self.er.at_switch(&mut self.rm, l, c, t);
+            }
+        }
+        let last = input.pipe[n - 1].0;
+        let delay = output.delay;
+        output.pipe.extend(input.pipe.drain(..n).map(|(t, c)| (t + q + delay, Cell { vci: first.vci, ..c })));
+        let n = n as u64;
+        input.cells_delivered += n;
+        self.cell_hops += n;
+        self.ports[p.idx()].pass_again_run(last, n);
+        self.switches[s as usize].drained_to = last;
+        ck.set_now(last);
     }
 
     /// [`Fabric::pass_through`] of one cell reaching idle port `p` at `at`: admitted, sent and

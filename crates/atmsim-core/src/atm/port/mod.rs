@@ -553,21 +553,21 @@ impl OutPort {
         Ok(d)
     }
 
-    /// [`OutPort::pass_idle`] of the next cell of the VC whose cell this port has just passed,
-    /// with the same flags (so not ending a frame): the VC's frame state is as that cell left
-    /// it, so this one is admitted too, and the serializer, reset and advanced by one unit
-    /// again, is left as it was. Returns the cell's transmission time.
-    #[inline(always)]
-    pub fn pass_again(&mut self, at: SimTime) -> SimDuration {
+    /// [`OutPort::pass_idle`] of the `n` next cells of the VC whose cell this port has just
+    /// passed, one after another, the last arriving at `last`, all with that cell's flags (so
+    /// not ending a frame): the VC's frame state is as that cell left it, so each is admitted
+    /// too, and the serializer, reset and advanced by one unit for each, is left as it was.
+    /// The counters as the `n` steps leave them.
+    #[inline]
+    pub fn pass_again_run(&mut self, last: SimTime, n: u64) {
         debug_assert!(self.is_idle_fifo() && self.occupancy == 0);
         let d = self.ser.first_unit();
-        self.stats.cells_in += 1;
-        self.last_change = at;
-        self.busy_since = at;
-        self.tx_done = at + d;
-        self.stats.cells_tx += 1;
-        self.stats.busy_ps += d.0;
-        d
+        self.stats.cells_in += n;
+        self.last_change = last;
+        self.busy_since = last;
+        self.tx_done = last + d;
+        self.stats.cells_tx += n;
+        self.stats.busy_ps += n * d.0;
     }
 
     /// Host admission of a whole data frame of `ncells` cells; false if refused.
@@ -588,6 +588,16 @@ impl OutPort {
     #[inline]
     pub fn push_frame(&mut self, now: SimTime, vci: u32, frame: u32, ncells: u32) -> u32 {
         self.stats.cells_in += ncells as u64;
+        if let Scheduler::Fifo(q) = &mut self.sched {
+            // One cell after another at one instant: the occupancy integral gains nothing
+            // after the first, so the counts move once for the frame.
+            q.extend((1..=ncells).map(|i| Cell { vci, frame, flags: if i == ncells { flags::EOF } else { 0 } }));
+            self.touch(now);
+            self.occupancy += ncells;
+            self.stats.max_occupancy = self.stats.max_occupancy.max(self.occupancy);
+            self.vc(vci).queued += ncells;
+            return 0;
+        }
         let mut refused = 0;
         for i in 0..ncells {
             let flags = if i + 1 == ncells { flags::EOF } else { 0 };
@@ -628,6 +638,63 @@ impl OutPort {
         } else {
             self.enqueue(now, cell)
         }
+    }
+
+    /// A served-ahead FIFO port with nothing but data cells queued completes, one after another,
+    /// the cells whose transmissions end by `t`, each going onto `pipe` (its link's) at its end
+    /// plus `delay`, for as long as the cell to start next is neither a frame end nor an RM cell
+    /// (that one may need its arrival event: the caller's general step starts it) and the cell
+    /// ending is not a frame end whose source waits to be told (the general step tells it).
+    /// Each step is
+    /// the general completion and [`OutPort::start_next`] with the port's fields held across
+    /// the run; the caller has checked the rest of what the general step would look at
+    /// ([`OutPort::runs_plain_until`]). Returns how many cells were completed.
+    #[inline]
+    pub fn complete_plain_run(&mut self, t: SimTime, pipe: &mut VecDeque<(SimTime, Cell)>, delay: SimDuration) -> u64 {
+        let Scheduler::Fifo(q) = &mut self.sched else { return 0 };
+        let Some(mut cell) = self.in_tx else { return 0 };
+        let mut done = self.tx_done;
+        let mut n = 0;
+        let (mut occupancy, mut area, mut since) = (self.occupancy, self.stats.occupancy_area, self.last_change);
+        for &next in q.iter() {
+            if done > t || next.flags & (flags::EOF | flags::RM) != 0 || (self.notify && cell.is_eof()) {
+                break;
+            }
+            pipe.push_back((done + delay, cell));
+            area += occupancy as u128 * (done.0 - since.0) as u128;
+            since = done;
+            occupancy -= 1;
+            self.vcs[next.vci as usize].queued -= 1;
+            cell = next;
+            done = done + self.ser.next_unit();
+            n += 1;
+        }
+        q.drain(..n);
+        (self.occupancy, self.stats.occupancy_area, self.last_change) = (occupancy, area, since);
+        let n = n as u64;
+        if n > 0 {
+            self.in_tx = Some(cell);
+            self.tx_done = done;
+            self.due = done.min(self.release_at);
+            self.stats.cells_tx += n;
+        }
+        n
+    }
+
+    /// Whether [`OutPort::complete_plain_run`] may complete this port's cells up to `t`, and
+    /// more than one (else the general step is cheaper): served ahead, FIFO, plain data cells
+    /// next and after it, sending a cell that tells no source of its frame,
+    /// no control cell waiting (it would go next) and no shaper release (the general step's
+    /// other business) before `t`.
+    #[inline(always)]
+    pub fn runs_plain_until(&self, t: SimTime) -> bool {
+        let Scheduler::Fifo(q) = &self.sched else { return false };
+        let plain = |c: &Cell| c.flags & (flags::EOF | flags::RM) == 0;
+        q.front().is_some_and(plain)
+            && q.get(1).is_some_and(plain)
+            && self.in_tx.is_some_and(|c| !(self.notify && c.is_eof()))
+            && self.release_at > t
+            && self.ctrl.is_empty()
     }
 
     /// Start the next control cell (the control FIFO is not empty), unless a guaranteed-level
