@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .report import figure_path, save_figure, write_report
 from .run_results import Results, internetwork_nodes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _line_plot(frames: list[tuple[pd.DataFrame, str]], ylabel: str, title: str, path: Path, scale: float = 1.0) -> Path:
@@ -75,7 +77,8 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
     s = results.summary
     parts = []
     figs = []
-    metrics = set(results.series["metric"].unique()) if len(results.series) else set()
+    # No samples: no figures, and neither pandas nor matplotlib is imported.
+    metrics = set(results.series["metric"].unique()) if results.samples else set()
     if "cwnd_bytes" in metrics:
         cwnd = results.trace("cwnd_bytes")
         ssthresh = results.trace("ssthresh_bytes").clip(upper=cwnd.max().max() * 2 if len(cwnd) else None)
