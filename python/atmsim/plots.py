@@ -1,7 +1,9 @@
 """Figures and an HTML page for one run: TCP windows, goodput and queues over time.
 
-Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). Figures are
-PNG files beside ``report.html`` in the run's output directory; the page also tables the
+Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). The page opens
+with a picture of the scenario's network (:mod:`atmsim.topology`, inline SVG; only when the
+results know their scenario). Figures are PNG files beside ``report.html`` in the run's
+output directory; the page also tables the
 per-connection, per-UDP-flow, per-source and per-port results, the serial lines and LANs,
 the routers and IP-over-ATM drivers of an internetwork, and the conservation counts from
 the summary. Tables of things the scenario does not have are left out.
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from .report import figure_path, save_figure, write_report
 from .run_results import Results, internetwork_nodes
+from .topology import topology_svg
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,6 +93,10 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
         q = q.loc[:, q.max() > 0]
         if len(q.columns):
             figs.append(_line_plot([(q, "-")], "queue [cells]", "Output queues (ports that ever queued)", figure_path(out, "queues.png")))
+    if results.scenario is not None:
+        svg = topology_svg(results.scenario.doc, s)
+        if svg is not None:
+            parts.append(f"<h2>Topology</h2><figure>{svg}</figure>")
     parts.append(
         "<h2>Connections</h2>"
         + _table(
