@@ -121,7 +121,8 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
             + _table(
                 s["sources"],
                 [("name", "name", ""), ("kind", "kind", ""), ("goodput_bps", "goodput [b/s]", ".4g"),
-                 ("offered_cell_bps", "offered [cell b/s]", ".4g"), ("cells_sent", "cells sent", ""),
+                 ("sent_cell_bps", "sent [cell b/s]", ".4g"), ("offered_cell_bps", "offered [cell b/s]", ".4g"),
+                 ("cells_sent", "cells to the adapter", ""),
                  ("frames_sent", "frames sent", ""), ("frames_rcvd", "frames received", "")],
             )
         )
