@@ -4,11 +4,11 @@
     s = atmsim.load_scenario("scenarios/magic95/table1_w128k.toml")
     s.set("tcp[0].window_bytes", 65536)
     r = s.run(seed=1)
-    r.connections()          # DataFrame, one row per TCP connection
+    print(r.connections())   # DataFrame, one row per TCP connection
     r.save("out/w64k")       # summary.json + series.parquet
 
     atmsim.sweep(s, grid={"tcp[0].window_bytes": [8192, 65536]}, seeds="1-5", store="results.duckdb")
-    atmsim.results(store="results.duckdb", wide=True)   # one row per run
+    print(atmsim.results(store="results.duckdb", wide=True))   # one row per run
 
 The simulator is the Rust crate ``atmsim-core``; ``atmsim._core`` is its thin binding.
 Every public name is described in docs/api.md.
