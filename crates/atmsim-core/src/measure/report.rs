@@ -12,14 +12,16 @@ use crate::net::Network;
 use serde_json::{json, Value};
 
 /// Cells of source `s` that have left its adapter by the end of the run: those handed to the
-/// adapter less those still in its port's buffer, the one on the wire if it ends after the
-/// run, and those waiting in a shaper that feeds that port. A port sends one cell at a time at
-/// its link's rate, so the rate of these cells cannot exceed the link's. Where several shaped
-/// VCs feed one port, all their waiting cells count as not sent: a lower bound there.
+/// adapter less those still in its port's buffer, the one on the wire, and those waiting in a
+/// shaper that feeds that port. At the end of a run every port has carried out its completions
+/// up to the end (served ahead or not), so the cell on the wire has not finished; one ending
+/// exactly at the end counts as not sent. A port sends one cell at a time at its link's rate,
+/// so the rate of these cells cannot exceed the link's. Where several shaped VCs feed one
+/// port, all their waiting cells count as not sent: a lower bound there.
 fn cells_left(net: &Network, s: &CellSource) -> u64 {
     let port = &net.fabric.ports[s.port.idx()];
     let queued = port.vcs.get(s.vci as usize).map_or(0, |v| v.queued as u64);
-    let on_wire = port.in_tx.is_some_and(|c| c.vci == s.vci && !c.is_ctrl() && port.tx_done > net.eng.until) as u64;
+    let on_wire = port.in_tx.is_some_and(|c| c.vci == s.vci && !c.is_ctrl()) as u64;
     let shaped: u64 = net.fabric.shapers.list.iter().filter(|sh| sh.port == s.port).map(|sh| sh.held() as u64).sum();
     s.cells_sent.saturating_sub(queued + on_wire + shaped)
 }
