@@ -31,7 +31,7 @@ from . import __version__
 from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .reproduce import STUDIES
-from .run_tables import (  # the tables `run` prints; imported from here by earlier callers
+from .run_tables import (  # the tables `run` prints; tests import them from here too
     abr_table,
     connections_table,
     lines_table,
