@@ -31,8 +31,10 @@ def summary(sample_core_output) -> dict:
         "frames": {"balanced": False, "sent": 2763, "lost": 1833},
     }
     s["sources"] = [
-        {"name": "ga", "kind": "greedy", "goodput_bps": 44982000.0, "offered_cell_bps": 149953536.0, "cells_sent": 176832},
-        {"name": "gb", "kind": "poisson", "goodput_bps": 1.5e6, "offered_cell_bps": None, "cells_sent": 900},
+        {"name": "ga", "kind": "greedy", "goodput_bps": 44982000.0, "sent_cell_bps": 149760000.0,
+         "offered_cell_bps": None, "cells_sent": 176832},
+        {"name": "gb", "kind": "poisson", "goodput_bps": 1.5e6, "sent_cell_bps": 1.6e6, "offered_cell_bps": 1.6e6,
+         "cells_sent": 900},
     ]
     return s
 
@@ -56,9 +58,9 @@ def test_conservation_is_a_table_of_every_counter(sample_results, summary, tmp_p
 def test_cell_sources_goodput_is_in_the_report(sample_results, summary, tmp_path):
     page = write_run_report(Results(summary, sample_results.series), tmp_path).read_text()
     table = rows(section(page, "Cell sources"))
-    assert table[0][:4] == ["name", "kind", "goodput [b/s]", "offered [cell b/s]"]
-    assert table[1][:4] == ["ga", "greedy", "4.498e+07", "1.5e+08"]
-    assert table[2][:4] == ["gb", "poisson", "1.5e+06", "—"]
+    assert table[0][:5] == ["name", "kind", "goodput [b/s]", "sent [cell b/s]", "offered [cell b/s]"]
+    assert table[1][:5] == ["ga", "greedy", "4.498e+07", "1.498e+08", "—"]
+    assert table[2][:5] == ["gb", "poisson", "1.5e+06", "1.6e+06", "1.6e+06"]
 
 
 def test_report_without_sources_or_conservation_has_no_empty_sections(sample_results, tmp_path):

@@ -4,13 +4,14 @@
     s = atmsim.load_scenario("scenarios/magic95/table1_w128k.toml")
     s.set("tcp[0].window_bytes", 65536)
     r = s.run(seed=1)
-    r.connections()          # DataFrame, one row per TCP connection
+    print(r.connections())   # DataFrame, one row per TCP connection
     r.save("out/w64k")       # summary.json + series.parquet
 
     atmsim.sweep(s, grid={"tcp[0].window_bytes": [8192, 65536]}, seeds="1-5", store="results.duckdb")
-    atmsim.results(store="results.duckdb", wide=True)   # one row per run
+    print(atmsim.results(store="results.duckdb", wide=True))   # one row per run
 
 The simulator is the Rust crate ``atmsim-core``; ``atmsim._core`` is its thin binding.
+Every public name is described in docs/api.md.
 """
 
 from __future__ import annotations
@@ -71,5 +72,11 @@ __all__ = [
 
 
 def run(scenario, seed: int | None = None, progress=False, batching: bool | None = None) -> "Results":
-    """Run a scenario given as a path, a dict or a :class:`Scenario`."""
+    """Run a scenario given as a path, a dict or a :class:`Scenario` and return its
+    :class:`Results`: ``atmsim.run(x, ...)`` is ``atmsim.load_scenario(x).run(...)``, with the
+    same ``seed``, ``progress`` and ``batching`` (see :meth:`Scenario.run`)::
+
+        r = atmsim.run("scenarios/examples/greedy_rr.toml", seed=3)
+        print(r.summary["sources"][0]["goodput_bps"])
+    """
     return load_scenario(scenario).run(seed=seed, progress=progress, batching=batching)

@@ -10,8 +10,9 @@
 
 Exit codes: 0 success; 2 user error (bad scenario, missing file, bad option) printed as
 one line ``error: FILE: FIELD: MESSAGE`` on stderr; 1 internal error (a bug); 130 on
-Ctrl-C. A failed run leaves an existing output directory untouched. Tables printed to a
-pipe or file are not cut to the terminal's width.
+Ctrl-C. A failed run leaves an existing output directory untouched. The tables ``run``
+prints are :mod:`atmsim.run_tables`'s; printed to a pipe or file they are not cut to the
+terminal's width.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,14 +31,21 @@ from . import __version__
 from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .reproduce import STUDIES
+from .run_tables import (  # the tables `run` prints; tests import them from here too
+    abr_table,
+    connections_table,
+    lines_table,
+    nodes_table,
+    ports_table,
+    print_summary,
+    sources_table,
+    traffic_table,
+    udp_table,
+)
 from .scenario import SEED_MAX, Scenario, check_seed, printable
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    from .run_results import Results
 
 # pandas, pyarrow, matplotlib, duckdb, the progress bars and rich's tables are imported where
 # they are used, and the command line is plain click (typer 0.29 imports pydantic to parse any
@@ -493,185 +501,6 @@ def report(store: Path, out: Path, sweep: str | None, quiet: bool) -> None:
 def version() -> None:
     """Print the atmsim version (same as --version)."""
     click.echo(f"atmsim {__version__}")
-
-
-# ----- summary tables ---------------------------------------------------------------------
-
-
-def _keys_like(rows: Sequence[Mapping[str, Any]], *fragments: str) -> list[str]:
-    """Numeric keys whose name contains one of ``fragments``, in order of first appearance."""
-    keys: list[str] = []
-    for row in rows:
-        for k, v in row.items():
-            if k not in keys and any(f in k for f in fragments) and isinstance(v, int | float):
-                keys.append(k)
-    return keys
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return "—" if v is None else str(v)
-
-
-def _mbps(v: Any) -> str:
-    return f"{v / 1e6:.3f}" if isinstance(v, int | float) and not isinstance(v, bool) else "—"
-
-
-def _table(title: str) -> Table:
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    table.add_column("name", overflow="fold")  # names are never cut to "…"
-    return table
-
-
-def _name(row: Mapping[str, Any]) -> Text:
-    from rich.text import Text
-
-    return Text(printable(str(row.get("name", "?"))))  # Text: no markup in names
-
-
-def connections_table(summary: Mapping[str, Any]) -> Table | None:
-    rows = summary.get("connections") or []
-    if not rows:
-        return None
-    extra = _keys_like(rows, "rexmt_segs", "retrans", "timeout")
-    table = _table("connections")
-    table.add_column("goodput Mb/s", justify="right")
-    for k in extra:
-        table.add_column(k, justify="right")
-    for row in rows:
-        table.add_row(_name(row), _mbps(row.get("goodput_bps")), *(_fmt(row.get(k)) for k in extra))
-    return table
-
-
-def sources_table(summary: Mapping[str, Any]) -> Table | None:
-    """Per cell source (``summary["sources"]``): kind, goodput and offered load."""
-    from rich.text import Text
-
-    rows = summary.get("sources") or []
-    if not rows:
-        return None
-    table = _table("sources")
-    table.add_column("kind")
-    table.add_column("goodput Mb/s", justify="right")
-    table.add_column("offered Mb/s", justify="right")
-    for row in rows:
-        table.add_row(_name(row), Text(str(row.get("kind", "—"))), _mbps(row.get("goodput_bps")), _mbps(row.get("offered_cell_bps")))
-    return table
-
-
-def abr_table(summary: Mapping[str, Any]) -> Table | None:
-    """Per ABR end system (``summary["abr"]["ends"]``): PCR, final ACR, when it last changed,
-    RM cells sent, and the largest IP queue of data."""
-    rows = (summary.get("abr") or {}).get("ends") or []
-    if not rows:
-        return None
-    table = _table("ABR end systems")
-    for label in ("PCR Mb/s", "ACR Mb/s", "ACR settled s", "forward RM", "backward RM", "max IP queue (data)"):
-        table.add_column(label, justify="right")
-    for row in rows:
-        table.add_row(
-            _name(row), _mbps(row.get("pcr_bps")), _mbps(row.get("acr_bps")), _fmt(row.get("acr_last_change_s")),
-            _fmt(row.get("forward_rm")), _fmt(row.get("backward_rm_sent")), _fmt(row.get("max_ip_queue_data")),
-        )
-    return table
-
-
-def ports_table(summary: Mapping[str, Any]) -> Table | None:
-    rows = summary.get("ports") or []
-    drops = _keys_like(rows, "drop")
-    if not rows or not drops:
-        return None
-    table = _table("ports")
-    for k in drops:
-        table.add_column(k, justify="right")
-    for row in rows:
-        table.add_row(_name(row), *(_fmt(row.get(k)) for k in drops))
-    return table
-
-
-def _ms(v: Any) -> str:
-    return f"{v * 1e3:.4g}" if isinstance(v, int | float) and not isinstance(v, bool) else "—"
-
-
-def udp_table(summary: Mapping[str, Any]) -> Table | None:
-    """Per UDP flow (``summary["udp"]``): datagrams sent and delivered, loss, lateness, delay."""
-    rows = summary.get("udp") or []
-    if not rows:
-        return None
-    table = _table("udp flows")
-    for label in ("sent", "delivered", "loss rate", "late", "mean delay ms", "max delay ms"):
-        table.add_column(label, justify="right")
-    for row in rows:
-        table.add_row(
-            _name(row), _fmt(row.get("sent")), _fmt(row.get("delivered")), _fmt(row.get("loss_rate")),
-            _fmt(row.get("late")), _ms(row.get("delay_mean_s")), _ms(row.get("delay_max_s")),
-        )
-    return table
-
-
-def lines_table(summary: Mapping[str, Any]) -> Table | None:
-    """Per serial-line direction and LAN (``summary["lines"]``): load and drops."""
-    from rich.text import Text
-
-    rows = summary.get("lines") or []
-    if not rows:
-        return None
-    table = _table("lines")
-    table.add_column("kind")
-    for label in ("rate Mb/s", "utilisation", "sent", "dropped"):
-        table.add_column(label, justify="right")
-    for row in rows:
-        table.add_row(
-            _name(row), Text(str(row.get("kind", "—"))), _mbps(row.get("rate_bps")), _fmt(row.get("utilization")),
-            _fmt(row.get("sent")), _fmt(row.get("dropped")),
-        )
-    return table
-
-
-_NODE_LABELS = {
-    "no_route": "no route",
-    "setups_requested": "setups",
-    "cache_hits": "cache hits",
-    "setups_failed": "failed",
-    "datagrams_dropped": "no-VC drops",
-    "vcs_in_use": "VCs",
-}
-
-
-def nodes_table(summary: Mapping[str, Any]) -> Table | None:
-    """Routers, and hosts whose IP or IP-over-ATM driver had work beyond declared PVCs:
-    forwarding and the driver's VC counters (:func:`atmsim.run_results.internetwork_nodes`)."""
-    from rich.text import Text
-
-    from .run_results import internetwork_nodes
-
-    rows = internetwork_nodes(summary)
-    if not rows:
-        return None
-    table = _table("nodes")
-    columns = [k for k in rows[0] if k != "name"]
-    for k in columns:
-        table.add_column(_NODE_LABELS.get(k, k), justify="left" if k in ("router", "mux", "vc") else "right")
-    for row in rows:
-        cells = (("yes" if row[k] else "no") if isinstance(row[k], bool) else _fmt(row[k]) for k in columns)
-        table.add_row(_name(row), *(Text(c) for c in cells))
-    return table
-
-
-def print_summary(results: Results, console: Console) -> None:
-    from rich.text import Text
-
-    s = results.summary
-    header = Text()
-    header.append(printable(str(s.get("scenario", "?"))), style="bold")
-    header.append(f"  seed {s.get('seed', '?')}  duration {_fmt(s.get('duration_s'))} s  warmup {_fmt(s.get('warmup_s'))} s")
-    console.print(header, highlight=False)
-    for table in (connections_table(s), udp_table(s), sources_table(s), abr_table(s), ports_table(s), lines_table(s), nodes_table(s)):
-        if table is not None:
-            console.print(table)
 
 
 def main() -> None:

@@ -1,7 +1,9 @@
 """Figures and an HTML page for one run: TCP windows, goodput and queues over time.
 
-Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). Figures are
-PNG files beside ``report.html`` in the run's output directory; the page also tables the
+Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). The page opens
+with a picture of the scenario's network (:mod:`atmsim.topology`, inline SVG; only when the
+results know their scenario). Figures are PNG files beside ``report.html`` in the run's
+output directory; the page also tables the
 per-connection, per-UDP-flow, per-source and per-port results, the serial lines and LANs,
 the routers and IP-over-ATM drivers of an internetwork, and the conservation counts from
 the summary. Tables of things the scenario does not have are left out.
@@ -11,11 +13,14 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .report import figure_path, save_figure, write_report
 from .run_results import Results, internetwork_nodes
+from .topology import topology_svg
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _line_plot(frames: list[tuple[pd.DataFrame, str]], ylabel: str, title: str, path: Path, scale: float = 1.0) -> Path:
@@ -75,7 +80,8 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
     s = results.summary
     parts = []
     figs = []
-    metrics = set(results.series["metric"].unique()) if len(results.series) else set()
+    # No samples: no figures, and neither pandas nor matplotlib is imported.
+    metrics = set(results.series["metric"].unique()) if results.samples else set()
     if "cwnd_bytes" in metrics:
         cwnd = results.trace("cwnd_bytes")
         ssthresh = results.trace("ssthresh_bytes").clip(upper=cwnd.max().max() * 2 if len(cwnd) else None)
@@ -87,6 +93,10 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
         q = q.loc[:, q.max() > 0]
         if len(q.columns):
             figs.append(_line_plot([(q, "-")], "queue [cells]", "Output queues (ports that ever queued)", figure_path(out, "queues.png")))
+    if results.scenario is not None:
+        svg = topology_svg(results.scenario.doc, s)
+        if svg is not None:
+            parts.append(f"<h2>Topology</h2><figure>{svg}</figure>")
     parts.append(
         "<h2>Connections</h2>"
         + _table(
@@ -111,7 +121,8 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
             + _table(
                 s["sources"],
                 [("name", "name", ""), ("kind", "kind", ""), ("goodput_bps", "goodput [b/s]", ".4g"),
-                 ("offered_cell_bps", "offered [cell b/s]", ".4g"), ("cells_sent", "cells sent", ""),
+                 ("sent_cell_bps", "sent [cell b/s]", ".4g"), ("offered_cell_bps", "offered [cell b/s]", ".4g"),
+                 ("cells_sent", "cells to the adapter", ""),
                  ("frames_sent", "frames sent", ""), ("frames_rcvd", "frames received", "")],
             )
         )

@@ -8,7 +8,9 @@ On disk (``Results.save(out_dir)``):
   internetwork also ``lines`` and ``udp`` (lists of dicts) and ``hosts[].ipoa``
   (docs/scenario.md, "Outputs");
 * ``series.parquet`` — long form, one row per sample: ``time_s``, ``entity``, ``metric``,
-  ``value``;
+  ``value``; written only when the run has samples (a scenario with probes and a sample
+  interval). A run without samples writes no such file (and removes one an earlier run left
+  in the directory), and :meth:`Results.load` reads its absence as an empty series;
 * ``<name>.pcap`` — one per ``[[capture]]`` of the scenario (``summary["captures"]`` lists
   them with their packet counts): the IP datagrams a host sent and received, readable by
   tshark/Wireshark.
@@ -18,6 +20,10 @@ staging directory beside a new ``out_dir``, or inside an existing one) and moved
 only once all of them are complete, so a failure never leaves partial files over the
 results of an earlier run. Capture files listed by the earlier
 run's summary that the new run does not have are removed.
+
+pandas, numpy and pyarrow are imported on first use: the series stays the core's columns
+until :attr:`Results.series` is read or it is written, so a run without samples (the
+trivial ``atmsim run``) imports none of them (docs/performance.md, "A trivial atmsim run").
 """
 
 from __future__ import annotations
@@ -31,15 +37,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from .errors import ScenarioError
 from .output import atomic_file, create_temp, make_temp_dir
 
 if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
     from .scenario import Scenario
 
 __all__ = ["Results", "SUMMARY_FILE", "SERIES_FILE", "PCAP_SUFFIX"]
@@ -50,7 +54,13 @@ PCAP_SUFFIX = ".pcap"
 SERIES_COLUMNS = ("time_s", "entity", "metric", "value")
 
 
-def _series_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+def _series_frame(columns: Mapping[str, Any] | None) -> pd.DataFrame:
+    """The core's series columns (or none: no samples) as a DataFrame."""
+    import numpy as np
+    import pandas as pd
+
+    if columns is None:
+        columns = {k: [] for k in SERIES_COLUMNS}
     # array("d") columns from the core expose the buffer protocol: no copy here.
     return pd.DataFrame(
         {
@@ -60,6 +70,32 @@ def _series_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
             "value": np.asarray(columns["value"], dtype=np.float64),
         },
         columns=list(SERIES_COLUMNS),
+    )
+
+
+def _series_table(series: pd.DataFrame | Mapping[str, Any]) -> pa.Table:
+    """The series as an Arrow table: entity and metric dictionary-encoded, as the results
+    store writes them, and read back by pandas as categoricals."""
+    import numpy as np
+    import pyarrow as pa
+
+    if not isinstance(series, Mapping):  # a DataFrame
+        return pa.Table.from_pandas(series, preserve_index=False)
+
+    def categories(values: Any) -> pa.DictionaryArray:
+        # Sorted categories, as pandas.Categorical makes them: a saved series reads back equal.
+        values = list(values)
+        names = sorted(set(values))
+        code = {name: i for i, name in enumerate(names)}
+        return pa.DictionaryArray.from_arrays(pa.array([code[v] for v in values], pa.int32()), pa.array(names, pa.string()))
+
+    return pa.table(
+        {
+            "time_s": pa.array(np.asarray(series["time_s"], dtype=np.float64)),
+            "entity": categories(series["entity"]),
+            "metric": categories(series["metric"]),
+            "value": pa.array(np.asarray(series["value"], dtype=np.float64)),
+        }
     )
 
 
@@ -99,20 +135,54 @@ def _capture_file(name: str) -> str:
 
 
 class Results:
-    """What a run produced: ``.summary`` (dict), ``.series`` (DataFrame) and ``.captures``
-    (dict: capture name -> bytes of a pcap file)."""
+    """What one run produced, as returned by :meth:`atmsim.Scenario.run` and
+    :func:`atmsim.run`, or read back by :meth:`Results.load`.
+
+    Attributes:
+
+    * ``summary`` — the core's summary document (a dict; docs/scenario.md, "Outputs"):
+      ``scenario``, ``seed``, ``duration_s``, ``warmup_s``, ``connections``, ``ports``,
+      ``sources``, ``conservation``, ... The tidy views below make DataFrames of its lists.
+    * ``series`` — the time series in long form, a DataFrame with columns ``time_s``,
+      ``entity``, ``metric``, ``value`` (empty without probes); made on first access.
+    * ``captures`` — capture name -> the bytes of its pcap file.
+    * ``scenario`` — the :class:`atmsim.Scenario` that ran (``None`` after :meth:`load`).
+
+    ``series`` may be given as a DataFrame, as the core's column mapping (``time_s``,
+    ``entity``, ``metric``, ``value``) or as ``None`` (no samples).
+    """
 
     def __init__(
         self,
         summary: dict[str, Any],
-        series: pd.DataFrame,
+        series: pd.DataFrame | Mapping[str, Any] | None = None,
         scenario: Scenario | None = None,
         captures: Mapping[str, bytes] | None = None,
     ):
         self.summary = summary
-        self.series = series
+        self._series = series
         self.scenario = scenario
         self.captures: dict[str, bytes] = dict(captures or {})
+
+    @property
+    def series(self) -> pd.DataFrame:
+        """The time series, long form (``time_s``, ``entity``, ``metric``, ``value``)."""
+        if self._series is None or isinstance(self._series, Mapping):
+            self._series = _series_frame(self._series)
+        return self._series
+
+    @series.setter
+    def series(self, frame: pd.DataFrame) -> None:
+        self._series = frame
+
+    @property
+    def samples(self) -> int:
+        """The number of rows of :attr:`series`, counted without making the DataFrame."""
+        if self._series is None:
+            return 0
+        if isinstance(self._series, Mapping):
+            return len(self._series["time_s"])
+        return len(self._series)
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], scenario: Scenario | None = None) -> Results:
@@ -121,35 +191,47 @@ class Results:
         if isinstance(summary, str):
             summary = json.loads(summary)
         captures = {c["name"]: bytes(c["pcap"]) for c in raw.get("captures", [])}
-        return cls(summary, _series_frame(raw["series"]), scenario, captures)
+        return cls(summary, raw["series"], scenario, captures)
 
     @classmethod
     def load(cls, out_dir: str | Path) -> Results:
-        """Read results written by :meth:`save`."""
+        """Read results written by :meth:`save` (no ``series.parquet``: no samples)."""
         out = Path(out_dir)
         summary = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
-        series = pq.read_table(out / SERIES_FILE).to_pandas()
+        series = None
+        if (out / SERIES_FILE).exists():
+            import pyarrow.parquet as pq
+
+            series = pq.read_table(out / SERIES_FILE).to_pandas()
         captures = {n: (out / f"{n}{PCAP_SUFFIX}").read_bytes() for n in _capture_names(summary)}
         return cls(summary, series, captures=captures)
 
     # ----- tidy views ---------------------------------------------------------------
     def connections(self) -> pd.DataFrame:
         """One row per connection (``summary["connections"]``)."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary.get("connections", []))
 
     def ports(self) -> pd.DataFrame:
         """One row per switch/host port (``summary["ports"]``)."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary.get("ports", []))
 
     def udp(self) -> pd.DataFrame:
         """One row per UDP flow (``summary["udp"]``): ``sent``, ``delivered``,
         ``loss_rate``, ``late``, ``delay_mean_s``, ..."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary.get("udp") or [])
 
     def lines(self) -> pd.DataFrame:
         """One row per packet-level line (``summary["lines"]``): each direction of each
         serial line, then each LAN's medium, with ``kind``, ``sent``, ``dropped``,
         ``utilization``, ..."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary.get("lines") or [])
 
     def trace(self, metric: str, entity: str | None = None) -> pd.DataFrame:
@@ -166,8 +248,8 @@ class Results:
 
     # ----- storage ------------------------------------------------------------------
     def save(self, out_dir: str | Path) -> Path:
-        """Write ``summary.json``, ``series.parquet`` and the ``<name>.pcap`` captures into
-        ``out_dir`` atomically.
+        """Write ``summary.json``, ``series.parquet`` (if there are samples) and the
+        ``<name>.pcap`` captures into ``out_dir`` atomically.
 
         A new ``out_dir`` is staged as a directory beside it and renamed into place; into an
         existing one (possibly a mount point) every file is written under an exclusive
@@ -208,6 +290,8 @@ class Results:
             for n in stale:
                 if isinstance(n, str) and n and Path(n).name == n and not n.startswith("."):
                     (out / f"{n}{PCAP_SUFFIX}").unlink(missing_ok=True)
+            if not self.samples:  # an earlier run's series is not this run's
+                (out / SERIES_FILE).unlink(missing_ok=True)
         finally:
             for tmp, _ in staged:
                 tmp.unlink(missing_ok=True)
@@ -227,7 +311,9 @@ class Results:
             return lambda f: f.write(data)
 
         def series(f: IO[bytes]) -> None:
-            pq.write_table(pa.Table.from_pandas(self.series, preserve_index=False), f)
+            import pyarrow.parquet as pq
+
+            pq.write_table(_series_table(self._series), f)
 
         def summary(f: IO[bytes]) -> None:
             text = io.TextIOWrapper(f, encoding="utf-8")
@@ -238,10 +324,10 @@ class Results:
 
         return [
             *((name, pcap(data)) for name, data in zip(capture_files, self.captures.values(), strict=True)),
-            (SERIES_FILE, series),
+            *([(SERIES_FILE, series)] if self.samples else []),
             (SUMMARY_FILE, summary),
         ]
 
     def __repr__(self) -> str:
         name = self.summary.get("scenario", "?")
-        return f"Results(scenario={name!r}, connections={len(self.summary.get('connections', []))}, samples={len(self.series)})"
+        return f"Results(scenario={name!r}, connections={len(self.summary.get('connections', []))}, samples={self.samples})"

@@ -270,7 +270,24 @@ def check_seed(seed: Any, origin: str = "") -> int | None:
 
 
 class Scenario:
-    """A scenario document plus where it came from (used in error messages)."""
+    """A scenario: the document (a nested dict mirroring the TOML file) and its origin.
+
+    Make one with :meth:`from_toml` (a file), :meth:`from_str` (TOML or JSON text),
+    :meth:`from_dict` (Python data) or :func:`atmsim.load_scenario` (any of these); the
+    fields are those of docs/scenario.md. Read and change fields by dotted path, as error
+    messages name them (:meth:`get`, :meth:`set`, e.g. ``"tcp[0].window_bytes"``); check it
+    with :meth:`validate` and run it with :meth:`run`, which returns :class:`atmsim.Results`.
+
+    ``origin`` is the file name (or ``"<string>"``, ``"<python>"``) that errors name. Python
+    checks only the document's shape (depth, valid Unicode, seeds); the core validates the
+    rest and raises :class:`atmsim.ScenarioError` naming the field::
+
+        s = Scenario.from_toml("scenarios/magic95/table1_w128k.toml")
+        s.set("tcp[0].window_bytes", 65536).validate()
+        print(s.run(seed=2).connections()[["name", "goodput_bps"]])
+
+    Two scenarios are equal when their documents are.
+    """
 
     def __init__(self, doc: dict[str, Any], origin: str = "<python>", *, _source: tuple[str, str] | None = None):
         _check_document(doc, origin, for_json=_source is None)
@@ -327,6 +344,8 @@ class Scenario:
 
     @property
     def name(self) -> str:
+        """The document's ``scenario.name`` if it has one, else the file's stem, else
+        ``"scenario"`` (progress bars and default output directories use it)."""
         scen = self._doc.get("scenario")
         if isinstance(scen, Mapping) and isinstance(scen.get("name"), str):
             return scen["name"]
@@ -361,10 +380,12 @@ class Scenario:
         return self
 
     def copy(self) -> Scenario:
+        """An independent copy (the document deep-copied, the same origin)."""
         return Scenario(copy.deepcopy(self._doc), self.origin, _source=self._source)
 
     # ----- serialisation ------------------------------------------------------------
     def to_toml(self) -> str:
+        """The document as TOML text (``ScenarioError`` for what TOML cannot hold, e.g. ``None``)."""
         _check_document(self._doc, self.origin)
         try:
             return tomli_w.dumps(self._doc)
@@ -372,6 +393,7 @@ class Scenario:
             raise ScenarioError(f"cannot be written as TOML: {exc}", file=self.origin, code="parse") from None
 
     def to_json(self) -> str:
+        """The document as JSON text (numpy numbers become plain numbers; NaN is refused)."""
         _check_document(self._doc, self.origin, for_json=True)
         return json.dumps(self._doc, default=_json_default, allow_nan=False)
 
@@ -388,8 +410,13 @@ class Scenario:
     def run(self, seed: int | None = None, progress: ProgressArg = False, batching: bool | None = None):
         """Run the scenario and return :class:`atmsim.Results`.
 
-        ``progress``: False (silent), True (a progress bar on stderr), or a callable taking
-        the fraction of simulated time done.
+        ``seed``: overrides ``simulation.seed`` (0 to :data:`SEED_MAX`). ``progress``: False
+        (silent), True (a progress bar on stderr), or a callable taking the fraction of
+        simulated time done. ``batching``: ``None`` keeps ``simulation.batching``; ``False``
+        serves every cell as its own event (results are identical either way). Raises
+        :class:`atmsim.ScenarioError` for a scenario the core refuses and
+        :class:`atmsim.SimulationError` if the simulator fails; Ctrl-C stops the run within
+        about a second (``KeyboardInterrupt``).
         """
         seed = check_seed(seed, self.origin)
         if batching is not None and not isinstance(batching, bool):
@@ -417,7 +444,10 @@ class Scenario:
 
 
 def load_scenario(source: str | Path | Mapping[str, Any] | Scenario) -> Scenario:
-    """Scenario from a path, a dict or a Scenario (returned as is)."""
+    """A :class:`Scenario` from a TOML file's path (``str`` or ``Path``), a dict of the
+    document, or a :class:`Scenario` (returned as it is, not copied). The file is read as by
+    :meth:`Scenario.from_toml`: a missing one raises ``FileNotFoundError``, a malformed one
+    :class:`atmsim.ScenarioError`."""
     if isinstance(source, Scenario):
         return source
     if isinstance(source, Mapping):

@@ -4,12 +4,27 @@
 //! Owns: [`summary`]. Rates are measured over the measurement window
 //! `[warmup_s, duration_s]`; counters cover the whole run.
 
-use crate::apps::cell_source::Pattern;
+use crate::apps::cell_source::{CellSource, Pattern};
 use crate::atm::cell::CELL_BITS;
 use crate::ip::App;
 use crate::kernel::TieOrder;
 use crate::net::Network;
 use serde_json::{json, Value};
+
+/// Cells of source `s` that have left its adapter by the end of the run: those handed to the
+/// adapter less those still in its port's buffer, the one on the wire, and those waiting in a
+/// shaper that feeds that port. At the end of a run every port has carried out its completions
+/// up to the end (served ahead or not), so the cell on the wire has not finished; one ending
+/// exactly at the end counts as not sent. A port sends one cell at a time at its link's rate,
+/// so the rate of these cells cannot exceed the link's. Where several shaped VCs feed one
+/// port, all their waiting cells count as not sent: a lower bound there.
+fn cells_left(net: &Network, s: &CellSource) -> u64 {
+    let port = &net.fabric.ports[s.port.idx()];
+    let queued = port.vcs.get(s.vci as usize).map_or(0, |v| v.queued as u64);
+    let on_wire = port.in_tx.is_some_and(|c| c.vci == s.vci && !c.is_ctrl()) as u64;
+    let shaped: u64 = net.fabric.shapers.list.iter().filter(|sh| sh.port == s.port).map(|sh| sh.held() as u64).sum();
+    s.cells_sent.saturating_sub(queued + on_wire + shaped)
+}
 
 /// Summarise a finished run. `wall_s` is the wall-clock time the run took.
 pub fn summary(net: &Network, wall_s: f64) -> Value {
@@ -80,7 +95,12 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                     Pattern::OnOff { .. } => "onoff",
                 },
                 "goodput_bps": (s.bytes_rcvd - s.bytes_rcvd_warm) as f64 * 8.0 / window,
-                "offered_cell_bps": s.cells_sent as f64 * CELL_BITS as f64 / end.max(f64::MIN_POSITIVE),
+                // A greedy source offers whatever its link takes: it has no offered load of its own.
+                "offered_cell_bps": match s.pattern {
+                    Pattern::Greedy { .. } => None,
+                    _ => Some(s.cells_sent as f64 * CELL_BITS as f64 / end.max(f64::MIN_POSITIVE)),
+                },
+                "sent_cell_bps": cells_left(net, s) as f64 * CELL_BITS as f64 / end.max(f64::MIN_POSITIVE),
                 "cells_sent": s.cells_sent,
                 "frames_sent": s.frames_sent,
                 "frames_rcvd": s.frames_rcvd,
