@@ -230,6 +230,11 @@ name = "a"
     }
 
     #[test]
+    fn a_vc_without_optional_sections_is_small_in_a_parsed_document() {
+        assert!(std::mem::size_of::<model::VcSec>() <= 96, "{}", std::mem::size_of::<model::VcSec>());
+    }
+
+    #[test]
     fn toml_syntax_error_reports_a_line() {
         let e = parse("[simulation\nduration_s = 1", Format::Toml, "x.toml").unwrap_err();
         assert!(e.message.contains("line 1"), "{}", e.message);
