@@ -236,7 +236,8 @@ pub struct LinkSec {
 }
 
 /// `[[vc]]`: a bidirectional permanent virtual circuit along a path of nodes. Its optional
-/// sections are boxed: a VC without them takes 96 bytes here, not 776 (a file of 64,000 VCs).
+/// sections are boxed, so a VC without them takes 96 bytes here (docs/performance.md, "The
+/// scenario reader").
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct VcSec {
