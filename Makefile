@@ -23,7 +23,7 @@ export PIP_PROGRESS_BAR := off
 export CARGO_TERM_COLOR := never
 endif
 
-.PHONY: demo test test-rust test-python setup tools bench clean
+.PHONY: demo test test-rust test-python setup tools bench fuzz clean
 
 demo: setup
 	$(VENV)/bin/atmsim reproduce magic95 --out out/magic95
@@ -34,6 +34,14 @@ test: test-rust test-python
 bench:
 	cargo bench -p atmsim-core --bench throughput
 	cargo bench -p atmsim-core --bench kernel
+
+# A million seeded malformed scenarios through Scenario.from_dict / from_str / from_toml (not
+# part of the tests; FUZZ_COUNT, FUZZ_SEED and FUZZ_JOBS to change it). Prints the tally.
+FUZZ_COUNT ?= 1000000
+FUZZ_SEED ?= 27
+FUZZ_JOBS ?= 2
+fuzz: setup
+	$(PY) tools/fuzz_scenarios.py --count $(FUZZ_COUNT) --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS)
 
 # The Rust tests in the test profile (Cargo.toml: opt-level 3 as in release, with overflow
 # checks and debug assertions); the release profile is compiled once, for the extension.

@@ -322,8 +322,10 @@ class Scenario:
             except SimulationError:
                 pass  # the core failed to say; fall back to the Python parser's message
             raise ScenarioError(str(exc), file=origin, code="parse") from exc
-        if not isinstance(doc, dict):
-            raise ScenarioError("expected a table at the top level", file=origin, code="parse")
+        if not isinstance(doc, dict):  # JSON: the first value written
+            at = len(text) - len(text.lstrip())
+            line, column = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+            raise ScenarioError(f"expected a table at the top level (line {line}, column {column})", file=origin, code="parse")
         scenario = cls(doc, origin, _source=(text, fmt))  # a surrogate in a string: its field named
         _check_source(text, origin)  # elsewhere (a comment): its line and column
         return scenario

@@ -40,14 +40,27 @@ pub struct RunOutput {
 
 /// Parse and validate a scenario without running it.
 pub fn validate_str(text: &str, format: Format, origin: &str) -> Result<()> {
+    validate_str_with(text, format, origin, &mut || ControlFlow::Continue(()))
+}
+
+/// [`validate_str`], calling `poll` at most every [`scenario::build::POLL_EVERY`] while it
+/// builds; `ControlFlow::Break(())` stops it with an [`ErrorKind::Interrupted`] error.
+pub fn validate_str_with(
+    text: &str,
+    format: Format,
+    origin: &str,
+    poll: &mut dyn FnMut() -> ControlFlow<()>,
+) -> Result<()> {
     let doc = scenario::parse(text, format, origin)?;
-    scenario::build(&doc, None, None).map_err(|e| e.in_file(origin))?;
+    scenario::build::build_with(&doc, None, None, poll).map_err(|e| e.in_file(origin))?;
     Ok(())
 }
 
 /// Parse, validate and run a scenario. `progress` is called with the fraction of simulated
 /// time done (0.0 ..= 1.0), at most a few hundred times per run; returning
-/// `ControlFlow::Break(())` stops the run with an [`ErrorKind::Interrupted`] error.
+/// `ControlFlow::Break(())` stops the run with an [`ErrorKind::Interrupted`] error. While the
+/// network is built, `progress` is called with 0.0 (at most every
+/// [`scenario::build::POLL_EVERY`]), so a caller can stop a long build the same way.
 pub fn run_str(
     text: &str,
     format: Format,
@@ -57,7 +70,8 @@ pub fn run_str(
 ) -> Result<RunOutput> {
     let doc = scenario::parse(text, format, origin)?;
     let name = doc.name.clone().unwrap_or_else(|| default_name(origin));
-    let mut net = scenario::build(&doc, opts.seed, opts.batching).map_err(|e| e.in_file(origin))?;
+    let mut net = scenario::build::build_with(&doc, opts.seed, opts.batching, &mut || progress(0.0))
+        .map_err(|e| e.in_file(origin))?;
     let seed = opts.seed.unwrap_or(doc.simulation.seed as u64);
     let wall = std::time::Instant::now();
     if !net.run(progress) {

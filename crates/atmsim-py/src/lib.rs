@@ -2,7 +2,7 @@
 //!
 //! Two functions, nothing else:
 //!
-//! * [`validate`] — parse and validate a scenario text, raise on error;
+//! * [`validate`] — parse and validate a scenario text, raise on error (interruptible as `run`);
 //! * [`run`] — parse, validate and run it, with the GIL released while the simulation runs.
 //!
 //! The pure-Python package (`python/atmsim`) builds everything user-facing on top of these.
@@ -35,13 +35,20 @@ fn parse_format(fmt: &str) -> PyResult<Format> {
     }
 }
 
-/// Parse and validate a scenario without running it. Raises `atmsim.ScenarioError`.
+/// Parse and validate a scenario without running it. Raises `atmsim.ScenarioError`; checks
+/// for signals while it builds, so Ctrl-C stops a long validation (KeyboardInterrupt).
 #[pyfunction]
 #[pyo3(signature = (text, fmt = "toml", origin = "<string>"))]
 fn validate(py: Python<'_>, text: &str, fmt: &str, origin: &str) -> PyResult<()> {
     let format = parse_format(fmt)?;
-    let outcome = py.detach(|| api::validate_str(text, format, origin));
-    outcome.map_err(|e| errors::to_pyerr(py, &e))
+    let outcome = py.detach(|| {
+        interrupt::run_interruptible(|report| api::validate_str_with(text, format, origin, &mut || report(0.0)), None)
+    });
+    match outcome {
+        interrupt::Outcome::Done(r) => r.map_err(|e| errors::to_pyerr(py, &e)),
+        interrupt::Outcome::Stopped(err) => Err(err),
+        interrupt::Outcome::Panicked(msg) => Err(errors::panic_to_pyerr(py, origin, &msg)),
+    }
 }
 
 /// Parse, validate and run a scenario; return `{"summary": dict, "series": {...},

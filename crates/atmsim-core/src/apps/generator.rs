@@ -82,7 +82,8 @@ pub struct GenStats {
     pub started: u64,
     pub completed: u64,
     pub aborted: u64,
-    /// Arrivals with no server other than the client to talk to.
+    /// Arrivals that opened nothing: no server other than the client to talk to, or
+    /// [`Generator::max_open`] conversations already open.
     pub skipped: u64,
     /// Durations of completed conversations [s] (open to close).
     pub durations_s: Vec<f64>,
@@ -127,6 +128,8 @@ pub struct Generator {
     /// Arrival instants and host choices.
     pub rng: Stream,
     pub stats: GenStats,
+    /// Most conversations open at once (`traffic.max_open`): the bound of its pool.
+    pub max_open: u64,
 }
 
 impl Generator {
@@ -141,9 +144,13 @@ impl Generator {
         (t < self.stop).then_some(t)
     }
 
-    /// Draw a client and a server for a new conversation; `None` if the only server is the
-    /// client itself (or, for browsers, every client has one).
+    /// Draw a client and a server for a new conversation; `None` if [`Generator::max_open`]
+    /// conversations are open (nothing drawn), or the only server is the client itself (or, for
+    /// browsers, every client has one).
     pub fn pick(&mut self) -> Option<(NodeId, NodeId)> {
+        if self.stats.open >= self.max_open {
+            return None;
+        }
         let c = if self.app == GenApp::Browser {
             if self.unplaced.is_empty() {
                 return None;

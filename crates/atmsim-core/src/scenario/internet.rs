@@ -324,6 +324,11 @@ pub struct TrafficSec {
     pub remote_only: bool,
     /// Mean time between conversation arrivals of this generator [s].
     pub mean_interarrival_s: f64,
+    /// Most conversations of this generator open at once (each `per_site` generator its own);
+    /// an arrival beyond it is counted as `skipped` in the summary and opens nothing. Default
+    /// [`DEFAULT_MAX_OPEN`], at most [`MAX_OPEN`].
+    #[serde(default = "max_open_default")]
+    pub max_open: i64,
     /// Default 0.
     #[serde(default)]
     pub start_s: f64,
@@ -361,6 +366,17 @@ pub enum ArrivalsName {
     #[default]
     Poisson,
     Uniform,
+}
+
+/// Default of `traffic.max_open`: far above what the studies' workloads keep open (Mah's
+/// busiest generator, 1 s mean arrivals of minutes-long conversations, a few hundred), and at
+/// about 2 KB per idle pooled connection (docs/performance.md) some 20 MB per generator.
+pub const DEFAULT_MAX_OPEN: i64 = 10_000;
+/// Largest `traffic.max_open`.
+pub const MAX_OPEN: i64 = 1_000_000;
+
+fn max_open_default() -> i64 {
+    DEFAULT_MAX_OPEN
 }
 
 fn workstations() -> TargetsName {

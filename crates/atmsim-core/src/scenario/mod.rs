@@ -7,6 +7,7 @@
 pub mod build;
 pub mod internet;
 pub mod limits;
+pub mod locate;
 pub mod model;
 pub mod table;
 
@@ -22,12 +23,16 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
         Format::Toml => {
             let de = toml::Deserializer::new(text);
             serde_path_to_error::deserialize(de).map(|t: table::Table<ScenarioDoc>| t.0).map_err(|e| {
-                let path = clean_path(&e.path().to_string());
+                let mut path = clean_path(&e.path().to_string());
                 let inner = e.into_inner();
                 let mut msg = in_words(&one_line(inner.message()));
                 if let Some(span) = inner.span() {
                     let (line, col) = line_col(text, span.start);
                     msg = format!("{msg} (line {line}, column {col})");
+                    // Refused while the text is read, before any field: named from the text.
+                    if path.is_empty() && inner.message().contains(TOO_LARGE) {
+                        path = locate::field_at(text, span.start);
+                    }
                 }
                 Error::parse(path, msg)
             })
@@ -64,9 +69,30 @@ fn one_line(m: &str) -> String {
     m.trim().split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
 }
 
+/// The TOML parser's message for an integer beyond 64 bits.
+const TOO_LARGE: &str = "number too large to fit in target type";
+
 /// serde's expectations named in words, not as Rust types: "expected f64" → "expected a
-/// number", "expected u32" → "expected a non-negative integer", …
+/// number", "expected u32" → "expected a non-negative integer", …; an integer out of a type's
+/// range ("invalid value: integer `N`, expected i64") gets the range.
 fn in_words(m: &str) -> String {
+    const RANGES: [(&str, &str); 10] = [
+        ("u64", "an integer between 0 and 18446744073709551615"),
+        ("usize", "an integer between 0 and 18446744073709551615"),
+        ("u32", "an integer between 0 and 4294967295"),
+        ("u16", "an integer between 0 and 65535"),
+        ("u8", "an integer between 0 and 255"),
+        ("i64", "an integer between -9223372036854775808 and 9223372036854775807"),
+        ("isize", "an integer between -9223372036854775808 and 9223372036854775807"),
+        ("i32", "an integer between -2147483648 and 2147483647"),
+        ("i16", "an integer between -32768 and 32767"),
+        ("i8", "an integer between -128 and 127"),
+    ];
+    if m.starts_with("invalid value: integer") {
+        if let Some((ty, words)) = RANGES.iter().find(|(ty, _)| m.ends_with(&format!("expected {ty}"))) {
+            return format!("{}expected {words}", &m[..m.len() - ty.len() - "expected ".len()]);
+        }
+    }
     const TYPES: [(&str, &str); 13] = [
         ("f64", "a number"),
         ("f32", "a number"),
@@ -82,7 +108,10 @@ fn in_words(m: &str) -> String {
         ("isize", "an integer"),
         ("bool", "true or false"),
     ];
-    let mut out = m.replace("number too large to fit in target type", "a number too large for this field");
+    let mut out = m.replace(
+        TOO_LARGE,
+        "an integer too large: expected an integer between -9223372036854775808 and 9223372036854775807",
+    );
     for (ty, words) in TYPES {
         let (before, after) = (format!("expected {ty}"), format!("expected {words}"));
         // Whole words only: "expected u8" is not the start of "expected u8x".
@@ -170,6 +199,39 @@ name = "a"
         // A syntax error names no field: its position is all there is.
         let e = parse(r#"{"simulation": "#, Format::Json, "<python>").unwrap_err();
         assert!(e.message.contains("line 1 column"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_toml_integer_beyond_64_bits_names_its_field_its_position_and_the_range() {
+        let text = MINI.replace("name = \"a\"", "name = \"a\"\nmtu_bytes = 99999999999999999999");
+        let e = parse(&text, Format::Toml, "x.toml").unwrap_err();
+        assert_eq!(e.field, "host[0].mtu_bytes");
+        assert_eq!(
+            e.message,
+            "an integer too large: expected an integer between -9223372036854775808 and 9223372036854775807 \
+             (line 6, column 13)"
+        );
+    }
+
+    #[test]
+    fn an_integer_beyond_a_fields_type_gets_the_types_range_in_words() {
+        assert_eq!(
+            in_words("invalid value: integer `-1`, expected u8"),
+            "invalid value: integer `-1`, expected an integer between 0 and 255"
+        );
+        let text = r#"{"simulation": {"duration_s": 1}, "host": [{"name": "h", "mtu_bytes": 9223372036854775808}]}"#;
+        let e = parse(text, Format::Json, "<python>").unwrap_err();
+        assert_eq!(e.field, "host[0].mtu_bytes");
+        assert_eq!(
+            e.message,
+            "invalid value: integer `9223372036854775808`, expected an integer between -9223372036854775808 and \
+             9223372036854775807"
+        );
+    }
+
+    #[test]
+    fn a_vc_without_optional_sections_is_small_in_a_parsed_document() {
+        assert!(std::mem::size_of::<model::VcSec>() <= 96, "{}", std::mem::size_of::<model::VcSec>());
     }
 
     #[test]

@@ -235,7 +235,9 @@ pub struct LinkSec {
     pub clock_ppm: Option<f64>,
 }
 
-/// `[[vc]]`: a bidirectional permanent virtual circuit along a path of nodes.
+/// `[[vc]]`: a bidirectional permanent virtual circuit along a path of nodes. Its optional
+/// sections are boxed, so a VC without them takes 96 bytes here (docs/performance.md, "The
+/// scenario reader").
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct VcSec {
@@ -244,19 +246,19 @@ pub struct VcSec {
     pub path: Vec<String>,
     /// Shape the VC's forward direction (cells sent by path[0]); absent = none.
     #[serde(default, deserialize_with = "table::optional")]
-    pub shape: Option<ShapeSec>,
+    pub shape: Option<Box<ShapeSec>>,
     /// OTTO-style pacing of the forward direction [bit/s of cells]: a shaper with tau = 0.
     #[serde(default)]
     pub pace_bps: Option<f64>,
     /// Police the forward direction at a switch input (atm::shaping); absent = none.
     #[serde(default, deserialize_with = "table::optional")]
-    pub police: Option<PoliceSec>,
+    pub police: Option<Box<PoliceSec>>,
     /// Re-shape the forward direction at a switch input (atm::shaping); absent = none.
     #[serde(default, deserialize_with = "table::optional")]
-    pub reshape: Option<ReshapeSec>,
+    pub reshape: Option<Box<ReshapeSec>>,
     /// ABR rate control in both directions (crate::abr); absent = a VC sent at line rate.
     #[serde(default, deserialize_with = "table::optional")]
-    pub abr: Option<AbrSec>,
+    pub abr: Option<Box<AbrSec>>,
 }
 
 /// Parameter presets of `abr`.

@@ -9,11 +9,11 @@
 //! connection's `vc` binds its conversation; under `mux = "router"` every `[[vc]]` from the
 //! node carries its traffic to the VC's far end); and the UDP flows.
 
-use super::check_unique_name;
 use super::links::Cabling;
 use super::nodes::{Names, Node};
 use super::simulation::Run;
 use super::vcs::Vcs;
+use super::{check_unique_name, Interrupt};
 use crate::apps::udp::{Spacing, UdpFlow, UdpStats};
 use crate::error::Result;
 use crate::ids::{IfaceId, NodeId};
@@ -144,11 +144,17 @@ fn driver_config(doc: &ScenarioDoc, n: NodeId, s: Option<&IpoaSec>) -> Result<Dr
 }
 
 /// Build every node's interfaces and the subnets they form.
-pub(super) fn interfaces(doc: &ScenarioDoc, names: &Names, cabling: &Cabling, hosts: &mut [Host]) -> Result<Ifaces> {
+pub(super) fn interfaces(
+    doc: &ScenarioDoc,
+    names: &Names,
+    cabling: &Cabling,
+    hosts: &mut [Host],
+    stop: &mut Interrupt,
+) -> Result<Ifaces> {
     let mut out = Ifaces::default();
     atm_subnets(doc, cabling, hosts, &mut out)?;
     serial_lines(doc, names, hosts, &mut out)?;
-    lans(doc, names, hosts, &mut out)?;
+    lans(doc, names, hosts, &mut out, stop)?;
     Ok(out)
 }
 
@@ -232,7 +238,9 @@ fn serial_lines(doc: &ScenarioDoc, names: &Names, hosts: &mut [Host], out: &mut 
     Ok(())
 }
 
-fn lans(doc: &ScenarioDoc, names: &Names, hosts: &mut [Host], out: &mut Ifaces) -> Result<()> {
+fn lans(doc: &ScenarioDoc, names: &Names, hosts: &mut [Host], out: &mut Ifaces, stop: &mut Interrupt) -> Result<()> {
+    // The LAN each node was last seen on: a repeated station is found in one step.
+    let mut on_lan = vec![usize::MAX; hosts.len()];
     for (i, s) in doc.lans.iter().enumerate() {
         let f = |k: &str| format!("lan[{i}].{k}");
         check_unique_name(&f("name"), &s.name, out.lans.iter().any(|l| l.name == s.name), "LAN")?;
@@ -243,8 +251,9 @@ fn lans(doc: &ScenarioDoc, names: &Names, hosts: &mut [Host], out: &mut Ifaces) 
         out.lines.push(line(&f, s.rate_bps, s.delay_ms, s.buffer_packets)?);
         let mut subnet = Subnet::default();
         for (j, m) in s.members.iter().enumerate() {
+            stop.check()?;
             let n = names.host(format!("lan[{i}].members[{j}]"), m)?;
-            if subnet.members.iter().any(|&(k, _)| k == n) {
+            if std::mem::replace(&mut on_lan[n.idx()], i) == i {
                 return invalid(format!("lan[{i}].members[{j}]"), format!("expected each station once; `{m}` repeats"));
             }
             let ifc = add_iface(out, hosts, n, Iface::Lan { line: l });
@@ -257,11 +266,17 @@ fn lans(doc: &ScenarioDoc, names: &Names, hosts: &mut [Host], out: &mut Ifaces) 
 }
 
 /// Fill every node's forwarding table.
-pub(super) fn routes(hosts: &mut [Host], subnets: &[Subnet]) {
+pub(super) fn routes(hosts: &mut [Host], subnets: &[Subnet], stop: &mut Interrupt) -> Result<()> {
     let forwards: Vec<bool> = hosts.iter().map(|h| h.forwards).collect();
-    for (h, r) in hosts.iter_mut().zip(route::compute(&forwards, subnets)) {
+    let tables = route::compute(&forwards, subnets, &mut || match stop.check_now() {
+        Ok(()) => std::ops::ControlFlow::Continue(()),
+        Err(_) => std::ops::ControlFlow::Break(()),
+    })
+    .ok_or_else(super::interrupted)?;
+    for (h, r) in hosts.iter_mut().zip(tables) {
         h.routes = r;
     }
+    Ok(())
 }
 
 /// Under `mux = "router"`, every `[[vc]]` between two ATM nodes carries all traffic between

@@ -36,6 +36,10 @@
 //!
 //! Ranges come from [`super::limits`]; random streams are drawn with [`crate::rng::stream`]
 //! keyed by the entity's index, so a document builds the same network for the same seed.
+//!
+//! Interrupts: [`build_with`] takes a poll that the loops over hosts and the forwarding-table
+//! searches consult through [`Interrupt`] (at most every [`POLL_EVERY`] of wall time); a
+//! `Break` abandons the build with an [`ErrorKind::Interrupted`] error.
 
 mod abr;
 mod captures;
@@ -56,49 +60,96 @@ mod vcs;
 use super::limits::{self, invalid};
 use super::model::ScenarioDoc;
 use crate::atm::fabric::Fabric;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
 use crate::net::{Engine, Network};
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
 
 /// First VCI handed out on each link (0–31 are reserved by ITU-T I.361).
 pub const VCI_BASE: u32 = 32;
 
+/// Longest wall-clock time between two calls of a build's poll.
+pub const POLL_EVERY: Duration = Duration::from_millis(50);
+
+/// A build's interrupt check: [`Interrupt::check`] is cheap enough for every step of a loop
+/// over hosts; it calls the poll once [`POLL_EVERY`] has passed since the last call.
+pub struct Interrupt<'a> {
+    poll: &'a mut dyn FnMut() -> ControlFlow<()>,
+    last: Instant,
+    steps: u32,
+}
+
+impl<'a> Interrupt<'a> {
+    pub fn new(poll: &'a mut dyn FnMut() -> ControlFlow<()>) -> Self {
+        Interrupt { poll, last: Instant::now(), steps: 0 }
+    }
+
+    /// `Err(Interrupted)` if the poll asks to stop.
+    pub fn check(&mut self) -> Result<()> {
+        self.steps = self.steps.wrapping_add(1);
+        if self.steps % 256 != 0 || self.last.elapsed() < POLL_EVERY {
+            return Ok(());
+        }
+        self.last = Instant::now();
+        match (self.poll)() {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(()) => Err(interrupted()),
+        }
+    }
+
+    /// [`Interrupt::check`] for a step that may itself take long (no step count).
+    pub fn check_now(&mut self) -> Result<()> {
+        self.steps = 255;
+        self.check()
+    }
+}
+
+/// The error of a build or run stopped by the caller.
+pub fn interrupted() -> Error {
+    Error {
+        kind: ErrorKind::Interrupted,
+        file: String::new(),
+        field: String::new(),
+        message: "stopped by the caller".into(),
+    }
+}
+
 /// Validate `doc` and build the network it describes. `seed_override` and
 /// `batching_override` replace the document's `simulation.seed` and `simulation.batching`.
 pub fn build(doc: &ScenarioDoc, seed_override: Option<u64>, batching_override: Option<bool>) -> Result<Network> {
+    build_with(doc, seed_override, batching_override, &mut || ControlFlow::Continue(()))
+}
+
+/// [`build`], consulting `poll` while it works (module docs, "Interrupts").
+pub fn build_with(
+    doc: &ScenarioDoc,
+    seed_override: Option<u64>,
+    batching_override: Option<bool>,
+    poll: &mut dyn FnMut() -> ControlFlow<()>,
+) -> Result<Network> {
+    let mut stop = Interrupt::new(poll);
     strings::check(doc)?;
     let run = simulation::settings(&doc.simulation, seed_override, batching_override)?;
-    // A site stands for its hosts, router, LAN and uplink.
-    let expanded;
-    let doc = match sites::expand(doc)? {
-        Some(d) => {
-            expanded = d;
-            &expanded
-        }
-        None => doc,
-    };
-    // Routers are nodes after the hosts: built from the same kind of section.
-    let routers = internet::routers(doc)?;
-    let merged;
-    let doc = if routers.is_empty() {
-        doc
-    } else {
-        let mut d = doc.clone();
-        d.hosts.extend(routers);
-        merged = d;
-        &merged
-    };
+    // A site stands for its hosts, router, LAN and uplink; routers are nodes after the hosts,
+    // built from the same kind of section. The document is copied once, if either adds to it.
+    let mut owned = sites::expand(doc, &mut stop)?;
+    let routers = internet::routers(owned.as_ref().unwrap_or(doc))?;
+    if !routers.is_empty() {
+        owned.get_or_insert_with(|| doc.clone()).hosts.extend(routers);
+    }
+    let doc = owned.as_ref().unwrap_or(doc);
     let mut names = nodes::Names::default();
-    let mut hosts = nodes::hosts(&doc.hosts, &mut names, run.seed)?;
+    let mut hosts = nodes::hosts(&doc.hosts, &mut names, run.seed, &mut stop)?;
     for h in &mut hosts[doc.hosts.len() - doc.routers.len()..] {
         h.forwards = true;
     }
     let mut switches = nodes::switches(&doc.switches, &mut names)?;
     let mut cabling = links::links(doc, &names, &run, &mut hosts, &mut switches)?;
     let vcs = vcs::vcs(&doc.vcs, &names, &mut cabling)?;
-    let ifaces = internet::interfaces(doc, &names, &cabling, &mut hosts)?;
-    internet::routes(&mut hosts, &ifaces.subnets);
+    let ifaces = internet::interfaces(doc, &names, &cabling, &mut hosts, &mut stop)?;
+    internet::routes(&mut hosts, &ifaces.subnets, &mut stop)?;
     let shapers = shaping::shapers(doc, &hosts, &vcs)?;
     let mut pvcs = Vec::new();
     let conns =

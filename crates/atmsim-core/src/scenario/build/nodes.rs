@@ -5,7 +5,7 @@
 //! MTU, CPU costs) and switch (buffer, drop policy and its thresholds), and the [`Host`] and
 //! [`Switch`] values, still without ports: [`super::links`] attaches those.
 
-use super::check_unique_name;
+use super::{check_unique_name, Interrupt};
 use crate::atm::port::DropPolicyName;
 use crate::atm::switch::Switch;
 use crate::error::{Error, Result};
@@ -56,9 +56,15 @@ impl<'d> Names<'d> {
 }
 
 /// Check `[[host]]` and name its hosts, in document order.
-pub(super) fn hosts<'d>(secs: &'d [HostSec], names: &mut Names<'d>, seed: u64) -> Result<Vec<Host>> {
-    let mut hosts = Vec::new();
+pub(super) fn hosts<'d>(
+    secs: &'d [HostSec],
+    names: &mut Names<'d>,
+    seed: u64,
+    stop: &mut Interrupt,
+) -> Result<Vec<Host>> {
+    let mut hosts = Vec::with_capacity(secs.len());
     for (i, h) in secs.iter().enumerate() {
+        stop.check()?;
         let f = |k: &str| format!("host[{i}].{k}");
         check_unique_name(&f("name"), &h.name, names.insert(&h.name, Node::Host(NodeId(i as u32))), "node")?;
         if let Some(b) = h.buffer_cells {

@@ -8,6 +8,7 @@
 //! `attach`. The expanded entries follow the document's own, so their errors name them by
 //! their place among all hosts; site-level mistakes name `site[i]`.
 
+use super::Interrupt;
 use crate::error::Result;
 use crate::scenario::internet::{LanSec, RouterSec};
 use crate::scenario::limits::{int_in, invalid};
@@ -17,7 +18,7 @@ use crate::scenario::model::{HostSec, LinkSec, ScenarioDoc};
 const MAX_SITE_HOSTS: i64 = 100_000;
 
 /// The document with its sites expanded; `None` if it has none.
-pub(super) fn expand(doc: &ScenarioDoc) -> Result<Option<ScenarioDoc>> {
+pub(super) fn expand(doc: &ScenarioDoc, stop: &mut Interrupt) -> Result<Option<ScenarioDoc>> {
     if doc.sites.is_empty() {
         return Ok(None);
     }
@@ -49,9 +50,11 @@ pub(super) fn expand(doc: &ScenarioDoc) -> Result<Option<ScenarioDoc>> {
         };
         let mut members = Vec::with_capacity((ws + srv + 1) as usize);
         for k in 0..ws {
+            stop.check()?;
             members.push(workstation(&s.name, k as usize));
         }
         for k in 0..srv {
+            stop.check()?;
             members.push(server(&s.name, k as usize));
         }
         d.hosts.extend(members.iter().cloned().map(host));

@@ -7,7 +7,9 @@
 //! rate: Mah Table 3-2 gives rates per site). The other ends are the servers (optionally only
 //! number `server_index` of each site) or the workstations of every site (of the other sites
 //! with `remote_only`), in `rank_sites` order for Zipf's law. Arrivals and host choices come
-//! from stream `Purpose::Traffic`, index i (or `(i + 1) << 20 | site` per site).
+//! from stream `Purpose::Traffic`, index i (or `(i + 1) << 20 | site` per site). Each
+//! generator keeps at most `max_open` conversations open: its pool is bounded, so the
+//! shortest mean gap (1 µs) costs events, never unbounded memory.
 
 use super::check_unique_name;
 use super::nodes::Names;
@@ -21,7 +23,7 @@ use crate::dist::Zipf;
 use crate::error::Result;
 use crate::ids::NodeId;
 use crate::rng::{self, Purpose};
-use crate::scenario::internet::{ArrivalsName, ChoiceName, SiteSec, TargetsName, TrafficSec};
+use crate::scenario::internet::{ArrivalsName, ChoiceName, SiteSec, TargetsName, TrafficSec, MAX_OPEN};
 use crate::scenario::limits::{self, int_in, invalid, span};
 use crate::scenario::model::{AppSec, ScenarioDoc};
 use crate::tcp::TcpConfig;
@@ -57,6 +59,7 @@ pub(super) fn generators(doc: &ScenarioDoc, names: &Names, run: &Run) -> Result<
         if start >= stop || start.as_secs_f64() >= run.duration_s {
             return invalid(f("start_s"), "expected a start before stop_s and before the end of the run");
         }
+        let max_open = int_in(f("max_open"), t.max_open, 1, MAX_OPEN, "a number of open conversations")?;
         let tcp = tcp_config(i, t)?;
         let groups: Vec<(String, Vec<&SiteSec>, u64)> = if t.per_site {
             from.iter()
@@ -103,6 +106,7 @@ pub(super) fn generators(doc: &ScenarioDoc, names: &Names, run: &Run) -> Result<
                 server_port: port,
                 rng: rng::stream(run.seed, Purpose::Traffic, index),
                 stats: GenStats::default(),
+                max_open: max_open as u64,
             });
         }
     }
