@@ -378,9 +378,13 @@ impl Fabric {
     /// input's next cell arrives.
     #[inline(always)]
     fn follows_alone(pipe: &VecDeque<(SimTime, Cell)>, vci_in: u32, flags: u8, done: SimTime, limit: SimTime) -> bool {
-        pipe.front().is_some_and(|&(_, c)| c.vci == vci_in && c.flags == flags)
-            && done < limit
-            && pipe.get(1).is_none_or(|&(t2, _)| t2 >= done)
+        pipe.front().is_some_and(|&(_, c)| Self::follows(c, pipe.get(1).map(|&(t, _)| t), vci_in, flags, done, limit))
+    }
+
+    /// [`Fabric::follows_alone`] of cell `c`, the input's next arrival after it at `next_at`.
+    #[inline(always)]
+    fn follows(c: Cell, next_at: Option<SimTime>, vci_in: u32, flags: u8, done: SimTime, limit: SimTime) -> bool {
+        c.vci == vci_in && c.flags == flags && done < limit && next_at.is_none_or(|t2| t2 >= done)
     }
 
     /// The cells of input `l`'s VC `vci_in` that follow a cell (`first`, translated) just passed
@@ -406,16 +410,11 @@ impl Fabric {
             .links
             .get_disjoint_mut([l.idx(), out.idx()])
             .expect("a switch's input link is not one of its output links");
-        // How many of the input's next cells follow (`follows_alone`), in one pass.
+        // How many of the input's next cells follow, in one pass.
         let mut n = 0;
         let mut cells = input.pipe.iter().peekable();
         while let Some(&(t, c)) = cells.next() {
-            let done = t + q;
-            if c.vci != vci_in
-                || c.flags != first.flags
-                || done >= limit
-                || cells.peek().is_some_and(|&&(t2, _)| t2 < done)
-            {
+            if !Self::follows(c, cells.peek().map(|&&(t2, _)| t2), vci_in, first.flags, t + q, limit) {
                 break;
             }
             n += 1;
