@@ -1,7 +1,7 @@
 """A damaged results store (truncated, bit-flipped, zero-length, a text file, or a store of
 another schema version) is reported in one line naming the file, exit code 2, by every
-command that opens a store (`atmsim sweep`, `atmsim report`, `atmsim reproduce mah96
---store`) and as a StoreError by `atmsim.results()`, and left exactly as it was: same
+command that opens a store (`atmsim sweep`, `atmsim report`, `atmsim reproduce STUDY
+--store` for every study) and as a StoreError by `atmsim.results()`, and left exactly as it was: same
 bytes, same mtime, nothing created beside it."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import atmsim
+import atmsim.reproduce
 from atmsim.errors import AtmsimError
 from atmsim.query import summaries
 from atmsim.store import StoreError
@@ -126,10 +127,14 @@ def test_report_of_a_damaged_store_is_one_line_and_writes_nothing(damaged, tmp_p
     assert _snapshot(damaged.parent) == before
 
 
-def test_reproduce_mah96_into_a_damaged_store_is_one_line_and_touches_nothing(damaged, tmp_path):
+STUDY_OPTIONS = {"mah96": ["--configs", "noqos-conv-svc"]}
+
+
+@pytest.mark.parametrize("study", sorted(atmsim.reproduce.STUDIES))
+def test_reproduce_into_a_damaged_store_is_one_line_and_touches_nothing(study, damaged, tmp_path):
     before = _snapshot(damaged.parent)
-    out = tmp_path / "mah96"
-    proc = atmsim_cli("reproduce", "mah96", "--configs", "noqos-conv-svc", "--jobs", "0", "--store", str(damaged),
+    out = tmp_path / study
+    proc = atmsim_cli("reproduce", study, *STUDY_OPTIONS.get(study, []), "--jobs", "0", "--store", str(damaged),
                       "--out", str(out), "-q")
     assert_one_line_naming(proc, damaged)
     assert not (out / "report.html").exists()
@@ -165,7 +170,8 @@ def test_another_schema_version_is_named_as_such_by_every_reader(good_store, tmp
     store = tmp_path / "results.duckdb"
     shutil.copy(good_store, store)
     _schema_99(store)
-    expected = f"error: {store}: results store schema version '99', this atmsim reads and writes version 1"
+    expected = (f"error: {store}: results store schema version '99', this atmsim reads and writes version 2 "
+                "(and upgrades version 1)")
     assert atmsim_cli("report", str(store), "--out", str(tmp_path / "r")).stderr.splitlines() == [expected]
     with pytest.raises(StoreError, match="schema version '99'"):
         atmsim.results(store=store)

@@ -1,6 +1,6 @@
-"""Ctrl-C stops a reproduction at once: queued runs are cancelled, the runs in the worker
-threads stop at their next progress report, the command exits 130 with one line, and no
-report is written."""
+"""Ctrl-C stops a reproduction at once: queued runs are cancelled, the runs in progress stop,
+the command exits 130 with one line saying where the finished runs are kept, and no report
+is written."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from atmsim import Scenario, ScenarioError
-from atmsim.reproduce.runner import RunsStopped, run_many
+from atmsim.reproduce.runner import run_many
+from atmsim.study.executor import Executor, RunsStopped, using
 from conftest import default_sigint, interrupt
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,16 +25,11 @@ def _snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
     return {str(p.relative_to(directory)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.rglob("*"))}
 
 
-def _wait_for_worker_threads(pid: int, threads: int = 3, limit_s: float = 60.0) -> None:
-    """Wait until the process runs at least ``threads`` threads (main + the run pool's), so
-    that runs are in progress and more are queued, however slowly the interpreter starts."""
+def _wait_for_file(path: Path, pid: int, limit_s: float = 120.0) -> None:
+    """Wait until ``path`` exists (or the process has ended), however slowly the interpreter
+    starts and imports under load."""
     deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        try:
-            if len(os.listdir(f"/proc/{pid}/task")) >= threads:
-                return
-        except FileNotFoundError:
-            return
+    while time.monotonic() < deadline and not path.exists() and os.path.exists(f"/proc/{pid}"):
         time.sleep(0.05)
 
 
@@ -47,13 +43,18 @@ def test_ctrl_c_stops_reproduce_kocyigit_within_seconds_leaving_the_old_report(t
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         preexec_fn=default_sigint,
     )
-    _wait_for_worker_threads(proc.pid)  # the study (~90 runs, minutes on two cores) is under way
+    store = out / "results.duckdb"
+    _wait_for_file(store, proc.pid)  # the study (~90 runs, minutes on two cores) is under way
     time.sleep(1.0)
     stderr, stopped_after = interrupt(proc)
     assert proc.returncode == 130, stderr
     assert stopped_after < 5.0, stopped_after
-    assert stderr.splitlines() == ["error: interrupted; no results written"], stderr
-    assert _snapshot(out) == before
+    assert stderr.splitlines() == [
+        f"error: interrupted; finished runs are in {store}: run the same command to resume"], stderr
+    after = _snapshot(out)
+    assert {k: after[k] for k in before} == before  # the old report is left as it was
+    assert set(after) - set(before) <= {"results.duckdb", "results.duckdb.wal", "results.series"} | {
+        k for k in after if k.startswith("results.series/")}
 
 
 class Recorded(Scenario):
@@ -92,7 +93,8 @@ def test_run_many_interrupted_cancels_queued_runs_and_stops_running_ones():
     runs, events = _long_runs(12)  # ~9 s on two threads if nothing were stopped
     t0 = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        run_many(runs, progress=progress, threads=2)
+        with using(Executor(jobs=2)):
+            run_many(runs, progress=progress)
     elapsed = time.monotonic() - t0
     assert finished == [1]
     started = [seed for kind, seed in events if kind == "start"]
@@ -110,13 +112,14 @@ def test_run_many_stops_the_other_runs_when_one_fails():
     runs, events = _long_runs(8)
     bad = Scenario.from_toml(TINY).set("simulation.duration_s", 0.01).set("simulation.warmup_s", 0.05)
     runs.insert(0, (bad, 1))  # warm-up longer than the run: refused by the core at once
-    with pytest.raises(ScenarioError, match="warm-up"):
-        run_many(runs, threads=2)
+    with pytest.raises(ScenarioError, match="warm-up"), using(Executor(jobs=2)):
+        run_many(runs)
     assert len([e for e in events if e[0] == "start"]) <= 2, events
     assert not [e for e in events if e[0] == "done"], events
 
 
 def test_run_many_returns_summaries_in_order():
     sc = Scenario.from_toml(TINY)
-    summaries = run_many([(sc, seed) for seed in (3, 1, 2)], threads=2)
+    with using(Executor(jobs=2)):
+        summaries = run_many([(sc, seed) for seed in (3, 1, 2)])
     assert [s["seed"] for s in summaries] == [3, 1, 2]

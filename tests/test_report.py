@@ -43,7 +43,7 @@ def make_store(path: Path, *, one_param: bool = False) -> Path:
                 rid = f"w{w}-b{b}-s{seed}"
                 params = json.dumps({"tcp[0].window_bytes": w, "switch[0].buffer_cells": b})
                 con.execute(
-                    "INSERT INTO runs VALUES (?, 'sw1', 'contention_tcp', ?, '{}', ?, 'ok', NULL, NULL, '0.1.0', NULL, 0.5, NULL)",
+                    "INSERT INTO runs VALUES (?, 'sw1', 'contention_tcp', ?, '{}', ?, 'ok', NULL, NULL, '0.1.0', NULL, 0.5, NULL, NULL)",
                     [rid, params, seed],
                 )
                 rows = []
@@ -64,7 +64,7 @@ def make_store(path: Path, *, one_param: bool = False) -> Path:
                 con.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?)", rows)
     con.execute(
         "INSERT INTO runs VALUES ('bad', 'sw1', 'contention_tcp', ?, '{}', 4, 'failed', "
-        "'expected a positive rate', 'link[2].rate_bps', '0.1.0', NULL, 0.0, NULL)",
+        "'expected a positive rate', 'link[2].rate_bps', '0.1.0', NULL, 0.0, NULL, NULL)",
         [json.dumps({"tcp[0].window_bytes": 0, "switch[0].buffer_cells": 256})],
     )
     con.close()
@@ -227,7 +227,7 @@ def test_categorical_parameter_single_seed_and_runs_without_a_sweep(tmp_path):
     for i, (sweep, sched) in enumerate([("sched", "fifo"), ("sched", "rr"), (None, "rr")]):
         rid = f"r{i}"
         con.execute(
-            "INSERT INTO runs VALUES (?, ?, 'greedy_rr', ?, '{}', 1, 'ok', NULL, NULL, '0.1.0', NULL, 0.1, NULL)",
+            "INSERT INTO runs VALUES (?, ?, 'greedy_rr', ?, '{}', 1, 'ok', NULL, NULL, '0.1.0', NULL, 0.1, NULL, NULL)",
             [rid, sweep, json.dumps({"port.scheduler": sched})],
         )
         con.executemany(

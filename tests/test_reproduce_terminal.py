@@ -1,5 +1,6 @@
 """`atmsim reproduce STUDY` on a terminal: every study runs to its end under the live
-progress bar (rich draws it only on a terminal, so the runs are under a pseudo-terminal).
+progress bar (rich draws it only on a terminal, so the runs are under a pseudo-terminal), and
+run again into the same results store it simulates nothing and gives the same verdicts.
 
 Each study runs its quick mode through the CLI. Two are made smaller so that the test stays
 short: mah96 by its own options (one configuration, two seeds), kocyigit by shrinking its
@@ -19,6 +20,7 @@ import time
 import pytest
 
 from atmsim.reproduce import STUDIES
+from atmsim.store import Store
 from atmsim.study import read_verdicts
 from atmsim.study.verdict_store import read_store_verdicts
 
@@ -84,3 +86,17 @@ def test_every_study_runs_to_its_end_under_the_progress_bar(study, tmp_path):
     if study == "kocyigit":
         eff = [v for v in stored if "efficiency very poor" in v.row]
         assert eff and all(0 <= v.low <= v.high <= 1 for v in eff), eff
+    # Run again into the same store: every run is read back, none simulated; the same verdicts.
+    ran = _runs_in(store)
+    again = tmp_path / "again"
+    rc, text = run_on_terminal(["reproduce", study, "--out", str(again), "--store", str(store), *OPTIONS.get(study, [])],
+                               SMALLER.get(study, ""))
+    assert rc == 0, text[-3000:]
+    assert _runs_in(store) == ran
+    assert read_verdicts(again) == read_verdicts(out)
+
+
+def _runs_in(store) -> tuple:
+    """How many runs the store holds and when the last of them started."""
+    with Store(store).reader() as con:
+        return con.execute("SELECT count(*), max(started_at) FROM runs").fetchone()

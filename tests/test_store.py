@@ -42,7 +42,7 @@ def test_schema_as_documented(store):
         con.close()
     assert cols["runs"] == [
         "run_id", "sweep_id", "scenario", "params", "scenario_doc", "seed", "status", "error", "error_field",
-        "version", "started_at", "wall_s", "series_path",
+        "version", "started_at", "wall_s", "series_path", "summary",
     ]
     assert cols["metrics"] == ["run_id", "entity", "metric", "value"]
     assert cols["sweeps"] == ["sweep_id", "scenario", "grid", "seeds", "created_at"]
@@ -53,6 +53,7 @@ def test_schema_as_documented(store):
     assert doc["tcp"][0]["window_bytes"] == params["tcp[0].window_bytes"]
     assert run["series_path"] == f"exp.series/{run['run_id']}.parquet"
     assert (path.parent / run["series_path"]).exists()
+    assert json.loads(run["summary"])["connections"][0]["name"]  # the whole summary, strings too
     assert len(sweep) == 1 and json.loads(sweep["grid"][0]) == GRID and json.loads(sweep["seeds"][0]) == [1, 2, 3]
 
 

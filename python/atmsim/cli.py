@@ -295,22 +295,22 @@ def check(scenario: Path) -> None:
     "--store",
     type=PATH,
     metavar="FILE",
-    help="Results store (DuckDB) the study writes its verdicts to (table verdicts; every study). mah96 also "
-    "runs into it and reads its runs back: runs already in it are not run again, so an interrupted study resumes.",
-    show_default="mah96: DIR/results.duckdb; others: none",
+    help="Results store (DuckDB) the study runs into and writes its verdicts to (table verdicts): runs already in "
+    "it are read back, not run again, so an interrupted study resumes.",
+    show_default="DIR/results.duckdb",
 )
 @click.option(
     "-j",
     "--jobs",
     type=click.IntRange(min=0),
     metavar="N",
-    help="Worker processes (0: in this process) (mah96).",
+    help="Worker processes (0: in this process).",
     show_default="all cores",
 )
 @click.option(
     "--scheduler",
     metavar="ADDRESS",
-    help="Dask scheduler to run on (tcp://host:8786) instead of local workers (mah96).",
+    help="Dask scheduler to run on (tcp://host:8786) instead of local workers.",
     show_default="local workers",
 )
 @_quiet_option("No progress bar.")

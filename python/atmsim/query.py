@@ -14,7 +14,7 @@ from .errors import ScenarioError
 from .scenario import parse_path
 from .store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreError, resolve_store, unflatten_metrics
 
-__all__ = ["results", "series", "summaries"]
+__all__ = ["results", "series", "series_frame", "summaries"]
 
 ID_COLUMNS = ["run_id", "sweep_id", "scenario", "seed", "status"]
 _MISSING = object()
@@ -130,9 +130,17 @@ def series(run_id: str, store: str | Path | None = None) -> pd.DataFrame:
         row = con.execute("SELECT series_path FROM runs WHERE run_id = ?", [run_id]).fetchone()
     if row is None:
         raise StoreError(f"no run {run_id!r} in the store", file=str(db.path))
-    if row[0] is None:
-        return pd.DataFrame({"time_s": [], "entity": [], "metric": [], "value": []})
-    return pd.read_parquet(db.path.parent / row[0])
+    return series_frame(db, row[0])
+
+
+def series_frame(db: Store, series_path: str | None) -> pd.DataFrame:
+    """The series file ``series_path`` (relative to the store; ``None``: a run without
+    series) as a DataFrame: ``time_s`` and ``value`` as floats, ``entity`` and ``metric`` as
+    categories, as :class:`atmsim.Results` has them."""
+    if series_path is None:
+        return pd.DataFrame({"time_s": np.array([], np.float64), "entity": pd.Categorical([]),
+                             "metric": pd.Categorical([]), "value": np.array([], np.float64)})
+    return pd.read_parquet(db.path.parent / series_path)
 
 
 def summaries(

@@ -53,7 +53,12 @@ __all__ = [
     "unflatten_metrics",
 ]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+
+#: The earlier versions this atmsim still reads, and upgrades when it writes
+#: (:meth:`Store.verify`): version 1 had no ``runs.summary``; upgrading adds the column, null
+#: for the runs already stored (the studies run those again to have their summaries).
+_UPGRADABLE = {"1": ["ALTER TABLE runs ADD COLUMN summary JSON"]}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -80,7 +85,8 @@ CREATE TABLE IF NOT EXISTS runs (
     version TEXT,
     started_at TIMESTAMP,
     wall_s DOUBLE,
-    series_path TEXT
+    series_path TEXT,
+    summary JSON
 );
 CREATE TABLE IF NOT EXISTS metrics (
     run_id TEXT,
@@ -219,6 +225,7 @@ class RunRecord:
     error_field: str | None = None
     metrics: list[tuple[str, str, float]] = field(default_factory=list)
     series: Mapping[str, Any] | None = None  # the core's columns: time_s, entity, metric, value
+    summary: str | None = None  # the run's whole summary as JSON (strings and list order kept)
 
 
 def _series_table(columns: Mapping[str, Any]) -> pa.Table | None:
@@ -411,6 +418,26 @@ class Store:
         self._check_regular_file()
         with self.connect(read_only=True, on_wait=on_wait) as con:
             self._check(con, empty_ok=True)
+            version = self._version(con)
+        if version in _UPGRADABLE:
+            self._upgrade(version, on_wait)
+
+    @staticmethod
+    def _version(con) -> str | None:
+        has_meta = con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = 'meta'"
+        ).fetchone()[0]
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if has_meta else None
+        return row[0] if row else None
+
+    def _upgrade(self, version: str, on_wait=None) -> None:
+        """Bring a store of an earlier schema ``version`` to :data:`SCHEMA_VERSION` in one transaction."""
+        with self.connect(on_wait=on_wait) as con:
+            con.execute("BEGIN TRANSACTION")
+            for statement in _UPGRADABLE[version]:
+                con.execute(statement)
+            con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [SCHEMA_VERSION])
+            con.execute("COMMIT")
 
     @contextlib.contextmanager
     def reader(self, on_wait=None) -> Iterator[Any]:
@@ -447,13 +474,15 @@ class Store:
                 f"not an atmsim results store (a DuckDB database with tables {', '.join(sorted(found))})",
                 file=str(self.path),
             )
-        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        version = row[0] if row else None
-        if version != SCHEMA_VERSION:
+        version = self._version(con)
+        if version != SCHEMA_VERSION and version not in _UPGRADABLE:
             raise StoreError(
-                f"results store schema version {version!r}, this atmsim reads and writes version {SCHEMA_VERSION}",
+                f"results store schema version {version!r}, this atmsim reads and writes version {SCHEMA_VERSION} "
+                f"(and upgrades version {', '.join(sorted(_UPGRADABLE))})",
                 file=str(self.path),
             )
+        if version != SCHEMA_VERSION:
+            expected = {**expected, "runs": [c for c in expected["runs"] if c != "summary"]}
         for table, columns in expected.items():
             have = found.get(table)
             if have is not None and have != columns:
@@ -538,7 +567,8 @@ class Store:
         on_wait=None,
     ) -> dict[str, str]:
         """Create the tables if needed, record the sweep and its runs; return ``{run_id: status}``
-        of the runs already in the store."""
+        of the runs already in the store (``ok-without-summary``: an ``ok`` run stored by a
+        version-1 store, without its whole summary)."""
         run_ids = list(dict.fromkeys(run_ids))
         self.verify(on_wait=on_wait)
         with self.connect(on_wait=on_wait) as con:
@@ -555,7 +585,10 @@ class Store:
             con.execute("COMMIT")
             ids = pa.table({"run_id": run_ids})
             con.register("_wanted", ids)
-            rows = con.execute("SELECT r.run_id, r.status FROM runs r JOIN _wanted w USING (run_id)").fetchall()
+            rows = con.execute(
+                "SELECT r.run_id, CASE WHEN r.status = 'ok' AND r.summary IS NULL THEN 'ok-without-summary' "
+                "ELSE r.status END FROM runs r JOIN _wanted w USING (run_id)"
+            ).fetchall()
             con.unregister("_wanted")
         self._clean_temp_files()
         return dict(rows)
@@ -621,6 +654,7 @@ class Store:
                 "started_at": pa.array([_timestamp(rec.started_at) for rec in records], pa.timestamp("us")),
                 "wall_s": pa.array([rec.wall_s for rec in records], pa.float64()),
                 "series_path": pa.array([series_paths[rec.run_id] for rec in records], pa.string()),
+                "summary": pa.array([rec.summary for rec in records], pa.string()),
             }
         )
         metric_ids: list[str] = []
@@ -651,7 +685,7 @@ class Store:
                 con.execute(
                     """INSERT OR REPLACE INTO runs
                        SELECT run_id, sweep_id, scenario, params::JSON, scenario_doc::JSON, seed, status, error,
-                              error_field, version, started_at, wall_s, series_path
+                              error_field, version, started_at, wall_s, series_path, summary::JSON
                        FROM _new_runs"""
                 )
                 con.execute("INSERT INTO metrics SELECT run_id, entity, metric, value FROM _new_metrics")

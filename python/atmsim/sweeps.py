@@ -479,6 +479,29 @@ def plan_points(
     return SweepPlan(sweep_id, label, origin, grid, seeds, runs)
 
 
+def plan_runs(label: str, origin: str, runs: Sequence[tuple[Scenario, int]]) -> SweepPlan:
+    """A sweep of explicitly built ``(scenario, seed)`` runs, each validated by the core
+    (raises ScenarioError) before anything runs; a run listed twice is planned once. The
+    plan has no grid: a run is known by its scenario document and seed."""
+    planned: list[PlannedRun] = []
+    seen: set[str] = set()
+    texts: dict[int, str] = {}
+    for scen, seed in runs:
+        seed = _check_seed(seed)
+        rid = run_id_of(scen._doc, seed)
+        if rid in seen:
+            continue
+        seen.add(rid)
+        text = texts.get(id(scen))
+        if text is None:
+            _check_document(scen._doc, origin)
+            text = texts[id(scen)] = scen.to_json()
+            _core.validate(text, "json", origin)
+        planned.append(PlannedRun(rid, {}, scen._doc, text, seed))
+    sweep_id = hashlib.sha256(_canonical({"runs": sorted(seen)}).encode()).hexdigest()[:16]
+    return SweepPlan(sweep_id, label, origin, {}, sorted({r.seed for r in planned}), planned)
+
+
 # ----- execution ------------------------------------------------------------------------------
 
 
@@ -741,6 +764,7 @@ def _record(run: PlannedRun, scenario: str, raw: Mapping[str, Any], version: str
         wall_s=raw["wall_s"],
         metrics=flatten_summary(summary),
         series=raw.get("series"),
+        summary=json.dumps(summary, ensure_ascii=False),
     )
 
 
@@ -830,9 +854,12 @@ def run_plan(
     flush_interval: float = 1.0,
     fsync: bool = True,
     _t_start: float | None = None,
+    need_summaries: bool = False,
 ) -> SweepSummary:
-    """Run a planned sweep (:func:`plan_sweep`, :func:`plan_points`) into the results store:
-    the runs already stored are skipped; the arguments are :func:`sweep`'s."""
+    """Run a planned sweep (:func:`plan_sweep`, :func:`plan_points`, :func:`plan_runs`) into
+    the results store: the runs already stored are skipped; the arguments are :func:`sweep`'s.
+    ``need_summaries``: runs stored without their whole summary (by a version-1 store) are run
+    again, for a reader of ``runs.summary`` (:mod:`atmsim.study.executor`)."""
     from . import __version__
 
     t_start = time.perf_counter() if _t_start is None else _t_start
@@ -846,6 +873,8 @@ def run_plan(
         plan.sweep_id, plan.scenario, plan.grid, plan.seeds, (r.run_id for r in plan.runs), on_wait=on_wait
     )
     skip = {"ok"} if retry_failed else {"ok", "failed"}
+    if not need_summaries:
+        skip.add("ok-without-summary")
     todo = [r for r in plan.runs if existing.get(r.run_id) not in skip]
     summary = SweepSummary(plan.sweep_id, db.path, len(plan.runs), len(plan.runs) - len(todo), 0, 0, 0.0)
     if todo:

@@ -67,6 +67,7 @@ from ..report import figure_path, plot_ci_lines, save_figure
 from ..scenario import Scenario
 from ..study import Mode as StudyMode
 from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, write_study_report
+from ..study.executor import run_study
 from .runner import run_many
 
 POLICIES = ("per-conversation", "per-type", "per-destination")
@@ -413,9 +414,13 @@ def _sat_text(x) -> str:
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
-        store: str | Path | None = None) -> Path:
-    """Run the study and write ``report.html`` into ``out_dir`` (its verdicts also into the results
-    ``store``, if given)."""
+        store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
+    """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
+    :func:`atmsim.study.executor.run_study`."""
+    return run_study("caceres93", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
+
+
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()

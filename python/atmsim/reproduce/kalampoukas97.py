@@ -35,6 +35,7 @@ from ..study import (
     Kind, Progress, Rule, Verdict, above, at_most, holds, in_range, verdict_html, within, within_ratio, write_study_report,
 )
 from ..study import Mode as StudyMode
+from ..study.executor import run_study
 from .runner import run_many
 
 # Digest A9/A12: one-way propagation readings of §5.4's "about 9 segments" [ms].
@@ -665,8 +666,13 @@ def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: fl
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
-        store: str | Path | None = None) -> Path:
-    """Run the study; write ``report.html`` with its figures into ``out_dir``."""
+        store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
+    """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
+    :func:`atmsim.study.executor.run_study`."""
+    return run_study("kalampoukas97", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
+
+
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     t0 = time.perf_counter()
     st, points = collect(full, seed, progress)

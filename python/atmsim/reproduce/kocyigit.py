@@ -54,6 +54,7 @@ from ..scenario import Scenario
 from ..study import Mode as StudyMode
 from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, write_study_report
 from ..study import resources
+from ..study.executor import run_study
 from .runner import run_many
 
 SCENARIO_DIR = resources.scenario_dir("kocyigit")
@@ -465,9 +466,13 @@ def _mechanism_html(mech: dict, size: Size, nseeds: int, bg: float) -> str:
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
-        store: str | Path | None = None) -> Path:
-    """Run Figures 3–6, the VP-based variant and the one-user case; write ``report.html`` (its
-    verdicts also into the results ``store``, if given)."""
+        store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
+    """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
+    :func:`atmsim.study.executor.run_study`."""
+    return run_study("kocyigit", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
+
+
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()

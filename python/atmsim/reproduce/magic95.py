@@ -46,6 +46,7 @@ from ..report import figure_path, new_axes, save_axes
 from ..scenario import Scenario
 from ..study import resources
 from . import magic95_hosts, magic95_tables
+from ..study.executor import run_study
 from .runner import run_many
 from .magic95_hosts import cells_per_segment
 
@@ -582,9 +583,13 @@ by bisection (1 = the port can be fully loaded).</p>
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
-        store: str | Path | None = None) -> Path:
-    """Run the implemented MAGIC experiments and write ``report.html`` into ``out_dir`` (its
-    verdicts also into the results ``store``, if given)."""
+        store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
+    """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
+    :func:`atmsim.study.executor.run_study`."""
+    return run_study("magic95", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
+
+
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
