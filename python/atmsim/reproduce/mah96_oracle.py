@@ -110,6 +110,12 @@ _BE_ROWS: tuple[Row, ...] = (
          "app shorter (noqos: direction only; sp-http: sig. for all four with svc)", [AC_SVC], HTTP4, "lower", None),
     _cmp("M-5 svccache", "§5.4.3", "conv→app (noqos, svccache): HTTP item and page, median and 90th",
          "app shorter (noqos: direction only; sp-http: only the 90th item sig. with svccache)", [AC_CACHE], HTTP4, "lower", None),
+    # §5.4.3 states its significance for sp-http (Figs 5-10/5-11); noqos (above) has the direction only.
+    _cmp("M-5 sp-http svc", "§5.4.3, Figs 5-10/5-11", "app→conv (sp-http, svc): HTTP item and page, median and 90th",
+         "conv longer, sig. for all four with svc", mux_pairs("sp-http", ("svc",)), HTTP4, "higher", True),
+    _cmp("M-5 sp-http svccache", "§5.4.3, Fig 5-11", "app→conv (sp-http, svccache): HTTP item 90th",
+         "conv longer, sig. only for the 90th item with svccache", mux_pairs("sp-http", ("svccache",)), ("http.item.p90",),
+         "higher", True),
     _cmp("M-6 nwc-http", "§5.4.3, Figs 5-12/5-13", "app→conv (nwc-http, svc and svccache): HTTP item and page, median and 90th",
          "conv \"significantly lower\" median and 90th item and page", mux_pairs("nwc-http"), HTTP4, "lower", True),
     _cmp("M-6 policed", "§5.4.3", "app→conv (wc-http, wc-isp, wc-qos1, nwc-isp, nwc-qos1; svc, svccache): HTTP item and page",
@@ -119,7 +125,9 @@ _BE_ROWS: tuple[Row, ...] = (
         "\"few significant differences\"; video \"similarly unchanged\"", "chance", (AC_SVC, AC_CACHE), MEDIA3),
     _lvl("M-8", "§5.5, §6.5", "router (pvc, svc, svccache): VC requests per run, every run", "30–48 (30 = the 6·5 mesh)",
          ("noqos-router-pvc", "noqos-router-svc", "noqos-router-svccache"), "vc.setups", 30, 48, full_only=False, every_run=True, exact=True),
-    _lvl("M-9", "§5.5", "noqos-conv-svc: VC establishments per run", "162,000–174,000", ("noqos-conv-svc",), "vc.setups", 162_000, 174_000),
+    # "required between 162,000 and 174,000 ... over the course of a run": the range of the runs, so every run.
+    _lvl("M-9", "§5.5", "noqos-conv-svc: VC establishments per run, every run", "162,000–174,000", ("noqos-conv-svc",),
+         "vc.setups", 162_000, 174_000, every_run=True),
     _cmp("M-10 svc", "§5.5.1", "conv→router (svc): telnet connect median, 90th", "−62 % / −57 %, sig.",
          [CR_SVC], ("telnet.connect.median", "telnet.connect.p90"), "lower", True),
     _cmp("M-10 svccache", "§5.5.1", "conv→router (svccache): telnet connect median, 90th", "minor reductions, not sig.",

@@ -80,14 +80,21 @@ def _rows_html(judged: list[tuple[oracle.Row, oracle.Verdict]]) -> str:
             f"<td style='text-align:left'>{_e(r.thesis)}</td><td style='text-align:left'><small>{_e(v.ours)}</small></td>"
             f"<td style='text-align:left'><small>{_e(v.test)}</small></td><td><b>{_e(v.word)}</b></td><td>{_e(v.reason)}</td></tr>"
             for r, v in rows)
-        parts.append(f"<h3>{_e(title)}</h3><table>{head}{body}</table>")
+        words = [v.word for _, v in rows]
+        tally = ", ".join(f"{words.count(w)} {w}" for w in ("agrees", "differs", "not comparable") if words.count(w))
+        parts.append(_collapsed(f"{title} — {len(rows)} rows: {tally}", f"<table>{head}{body}</table>"))
     return "".join(parts)
+
+
+def _collapsed(summary: str, body: str) -> str:
+    """A section shown as its one-line ``summary`` and opened on demand (HTML ``<details>``)."""
+    return f"<details><summary><b>{_e(summary)}</b></summary>{body}</details>"
 
 
 def _rules_html(mode) -> str:
     o = oracle
     return (
-        "<h2>Rules and tolerances</h2><ul>"
+        "<details><summary><b>Rules and tolerances</b></summary><ul>"
         "<li><b>Comparisons</b> (B against A; \"conv→router\" means A = conv, B = router, same VC policy): Mann-Whitney "
         "shift interval of B − A over the per-run statistics (atmsim.stats.compare; thesis §3.5.2). With 3 runs "
         "against 3 the exact levels are 90, 80 and 60 %; at 90 % the interval is the range of the nine differences, so "
@@ -112,7 +119,7 @@ def _rules_html(mode) -> str:
         f"<li><b>V-21</b>: svc / svccache setups ≥ {o.ORDER_OF_MAGNITUDE:g} (\"more than an order of magnitude\").</li>"
         "<li><b>V-10</b>: every application's counters and metrics and every switch's drops equal between router-pvc "
         "and router-svccache, seed by seed.</li>"
-        "<li>No rule or tolerance was changed after seeing a verdict; nothing was tuned to make a row agree.</li></ul>")
+        "<li>No rule or tolerance was changed after seeing a verdict; nothing was tuned to make a row agree.</li></ul></details>")
 
 
 def _config_table(study) -> str:
@@ -124,7 +131,7 @@ def _config_table(study) -> str:
     for c in study.configs:
         cells = "".join(f"<td>{tables.STATS[k].show(figures.mean(st, c, k))}</td>" for k in keys)
         rows.append(f"<tr><td style='text-align:left'>{_e(c)}</td>{cells}</tr>")
-    return ("<h2>Per-configuration results</h2><p>Mean over the seeds (every run's every statistic is in "
+    return _collapsed(f"Per-configuration results ({len(rows)} configurations)", "<p>Mean over the seeds (every run's every statistic is in "
             "<code>per_run.csv</code>). Times are each run's median or 90th percentile; media rates are pooled over the "
             "run's conversations; the failure rate is the share of guaranteed VC requests refused by admission control "
             "(— under noqos and sp, which request none).</p><table>" + head + "".join(rows) + "</table>")
@@ -136,10 +143,11 @@ def _recommendations_html(study) -> str:
         f"<tr><td>{_e(rid)}</td><td>{_e(where)}</td><td style='text-align:left'>{_e(text)}</td>"
         f"<td style='text-align:left'><small>{_e(ours)}</small></td><td><b>{_e(word)}</b></td></tr>"
         for rid, where, text, word, ours in oracle.recommendations(study.stats, study.mode.at_scale))
-    return ("<h2>The thesis' recommendations</h2><p>Restated in our words; each is checked by the comparisons its evidence "
-            "rests on (direction in most or all setups, no more significant side effects than chance, magnitudes at the "
-            "thesis' scale only).</p><table><tr><th>id</th><th>where</th><th>recommendation</th><th>atmsim</th>"
-            f"<th>verdict</th></tr>{rows}</table>")
+    return _collapsed("The thesis' recommendations, checked on these runs",
+                      "<p>Restated in our words; each is checked by the comparisons its evidence "
+                      "rests on (direction in most or all setups, no more significant side effects than chance, magnitudes at the "
+                      "thesis' scale only).</p><table><tr><th>id</th><th>where</th><th>recommendation</th><th>atmsim</th>"
+                      f"<th>verdict</th></tr>{rows}</table>")
 
 
 def _figures(study, out: Path) -> str:
@@ -154,7 +162,9 @@ def _figures(study, out: Path) -> str:
     return ("<h2>Figures</h2><p>Bars: mean over seeds; dots: each seed; red crosses: the thesis' values (telnet connect "
             "and HTTP page: the middle of the ranges implied in spec §5.6); dashed lines: the thesis' bounds. The Chapter 4 "
             "overview shows each QoS policy's change against noqos in the same setup." + note
-            + "</p>" + "".join(f"<p><img src='{_e(f.name)}' alt='{_e(f.stem)}'></p>" for f in figs))
+            + " Two figures a row; open one alone for its full size.</p><p>"
+            + "".join(f"<a href='{_e(f.name)}'><img src='{_e(f.name)}' alt='{_e(f.stem)}' style='width:49%'></a>" for f in figs)
+            + "</p>")
 
 
 def _consistency(study) -> str:
@@ -169,8 +179,8 @@ def _consistency(study) -> str:
             + ", ".join(f"{c} {oracle.show('telnet.connect.median', mean(c, 'telnet.connect.median'))}" for c in ("noqos-app-svccache", "noqos-conv-svccache"))
             + (f"; router-svc / conv-svc median = {rs / cs:.2f} (thesis ≈0.38)" if cs and rs else "") + ".")
     items = "".join(f"<li><b>{k}</b>: {_e(t)}" + (f" <i>{_e(ours)}</i>" if k == "C-1" else "") + "</li>" for k, t in oracle.CONSISTENCY)
-    return ("<h2>The thesis' internal inconsistencies (spec §5.7)</h2><p>Noted, not fitted: where two of the thesis' "
-            "numbers disagree no row is judged against either (K-7).</p><ul>" + items + "</ul>")
+    return _collapsed("The thesis' internal inconsistencies (spec §5.7)", "<p>Noted, not fitted: where two of the thesis' "
+                      "numbers disagree no row is judged against either (K-7).</p><ul>" + items + "</ul>")
 
 
 def _runtime(study) -> str:
@@ -229,8 +239,9 @@ def write(study, out: Path) -> Path:
         f"run is not comparable. Results store: <code>{_e(str(study.store or ''))}</code> (run the same command again to "
         "resume an interrupted study; read it with <code>atmsim.results</code>). Files: <code>per_run.csv</code>, "
         "<code>rows.csv</code>.</p>")
-    body = [intro, "<h2>Rows beside the thesis</h2>", _rows_html(judged),
-            _recommendations_html(study), _rules_html(study.mode), _config_table(study), _figures(study, out),
+    body = [intro, _figures(study, out), "<h2>Rows beside the thesis</h2><p>Each section opens on a click; the summary "
+            "above lists every row with its verdict.</p>", _rows_html(judged),
+            _recommendations_html(study), _rules_html(study.mode), _config_table(study),
             _consistency(study), _runtime(study),
             f"<p class='meta'>mode: {mode}; {_e(study.mode.label())}; seeds {study.seeds}; {study.elapsed_s:.1f} s wall.</p>"]
     _write_csv(study, judged, out)

@@ -230,10 +230,6 @@ def summary_html(verdicts: list[Verdict], runtime_s: float, mode: str) -> str:
     c = counts(verdicts)
     head = "".join(f"<th>{html.escape(k)}</th>" for k in SUMMARY_COLUMNS)
     nums = "".join(f"<td>{c[k]}</td>" for k in SUMMARY_COLUMNS)
-    rows = "".join(
-        f"<tr><td>{html.escape(v.row)}</td><td>{html.escape(str(v.kind))}</td><td><b>{html.escape(str(v.outcome))}</b></td>"
-        f"<td>{html.escape(v.paper)}</td><td>{html.escape(_value(v))}</td><td>{html.escape(v.rule)}</td></tr>"
-        for v in verdicts)
     return (
         "<h2>Summary</h2><p>Kinds: <i>validated</i> — compared with something the model was not fitted to; "
         "<i>calibrated</i> — a row a parameter was chosen from (agreement by construction); <i>model-vs-model</i> — "
@@ -241,9 +237,30 @@ def summary_html(verdicts: list[Verdict], runtime_s: float, mode: str) -> str:
         "<code>verdicts.csv</code> and <code>verdicts.json</code>.</p>"
         f"<table><tr>{head}</tr><tr>{nums}</tr></table>"
         f"<p class='meta'>{len(verdicts)} rows; {html.escape(mode)} mode; runtime {runtime_s:.1f} s wall.</p>"
-        "<table><tr><th>row</th><th>kind</th><th>outcome</th><th>paper</th><th>atmsim</th><th>rule</th></tr>"
-        f"{rows}</table>"
+        + _rows_table(verdicts)
     )
+
+
+#: Up to this many rows the summary lists every row; above it, the rows that differ and,
+#: collapsed (HTML ``<details>``), every row — so a long report's verdicts fit one screen.
+OPEN_ROWS = 30
+
+
+def _rows_table(verdicts: list[Verdict]) -> str:
+    head = "<tr><th>row</th><th>kind</th><th>outcome</th><th>paper</th><th>atmsim</th><th>rule</th></tr>"
+
+    def table(vs: list[Verdict]) -> str:
+        rows = "".join(
+            f"<tr><td>{html.escape(v.row)}</td><td>{html.escape(str(v.kind))}</td><td><b>{html.escape(str(v.outcome))}</b></td>"
+            f"<td>{html.escape(v.paper)}</td><td>{html.escape(_value(v))}</td><td>{html.escape(v.rule)}</td></tr>"
+            for v in vs)
+        return f"<table>{head}{rows}</table>"
+
+    if len(verdicts) <= OPEN_ROWS:
+        return table(verdicts)
+    differ = [v for v in verdicts if v.outcome is Outcome.DIFFERS]
+    shown = (f"<h3>The {len(differ)} rows that differ</h3>" + table(differ)) if differ else "<p>No row differs.</p>"
+    return shown + f"<details><summary><b>Every row ({len(verdicts)})</b></summary>{table(verdicts)}</details>"
 
 
 def verdict_html(v: Verdict) -> str:
