@@ -11,8 +11,8 @@ import pytest
 
 from atmsim.reproduce import kalampoukas97 as k97
 from atmsim.study import Kind, Outcome, read_verdicts
-from atmsim.reproduce import kalampoukas_setup as ks
-from atmsim.reproduce import kalampoukas_theory as th
+from atmsim.reproduce.kalampoukas97 import experiment as ks
+from atmsim.reproduce.kalampoukas97 import theory as th
 
 
 @pytest.fixture(scope="module")

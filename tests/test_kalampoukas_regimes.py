@@ -3,7 +3,7 @@ Kalampoukas, Varma & Ramakrishnan (1997), across all three regimes and off the p
 
 Each point is the §5.2 network (one switch, OC-3c, max-min ER, delayed ACKs off) with its own
 windows, one-way propagation and direction rates (PCR as a fraction of the link). The closed
-forms come from ``kalampoukas_theory`` (tested against the paper's numbers elsewhere); the
+forms come from :mod:`atmsim.reproduce.kalampoukas97.theory` (tested against the paper's numbers elsewhere); the
 cell-level runs never see them.
 
 Tolerances, and why:
@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import pytest
 
-from atmsim.reproduce import kalampoukas_setup as ks
-from atmsim.reproduce import kalampoukas_theory as th
+from atmsim.reproduce.kalampoukas97 import experiment as ks
+from atmsim.reproduce.kalampoukas97 import theory as th
 from atmsim.reproduce.runner import run_many
 
 STEADY_AFTER_S = 1.0

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atmsim.reproduce import kalampoukas_theory as kt
+from atmsim.reproduce.kalampoukas97 import theory as kt
 
 TwoWay, Regime = kt.TwoWay, kt.Regime
 

@@ -13,8 +13,8 @@ import pytest
 from atmsim.errors import ScenarioError
 from atmsim.reproduce import STUDIES
 from atmsim.reproduce import mah96
-from atmsim.reproduce import mah96_oracle as o
-from atmsim.reproduce import mah96_tables as t
+from atmsim.reproduce.mah96 import oracle as o
+from atmsim.reproduce.mah96 import tables as t
 from atmsim.study import Kind, read_verdicts
 
 # ----- extraction, on a hand-built summary --------------------------------------------------

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from atmsim.reproduce import mah96_oracle as oracle
-from atmsim.reproduce import mah96_report as report
+from atmsim.reproduce.mah96 import oracle as oracle
+from atmsim.reproduce.mah96 import report as report
 from atmsim.study import Kind
 
 BASE = (10.0, 10.5, 11.0)

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from atmsim.reproduce import mah96_oracle as o
-from atmsim.reproduce import mah96_qos_rows as q
-from atmsim.reproduce import mah96_tables as t
-from atmsim.reproduce.mah96_rows import CANONICAL, Row, chg_row
+from atmsim.reproduce.mah96 import oracle as o
+from atmsim.reproduce.mah96 import qos_rows as q
+from atmsim.reproduce.mah96 import tables as t
+from atmsim.reproduce.mah96.rows import CANONICAL, Row, chg_row
 
 from test_mah96 import SUMMARY
 

@@ -123,7 +123,7 @@ def test_magic_table2_pacing_unit_and_the_loss_rule():
     # MAGIC Exp. 2 (paper 0.87 vs 68.20 Mb/s). Paced at 70 Mb/s the TCP payload is at most
     # 70 * 9140 / (192 * 53) = 62.87 Mb/s of line bits, 69.42 if 70 Mb/s counts cell payload:
     # the paper's 68.20 fits only the second reading.
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     cases = t.run_cases(t.table2_cases(), full=False)
     bsd, adv, line, payload = cases
@@ -141,7 +141,7 @@ def test_magic_table2_pacing_unit_and_the_loss_rule():
 
 def test_loss_rule_never_acts_without_a_loss():
     # Paced, nothing is lost, so the two ssthresh rules give identical runs.
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     runs = []
     for rule in t.LOSS_RULES:
@@ -154,7 +154,7 @@ def test_magic_table3_receiver_cpu_at_table2_rate_does_not_lower_the_paced_resul
     # The hypothesis "a CPU-bound SPARCstation receiver" against Table 2: a per-segment cost
     # that lets the receiver take 68.2 Mb/s cannot hold two paced connections (62.87 Mb/s of
     # payload in all) below 62.87 Mb/s.
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     un_bsd, un_adv, line, payload, cpu = t.run_cases(t.table3_cases(), full=False)
     assert all(abs(x / 62.87 - 1) < 0.005 for x in cpu.combined), cpu.combined
@@ -164,7 +164,7 @@ def test_magic_table3_receiver_cpu_at_table2_rate_does_not_lower_the_paced_resul
 
 
 def test_magic_table4a_sender_speed_decides_between_no_loss_sharing_and_lock_out():
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     cases = {c.label: c for c in t.run_cases(
         [c for c in t.table4a_cases(full=False) if c.label.endswith("half_window")], full=False)}
@@ -180,7 +180,7 @@ def test_magic_table4a_sender_speed_decides_between_no_loss_sharing_and_lock_out
 
 
 def test_magic_table4b_paced_is_loss_free_at_the_pacing_limit():
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     line, _payload = t.run_cases(t.table4b_cases(), full=False)
     assert sum(line.rexmt) == 0 and abs(line.mbps.estimate / 62.87 - 1) < 0.005
@@ -221,7 +221,7 @@ def test_magic_figure5_geo_geo_1_n_allowable_load():
 def test_magic_figure4_receiver_cpu_bound_throughput_follows_the_per_segment_model():
     # MAGIC Exp. 6 / §4.3: throughput = min(MSS * 8 / c_seg, OC-3c user rate), c_seg fitted
     # to 119 Mb/s at 9140-byte segments (documented in scenarios/magic95/fig4_direct.toml).
-    from atmsim.reproduce import magic95_hosts as h
+    from atmsim.reproduce.magic95 import hosts as h
 
     assert abs(h.per_segment_s() - 9140 * 8 / 119e6) < 0.5e-6
     rows = h.figure4()
@@ -233,7 +233,7 @@ def test_magic_figure4_receiver_cpu_bound_throughput_follows_the_per_segment_mod
 
 
 def test_magic_figure7_faster_machines_scale_the_cpu_bound_until_the_link_caps_it():
-    from atmsim.reproduce import magic95_hosts as h
+    from atmsim.reproduce.magic95 import hosts as h
 
     for k, mss, got, model in h.figure7():
         assert abs(got / model - 1) < 0.01, (k, mss, got, model)
@@ -249,7 +249,7 @@ def test_magic_figure5_model_is_checked_by_simulating_the_port():
 
 
 def test_magic_verdict_rules_can_agree_and_can_differ():
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     def case(paper, *per_seed):
         return t.Case("c", "f", paper, {}, per_seed=[list(p) for p in per_seed])
@@ -266,7 +266,7 @@ def test_magic_verdict_rules_can_agree_and_can_differ():
 
 
 def test_magic_jitter_rule_can_agree_and_can_differ():
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     def case(*per_seed):
         return t.Case("c", "f", 46.71, {}, per_seed=[list(p) for p in per_seed])
@@ -278,7 +278,7 @@ def test_magic_jitter_rule_can_agree_and_can_differ():
 
 
 def test_magic_jitter_cases_keep_the_senders_mean_speed():
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     for c in t.table4a_jitter_cases():
         j = c.overrides["host[0].cpu_jitter_us"]
@@ -288,7 +288,7 @@ def test_magic_jitter_cases_keep_the_senders_mean_speed():
 
 
 def test_magic_table4b_rule_can_agree_and_can_differ():
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     def case(mbps, rexmt):
         return t.Case("c", "f", 61.17, {}, per_seed=[[mbps / 2, mbps / 2]] * 2, rexmt=[rexmt, 0])
@@ -302,7 +302,7 @@ def test_magic_table3_unpaced_with_tahoe_and_timeouts_only_under_the_advertised_
     # As for Table 2: with ssthresh from the advertised window, recovery by slow start (Tahoe) or
     # by timeout alone collapses the two contending senders to the paper's 1.66 Mb/s (measured,
     # quick: Tahoe 1.66-2.33, timeouts only 1.48-1.78); BSD's rule keeps several times more.
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     cases = {c.label: c for c in t.run_cases(t.table3_recovery_cases(), full=False)}
     assert set(cases) == {f"{r}, {rule}" for r in t.T3_RECOVERIES for rule in t.LOSS_RULES}
@@ -318,14 +318,14 @@ def test_magic_table3_unpaced_with_tahoe_and_timeouts_only_under_the_advertised_
 
 
 def _case(paper, per_seed, losses=None):
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     return t.Case("c", "f", paper, {}, per_seed=[list(p) for p in per_seed],
                   losses_per_s=losses if losses is not None else [0.0] * len(per_seed))
 
 
 def test_magic_table3_paced_rule_can_agree_and_can_differ():
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     at_limit = _case(52.36, [[31.4, 31.4], [31.4, 31.5]])  # 62.8: 20 % above the paper
     assert not t.table3_paced_rule([at_limit, at_limit]).passes
@@ -335,7 +335,7 @@ def test_magic_table3_paced_rule_can_agree_and_can_differ():
 
 
 def test_magic_table4a_rule_can_agree_and_can_differ():
-    from atmsim.reproduce import magic95_tables as t
+    from atmsim.reproduce.magic95 import tables as t
 
     shares = _case(46.71, [[23.0, 22.0], [25.0, 24.0]], [3.0, 2.5])  # 45-49 Mb/s, 2.75 losses/s
     assert t.table4a_agrees(shares) and t.table4a_rule([shares]).passes
@@ -347,7 +347,7 @@ def test_magic_table4a_rule_can_agree_and_can_differ():
 
 
 def test_magic_figure_rules_can_agree_and_can_differ():
-    from atmsim.reproduce import magic95_hosts as h
+    from atmsim.reproduce.magic95 import hosts as h
 
     # Figure 4: rising, the smallest below 10 % of the largest, every point within 3 % of the model.
     f4 = [(512, 6.9, 7.0, 1.0), (4096, 55.0, 55.5, 1.0), (9140, 118.0, 119.0, 1.0)]

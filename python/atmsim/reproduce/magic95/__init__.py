@@ -5,7 +5,7 @@ Implemented:
 - Table 1 (Experiment 1, §3.1): one ttcp transfer from a DEC 3000 AXP over OC-3c through a
   Fore ASX-100 to another DEC 3000, 600 km away with an 8.8 ms round trip, for TCP windows of
   0.5 kB … 128 kB. The paper finds B = W/T (Eq. 1). Files ``table1_w*.toml``.
-- Tables 2–4 (Experiments 2–4): in :mod:`atmsim.reproduce.magic95_tables` — multi-seed runs
+- Tables 2–4 (Experiments 2–4): in :mod:`atmsim.reproduce.magic95.tables` — multi-seed runs
   under two loss responses (``[[tcp]] ssthresh_on_loss``), both readings of the pacing rate,
   Table 4 A over a range of sender speeds on the two sites' unequal delays, per-connection
   goodput and Jain's index.
@@ -19,7 +19,7 @@ Implemented:
   for several MTUs and both loss rules; verdicts on the onset (Eq. 2, at the resolution of one
   segment) and on the collapse level.
 - Figures 4 and 7 (§3.6, §4.3): segment size against host processing limits, in
-  :mod:`atmsim.reproduce.magic95_hosts` (``fig4_direct.toml``).
+  :mod:`atmsim.reproduce.magic95.hosts` (``fig4_direct.toml``).
 
 The Kansas City paths' delays are not given: they are scaled by distance from Exp. 1's 8.8 ms
 per 600 km (Lawrence - Kansas City ≈ 65 km: 0.95 ms round trip; Sioux Falls - Kansas City
@@ -37,18 +37,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..output import write_text_atomic
-from ..study import Mode as StudyMode
-from ..study import (
+from ...output import write_text_atomic
+from ...study import Mode as StudyMode
+from ...study import (
     Kind, Outcome, Progress, Rule, Verdict, above, at_most, below, holds, in_range, verdict_html, within_ratio, write_study_report,
 )
-from ..report import figure_path, new_axes, save_axes
-from ..scenario import Scenario
-from ..study import resources
-from . import magic95_hosts, magic95_tables
-from ..study.executor import run_study
-from .runner import run_many
-from .magic95_hosts import cells_per_segment
+from ...report import figure_path, new_axes, save_axes
+from ...scenario import Scenario
+from ...study import resources
+from . import hosts, tables
+from ...study.executor import run_study
+from ..runner import run_many
+from .hosts import cells_per_segment
 
 #: Table 1 as published: window label, window [bytes], throughput [Mb/s].
 TABLE1 = [
@@ -172,7 +172,7 @@ def figure6(full: bool = False, seed: int = 1, progress: Progress | None = None)
     {rule: {mtu: [(window, mean goodput over seeds [Mb/s], retransmitted segments, all seeds)]}}."""
     seeds, dur = fig6_plan(full)
     seeds = [seed + s - 1 for s in seeds]
-    points = [(rule, mtu, w) for rule in magic95_tables.LOSS_RULES for mtu in FIG6_MTUS for w in FIG6_WINDOWS]
+    points = [(rule, mtu, w) for rule in tables.LOSS_RULES for mtu in FIG6_MTUS for w in FIG6_WINDOWS]
     jobs = []
     for rule, mtu, w in points:
         sc = mismatch(w, mtu, dur, file="fig6_local")
@@ -186,7 +186,7 @@ def figure6(full: bool = False, seed: int = 1, progress: Progress | None = None)
             progress.step(f"figure 6, {rule}, MTU {mtu}, window {w}")
 
     summaries = run_many(jobs, progress=tick)
-    out: dict[str, dict[int, list]] = {rule: {mtu: [] for mtu in FIG6_MTUS} for rule in magic95_tables.LOSS_RULES}
+    out: dict[str, dict[int, list]] = {rule: {mtu: [] for mtu in FIG6_MTUS} for rule in tables.LOSS_RULES}
     for k, (rule, mtu, w) in enumerate(points):
         conns = [x["connections"][0] for x in summaries[k * len(seeds):(k + 1) * len(seeds)]]
         good = sum(c["goodput_bps"] for c in conns) / len(conns) / 1e6
@@ -194,12 +194,12 @@ def figure6(full: bool = False, seed: int = 1, progress: Progress | None = None)
     return out
 
 
-# --- Tables 2-4 (Experiments 2-4, §3.2-3.4): in magic95_tables ----------------------------
+# --- Tables 2-4 (Experiments 2-4, §3.2-3.4): in magic95.tables ----------------------------
 
 def paced_user_bps(rate_bps: float) -> float:
     """TCP payload carried by pacing at ``rate_bps`` of cells with 9180-byte datagrams
     (9140 bytes of TCP data in 192 cells): 70 Mb/s → 62.87 Mb/s."""
-    return rate_bps * magic95_tables.PAYLOAD_PER_LINE
+    return rate_bps * tables.PAYLOAD_PER_LINE
 
 
 # --- Figure 3 (Experiment 5, §3.5): throughput vs TCP segment size through the mismatch -----
@@ -381,7 +381,7 @@ def _figure6_html(f6: dict, out: Path, full: bool, verdicts: list[Verdict]) -> s
     ours_w = eq2_window_bytes(ci_bps=149.76e6, co_bps=100e6)
     fig, ax = new_axes()
     for k, mtu in enumerate(FIG6_MTUS):
-        for rule, ls in zip(magic95_tables.LOSS_RULES, ("-", "--")):
+        for rule, ls in zip(tables.LOSS_RULES, ("-", "--")):
             rows = f6[rule][mtu]
             ax.plot([w for w, *_ in rows], [g for _, g, _ in rows], "o" + ls, color=f"C{k}", label=f"MTU {mtu}, {rule}")
     ax.axvline(paper_w, color="C3", ls=":", label=f"Eq. 2, 155→100 Mb/s: {paper_w:,.0f} B")
@@ -392,7 +392,7 @@ def _figure6_html(f6: dict, out: Path, full: bool, verdicts: list[Verdict]) -> s
     )
     seeds, dur = fig6_plan(full)
     lines, shown = [], []
-    for rule in magic95_tables.LOSS_RULES:
+    for rule in tables.LOSS_RULES:
         rows = f6[rule][9180]
         ov = overflow_window(rows)
         peak, level = figure6_collapse(rows)
@@ -515,7 +515,7 @@ def figure5_check_rule(rows: list[tuple[int, int, float, list[float]]]) -> Rule:
 
 
 def _figure5_check_html(rows: list[tuple[int, int, float, list[float]]], verdicts: list[Verdict]) -> str:
-    from .. import stats
+    from ... import stats
 
     body = ""
     worst = figure5_worst_factor(rows)
@@ -593,19 +593,19 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | N
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
-    total = len(TABLE1) + len(magic95_tables.LOSS_RULES) * len(FIG6_MTUS) * len(FIG6_WINDOWS) + len(FIG3_MSS)
-    total += magic95_hosts.n_runs() + len(FIG5_CHECK) + magic95_tables.n_cases(full)
+    total = len(TABLE1) + len(tables.LOSS_RULES) * len(FIG6_MTUS) * len(FIG6_WINDOWS) + len(FIG3_MSS)
+    total += hosts.n_runs() + len(FIG5_CHECK) + tables.n_cases(full)
     tick = Progress.of(progress)
     tick.plan(total)
 
     rows = table1(full=full, seed=seed, progress=tick)
     f6 = figure6(full=full, seed=seed, progress=tick)
-    tables = magic95_tables.run(full=full, progress=tick)
+    table_results = tables.run(full=full, progress=tick)
     f3 = figure3(full=full, seed=seed, progress=tick)
     f5 = figure5()
     f5c = figure5_check(full=full, seed=seed, progress=tick)
-    f4 = magic95_hosts.figure4(full=full, seed=seed, progress=tick)
-    f7 = magic95_hosts.figure7(full=full, seed=seed, progress=tick)
+    f4 = hosts.figure4(full=full, seed=seed, progress=tick)
+    f7 = hosts.figure7(full=full, seed=seed, progress=tick)
     elapsed = time.perf_counter() - t0
     fig = _plot(rows, out)
     csv = "window_bytes,paper_mbps,w_over_t_mbps,atmsim_mbps,err_vs_paper,retransmissions\n" + "".join(
@@ -630,15 +630,15 @@ windows within {TOLERANCE:.0%} of the published throughput.</p>
 <p>Why the small differences: atmsim's BSD TCP rounds socket buffers up to whole segments
 (tcp_mss()), so windows of 16–128 kB carry slightly more than W bytes per round trip, while
 segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
-{magic95_tables.report_html(tables, full, verdicts)}
+{tables.report_html(table_results, full, verdicts)}
 {_figure3_html(f3, out, verdicts)}
-{magic95_hosts.figures_html(f4, f7, out, verdicts)}
+{hosts.figures_html(f4, f7, out, verdicts)}
 {_figure5_html(f5, out, verdicts, f5c)}
 {_figure6_html(f6, out, full, verdicts)}
 <p class="meta">mode: {'full' if full else 'quick'}; seed {seed}; {elapsed:.1f} s wall.</p>
 """
     write_text_atomic(out / "table1.csv", csv)
-    write_text_atomic(out / "tables2_4.csv", magic95_tables.csv_rows(tables))
+    write_text_atomic(out / "tables2_4.csv", tables.csv_rows(table_results))
     write_text_atomic(out / "fig3.csv", 
         "mss_bytes,atmsim_mbps,rexmt_segs,timeouts\n" + "".join(f"{m},{g:.4f},{r},{t}\n" for m, g, r, t in f3)
     )

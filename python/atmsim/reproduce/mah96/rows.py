@@ -3,8 +3,8 @@
 This module owns two small things the oracle modules share: the canonical configuration
 names of the thesis (§2.6, §3.5.1: ``<qos>-<mux>-<vc>``, 103 configurations) and the
 :class:`Row` record with its constructors. The rows themselves live in
-:mod:`.mah96_oracle` (best effort, Chapters 5–6) and :mod:`.mah96_qos_rows` (Chapter 4 and
-the QoS comparisons of Chapters 5–6); the verdict rules in :mod:`.mah96_oracle`.
+:mod:`.oracle` (best effort, Chapters 5–6) and :mod:`.qos_rows` (Chapter 4 and
+the QoS comparisons of Chapters 5–6); the verdict rules in :mod:`.oracle`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Figures of the Kalampoukas reproduction: the closed-form curves of §3–§4 with simulated
 points, and the time plots of §5 (ACR, IP queue, sequence numbers, throughput from t = 0).
 
-Owns the plotting only; what is run and judged is in ``kalampoukas97.py``. Every figure is a
+Owns the plotting only; what is run and judged is in :mod:`atmsim.reproduce.kalampoukas97`. Every figure is a
 PNG beside the report.
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..report import new_axes, save_axes
-from . import kalampoukas_theory as th
+from ...report import new_axes, save_axes
+from . import theory as th
 
 
 def _equal_pair(path: Path, xs, two_way, one_way, sim: list[tuple[float, float]], xlabel: str, title: str) -> Path:

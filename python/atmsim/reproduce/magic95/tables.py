@@ -34,11 +34,11 @@ import html
 import math
 from dataclasses import dataclass, field
 
-from .. import stats
-from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, within_ratio
-from ..scenario import Scenario
-from ..study import resources
-from .runner import run_many
+from ... import stats
+from ...study import Kind, Progress, Rule, Verdict, holds, verdict_html, within_ratio
+from ...scenario import Scenario
+from ...study import resources
+from ..runner import run_many
 
 SCENARIO_DIR = resources.scenario_dir("magic95")
 

@@ -14,12 +14,12 @@ app-svccache, conv-svc and conv-svccache unless the thesis names fewer. A statem
 * a ``chance`` row where it reports no significant effects;
 * a ``qos`` row (listed, not judged) where it states neither a number nor a test.
 
-The verdict rules are those of :mod:`.mah96_oracle`; nothing here is tuned to agree.
+The verdict rules are those of :mod:`.oracle`; nothing here is tuned to agree.
 """
 
 from __future__ import annotations
 
-from .mah96_rows import SETUPS, Row, chance_row, chg_row, cmp_row, lvl_row, policy_pairs, prose_row
+from .rows import SETUPS, Row, chance_row, chg_row, cmp_row, lvl_row, policy_pairs, prose_row
 
 
 def P(policy: str, *setups: str) -> tuple[tuple[str, str], ...]:

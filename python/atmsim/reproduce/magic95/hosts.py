@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..report import figure_path, new_axes, save_axes
-from ..scenario import Scenario
-from ..study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
-from ..study import resources
-from .runner import run_many
+from ...report import figure_path, new_axes, save_axes
+from ...scenario import Scenario
+from ...study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
+from ...study import resources
+from ..runner import run_many
 
 FIG4_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG7_MSS = [512, 1024, 2048, 4096, 9140, 16384, 32768, 65495]

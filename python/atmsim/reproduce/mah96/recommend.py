@@ -3,7 +3,7 @@
 The conclusions of Chapter 4 (§4.7), Chapter 5 (§5.6), Chapter 6 (§6.7) and their summary
 in §7.1, in our own words, each with the evidence the thesis gives for it turned into
 checks on the per-run statistics — the same Mann-Whitney machinery as the oracle rows
-(:mod:`.mah96_oracle`):
+(:mod:`.oracle`):
 
 * **direction**: B against A in the stated direction (Hodges-Lehmann shift) in more than half
   of the comparisons ("most"), or in all of them;
@@ -24,8 +24,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .mah96_oracle import AGREES, DIFFERS, NOT_COMPARABLE, STATS, chance_allowance, mean_change, shift_test, untestable
-from .mah96_rows import SETUPS, mux_pairs, policy_pairs, vc_pairs
+from .oracle import AGREES, DIFFERS, NOT_COMPARABLE, STATS, chance_allowance, mean_change, shift_test, untestable
+from .rows import SETUPS, mux_pairs, policy_pairs, vc_pairs
 
 Pairs = tuple[tuple[str, str], ...]
 #: A check: (runs, at_scale) → (True / False / None = not judged, what our runs say).

@@ -14,7 +14,7 @@ and more closed-form points): §5.2, §5.3, §5.4 (three readings of its lost de
 delays, and its one-way control), the two §6 fixes on §5.2 and ack priority on §5.3, their
 one-way controls, delayed ACKs on §5.2 (A7), a one-way maximum-throughput run (A16), and the
 points of Figs. 3.3, 3.4 and 4.1. Efficiency is goodput over the TCP payload throughput of the
-connection's VC rate (``kalampoukas_setup``); predictions are given with the paper's one-way
+connection's VC rate (:mod:`.experiment`); predictions are given with the paper's one-way
 delay (propagation + one segment of reassembly) and the ack path's (propagation + one cell).
 """
 
@@ -26,17 +26,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..report import figure_path
-from ..scenario import Scenario
-from . import kalampoukas97_figures as figs
-from . import kalampoukas_setup as ks
-from . import kalampoukas_theory as th
-from ..study import (
+from ...report import figure_path
+from ...scenario import Scenario
+from . import figures as figs
+from . import experiment as ks
+from . import theory as th
+from ...study import (
     Kind, Progress, Rule, Verdict, above, at_most, holds, in_range, verdict_html, within, within_ratio, write_study_report,
 )
-from ..study import Mode as StudyMode
-from ..study.executor import run_study
-from .runner import run_many
+from ...study import Mode as StudyMode
+from ...study.executor import run_study
+from ..runner import run_many
 
 # Digest A9/A12: one-way propagation readings of §5.4's "about 9 segments" [ms].
 SEC54_READINGS = {"9 link-rate segments (primary, A9)": 5.05, "matches the published 23 (A9 a)": 6.74,
@@ -255,7 +255,7 @@ def _closed_forms(st: Study, points, out: Path, items: list) -> str:
              "<p>Lines: Theorem 1 / 2 as the paper states them (tested against its worked numbers in "
              "<code>tests/test_kalampoukas_theory.py</code>). Points: the §5.2 network with the window, one-way delay "
              "or rate of each point, one seed. A point agrees when it lies within 2 points of the band between the "
-             "predictions with the paper's delay and the ack path's (module docs of <code>kalampoukas_setup</code>).</p>"]
+             "predictions with the paper's delay and the ack path's (module docs of <code>atmsim.reproduce.kalampoukas97.experiment</code>).</p>"]
     worst = 0.0
     rows = []
     for fig, pts in points.items():

@@ -1,9 +1,9 @@
 """Mah (1996) reproduction: the thesis' published rows and the verdict rules.
 
 The rows are those of the spec's oracle (``shared/specs/mah96.md`` §5.2 Q-1…Q-49 in
-:mod:`.mah96_qos_rows`, §5.3 M-1…M-20, §5.4 V-1…V-21, §5.6 calibration levels, §5.8 item 16)
+:mod:`.qos_rows`, §5.3 M-1…M-20, §5.4 V-1…V-21, §5.6 calibration levels, §5.8 item 16)
 with the thesis' numbers, checked against the thesis' text (Chapters 4–6). Configurations are
-named canonically, ``<qos>-<mux>-<vc>`` (:mod:`.mah96_rows`). Every row gets one of three
+named canonically, ``<qos>-<mux>-<vc>`` (:mod:`.rows`). Every row gets one of three
 verdicts, by a rule fixed here before the first report (none changed after seeing a verdict)
 and stated in the report:
 
@@ -47,11 +47,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.stats
 
-from .. import stats
-from .mah96_rows import ALL_CONFIGS, CONFIGS, NOQOS4, SETUPS, Row, name, parse  # noqa: F401  (re-exported)
-from .mah96_rows import FAVOURED, SCHEMES, chg_row, cmp_row, lvl_row, mux_pairs, prose_row, vc_pairs
-from .mah96_qos_rows import QOS_ROWS
-from .mah96_tables import STATS, TABLE_3_3
+from ... import stats
+from .rows import ALL_CONFIGS, CONFIGS, NOQOS4, SETUPS, Row, name, parse  # noqa: F401  (re-exported)
+from .rows import FAVOURED, SCHEMES, chg_row, cmp_row, lvl_row, mux_pairs, prose_row, vc_pairs
+from .qos_rows import QOS_ROWS
+from .tables import STATS, TABLE_3_3
 
 LEVELS = (0.90, 0.80, 0.60)
 #: Relative tolerance on published or implied absolute values and changes (full scale only).
@@ -262,7 +262,7 @@ _BE_ROWS: tuple[Row, ...] = (
     _lvl("K-14", "§5.6 (Q-16, Q-31, Q-43, M-20)", "video loss, noqos", "≈1–2 % (1.1–2.6 %)", NOQOS4, "video.loss", 0.010, 0.026),
 )
 
-#: Every row: Chapter 4 (:mod:`.mah96_qos_rows`), then Chapters 5–6 and the implied levels.
+#: Every row: Chapter 4 (:mod:`.qos_rows`), then Chapters 5–6 and the implied levels.
 ROWS: tuple[Row, ...] = QOS_ROWS + _BE_ROWS
 
 #: §5.7: the thesis' own numbers that disagree (noted, not fitted).
@@ -550,8 +550,8 @@ def _judge_change(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: 
 
 def recommendations(runs: dict[str, list[dict]], at_scale: bool) -> list[tuple[str, str, str, str, str]]:
     """The thesis' recommendations (§4.7, §5.6, §6.7, §7.1) checked on ``runs``: (id, where, our
-    restatement, verdict word, what our runs say); see :mod:`.mah96_recommend`."""
-    from .mah96_recommend import recommendations as check  # imports this module: not at the top
+    restatement, verdict word, what our runs say); see :mod:`.recommend`."""
+    from .recommend import recommendations as check  # imports this module: not at the top
 
     return check(runs, at_scale)
 

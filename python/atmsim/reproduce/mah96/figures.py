@@ -1,6 +1,6 @@
 """Mah (1996) reproduction: the report's figures.
 
-Owns the plots of :mod:`atmsim.reproduce.mah96_report`: per-configuration bars of the seven
+Owns the plots of :mod:`atmsim.reproduce.mah96.report`: per-configuration bars of the seven
 best-effort configurations (Chapters 5–6) with the thesis' values marked, and the Chapter 4
 overview — for each headline statistic, a grid of the 24 QoS policies against the four
 setups (app/conv × svc/svccache) coloured by the change of the mean against ``noqos`` in the
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..report import figure_path, new_axes, save_axes, save_figure
-from . import mah96_oracle as oracle
-from . import mah96_tables as tables
+from ...report import figure_path, new_axes, save_axes, save_figure
+from . import oracle as oracle
+from . import tables as tables
 
 #: The four setups of every QoS policy (§4.4), in the figures' column order.
 SETUPS = ("app-svc", "app-svccache", "conv-svc", "conv-svccache")

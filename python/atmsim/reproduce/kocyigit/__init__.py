@@ -42,63 +42,25 @@ from __future__ import annotations
 import html
 import math
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.stats
 
-from .. import stats
-from ..report import figure_path, plot_ci_lines
-from ..scenario import Scenario
-from ..study import Mode as StudyMode
-from ..study import Kind, Progress, Rule, Verdict, holds, verdict_html, write_study_report
-from ..study import resources
-from ..study.executor import run_study
-from .runner import run_many
-
-SCENARIO_DIR = resources.scenario_dir("kocyigit")
-LINK_MBPS = 150.0
-N_TCP = 4
-BG_LOADS_MBPS = [0, 25, 50, 75, 100]
-SHAPINGS = {"unshaped": "unshaped", "20 Mb/s": "{g}20", "35 Mb/s": "{g}35"}
-ONE_USER = {"unshaped": "unshaped", "VC-based 4 × 35 Mb/s": "vc35", "VP-based 140 Mb/s": "vp35"}
-BUFFERS = (1000, 5000)
-# TCP payload per bit of cells for full segments: 9140 bytes in 192 cells of 53 bytes.
-PAYLOAD_SHARE = 9140 / (192 * 53)
-# "35 Mb/s at least as high as unshaped" is 'differs' when unshaped TCP is higher at some load
-# by a one-sided Welch test at 5% over the five loads (Bonferroni: 1% per load).
-ALPHA_PER_LOAD = 0.05 / len(BG_LOADS_MBPS)
-
-
-@dataclass(frozen=True)
-class Size:
-    """Seeds per point and run length [s] of one family of curves."""
-
-    seeds: int
-    duration_s: float
-    warmup_s: float
-
-    def label(self) -> str:
-        return f"{self.seeds} seeds × {self.duration_s:g} s ({self.warmup_s:g} s warm-up)"
-
-
-FULL = Size(8, 30.0, 5.0)
-# Sized by measurement (module docstring): every verdict as in full mode.
-QUICK = Size(8, 15.0, 3.0)
-# Families that carry no verdict, in quick mode.
-QUICK_EXTRA = Size(2, 8.0, 2.0)
-# Experiment B (:func:`mechanism`) in quick mode.
-QUICK_MECH = Size(2, 15.0, 3.0)
-
-# The efficiency definitions the paper's words allow (report, "Efficiency: which one?").
-EFFICIENCY = {
-    "sent": "goodput / TCP payload sent, retransmissions included (at the senders, measurement window)",
-    "cells": "cells of data the receivers read / TCP cells the senders put on their links (whole run; "
-             "the cell-level twin of the first: partial frames and resent segments are waste)",
-    "capacity": "goodput / L0 payload capacity left by the background, (150 − background) × 9140/(192·53) Mb/s "
-                "(equal to the mean per-connection goodput / fair share of it)",
-}
+from ... import stats
+from ...report import figure_path, plot_ci_lines
+from ...scenario import Scenario
+from ...study import Mode as StudyMode
+from ...study import Kind, Progress, Rule, Verdict, verdict_html, write_study_report
+from ...study.executor import run_study
+from ..runner import run_many
+from .design import (
+    SCENARIO_DIR, LINK_MBPS, N_TCP, BG_LOADS_MBPS, SHAPINGS, ONE_USER, BUFFERS, PAYLOAD_SHARE,
+    ALPHA_PER_LOAD, FULL, QUICK, QUICK_EXTRA, QUICK_MECH, EFFICIENCY, Size,
+)
+from .rules import (  # noqa: F401  (every rule is part of the study's interface, tested on both sides)
+    shaping35_rule, unshaped_ahead, flat20_rule, efficiency_falls, eff_poor_rule, bursty_rule,
+    buffer_gain_rule, shaping_hardly_matters_rule, judge,
+)
 
 
 def scenario_dir() -> Path:
@@ -235,78 +197,6 @@ def _not_comparable(items: list[Verdict], row: str, why: str, text: str) -> None
 
 def _nums(pts: list[tuple[float, dict]], metric: str = "goodput", fmt: str = "{:.1f}") -> str:
     return ", ".join(fmt.format(p[metric].estimate) for _, p in pts)
-
-
-def shaping35_rule(curves: dict[str, list[tuple[float, dict]]]) -> Rule:
-    """Figs. 3/5: goodput with 35 Mb/s shaping at least the unshaped one — 'differs' where unshaped
-    TCP is significantly higher at some load (:func:`unshaped_ahead`)."""
-    return holds(f"unshaped never above 35 Mb/s shaping by a one-sided Welch test at p < {ALPHA_PER_LOAD:g} per load",
-                 not unshaped_ahead(curves))
-
-
-def unshaped_ahead(curves: dict[str, list[tuple[float, dict]]]) -> list[tuple[float, float]]:
-    """(load, p) where unshaped TCP's goodput is higher than with 35 Mb/s shaping by a
-    one-sided Welch test at :data:`ALPHA_PER_LOAD`."""
-    out = []
-    for (bg, u), (_, s) in zip(curves["unshaped"], curves["35 Mb/s"]):
-        a, b = u["goodput_runs"], s["goodput_runs"]
-        if len(a) < 2 or len(b) < 2 or (np.std(a) == 0 and np.std(b) == 0):
-            p = 0.0 if np.mean(a) > np.mean(b) and np.std(a) == 0 else 1.0
-        else:
-            p = float(scipy.stats.ttest_ind(a, b, equal_var=False, alternative="greater").pvalue)
-        if p < ALPHA_PER_LOAD:
-            out.append((bg, p))
-    return out
-
-
-def flat20_rule(s20: list[float]) -> Rule:
-    """20 Mb/s shaping: goodput flat within 5 % while 4 × 20 + background < 150 Mb/s, then
-    below 90 % of that level (``s20``: goodput per background load of BG_LOADS_MBPS)."""
-    under = [x for bg, x in zip(BG_LOADS_MBPS, s20) if N_TCP * 20 + bg < LINK_MBPS]
-    return holds("flat within 5 % while 4 × 20 + background < 150 Mb/s, then below 90 % of it",
-                 max(under) - min(under) < 0.05 * max(under) and s20[-1] < 0.9 * min(under))
-
-
-def efficiency_falls(eff: dict[str, list[float]]) -> bool:
-    """Efficiency falls once the offered total exceeds L0: 35 Mb/s shaping offers 140 Mb/s, so
-    from 25 Mb/s of background on (``eff``: per curve, per background load)."""
-    e35 = eff["35 Mb/s"]
-    return e35[0] > 0.97 and all(e < e35[0] for e in e35[2:]) and all(pts[-1] < pts[0] for pts in eff.values())
-
-
-def eff_poor_rule(eff: dict[str, list[float]]) -> Rule:
-    """Efficiency falls once overloaded and becomes 'very poor', read as below 0.5."""
-    return holds("falls once 4 × 35 + background > 150 Mb/s, and some point below 0.5",
-                 efficiency_falls(eff) and min(min(pts) for pts in eff.values()) < 0.5)
-
-
-def bursty_rule(eff: dict[str, list[float]]) -> Rule:
-    """'The more bursty the traffic, the poorer the efficiency': unshaped lowest (within 0.01)
-    at every non-zero background load."""
-    return holds("unshaped efficiency lowest (within 0.01) at every non-zero background load",
-                 all(eff["unshaped"][i] <= min(eff["20 Mb/s"][i], eff["35 Mb/s"][i]) + 0.01
-                     for i in range(1, len(BG_LOADS_MBPS))))
-
-
-def buffer_gain_rule(gain: list[float]) -> Rule:
-    """A larger buffer raises unshaped goodput 'not very significantly': every 5000/1000-cell
-    ratio between 0.9 and 1.5."""
-    return holds("every 5000/1000-cell goodput ratio in [0.9, 1.5]", all(0.9 <= g <= 1.5 for g in gain))
-
-
-def shaping_hardly_matters_rule(at100: list[float]) -> Rule:
-    """At 100 Mb/s of background the goodputs of every shaping and buffer within 35 % of the largest."""
-    return holds("at 100 Mb/s of background every goodput within 35 % of the largest",
-                 max(at100) - min(at100) < 0.35 * max(at100))
-
-
-def judge(curves: dict[str, list[tuple[float, dict]]]) -> dict[str, Rule | bool]:
-    """The paper's findings for one family of curves (unshaped, 20 and 35 Mb/s)."""
-    s20 = [p["goodput"].estimate for _, p in curves["20 Mb/s"]]
-    ok35 = shaping35_rule(curves)
-    eff = {label: [p["efficiency"].estimate for _, p in pts] for label, pts in curves.items()}
-    return {"ok35": ok35, "flat20": flat20_rule(s20), "eff_falls": eff_poor_rule(eff),
-            "eff_falls_only": efficiency_falls(eff), "bursty": bursty_rule(eff)}
 
 
 def _family_html(name: str, curves: dict, figs: tuple[int, int] | None, out: Path, tag: str) -> str:

@@ -5,7 +5,7 @@ Berkeley PhD thesis; the INSANE simulator): the study — Chapter 4 (QoS policie
 Owns the study's modes, its configurations (:func:`select`, :func:`ipoa_of`), the scenario
 of each (:func:`scenario`), the plan of the whole design space as one sweep (:func:`plan`)
 and running it into a results store (:func:`collect`, :func:`run`); the verdicts are
-:mod:`.mah96_oracle`'s, the report :mod:`.mah96_report`'s.
+:mod:`.oracle`'s, the report :mod:`.report`'s.
 
 The network and workload are ``scenarios/mah96/noqos_conv_svc.toml`` (six sites of
 workstations and 2 servers on idealised LANs, one router per site, a T1 ATM backbone with
@@ -25,8 +25,8 @@ and the length: 50 workstations per site (50 Web browsers instead of 200; the ot
 quick mode's 309 runs 15 min; one seed of the 103 at full scale 42 min (docs/mah96.md).
 Levels and magnitudes that depend on the offered load are judged at the thesis' scale only.
 
-Per run (``mah96_tables``): the Table 3-3 statistics, the §6.6 counters and the
-guaranteed-VC failure rate; the verdict rules are stated in ``mah96_oracle``.
+Per run (:mod:`.tables`): the Table 3-3 statistics, the §6.6 counters and the
+guaranteed-VC failure rate; the verdict rules are stated in :mod:`.oracle`.
 """
 
 from __future__ import annotations
@@ -37,15 +37,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from .. import query, sweeps
-from ..errors import AtmsimError, ScenarioError
-from ..scenario import Scenario
-from ..study import Mode as StudyMode
-from ..study import Progress
-from ..study import resources
-from . import mah96_oracle as oracle
-from . import mah96_report as report
-from . import mah96_tables as tables
+from ... import query, sweeps
+from ...errors import AtmsimError, ScenarioError
+from ...scenario import Scenario
+from ...study import Mode as StudyMode
+from ...study import Progress
+from ...study import resources
+from . import oracle as oracle
+from . import report as report
+from . import tables as tables
 
 SCENARIO = resources.scenario_file("mah96", "noqos_conv_svc.toml")
 #: The varied value's path in the results store (every site's router has the same driver).

@@ -3,7 +3,7 @@
 Owns :func:`write`: the oracle's rows (Chapter 4 Q-rows, Chapter 5 M-rows, Chapter 6 V- and
 F-rows, the implied levels K-rows) with their verdicts beside the thesis' numbers, the
 recommendations of §4.7 and §7.1 restated with what our runs say, the rules, a table of every
-configuration's headline statistics, the figures (:mod:`.mah96_figures`), the thesis'
+configuration's headline statistics, the figures (:mod:`.figures`), the thesis'
 inconsistencies, and the run time beside the thesis' cluster (§3.7). Files: ``report.html``,
 ``per_run.csv`` (every run's statistics), ``rows.csv`` (the rows), ``verdicts.json`` and
 ``verdicts.csv`` (the rows as :class:`atmsim.study.Verdict` records, with their kinds), PNG figures.
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..output import atomic_file
-from ..report import figure_path
-from ..study import Kind, Verdict, write_study_report
-from . import mah96_figures as figures
-from . import mah96_oracle as oracle
-from . import mah96_tables as tables
+from ...output import atomic_file
+from ...report import figure_path
+from ...study import Kind, Verdict, write_study_report
+from . import figures as figures
+from . import oracle as oracle
+from . import tables as tables
 
 TITLE = "Mah 1996 — IP over ATM: quality of service, multiplexing and VC management (atmsim reproduction)"
 

@@ -1,5 +1,5 @@
 """Kalampoukas, Varma & Ramakrishnan (1997) at the cell level: the scenarios, and what is
-measured from their runs, for the reproduction (``kalampoukas97.py``) and its tests.
+measured from their runs, for the reproduction (:mod:`atmsim.reproduce.kalampoukas97`) and its tests.
 
 Owns: the two-node builder (:func:`two_node`: the §5.2 network with any windows, one-way
 delay and direction rates, and the §6 fixes), the prediction of Theorems 1–2 for such a run
@@ -9,7 +9,7 @@ sums (:func:`busy_period_levels`, :func:`consecutive_sums`).
 
 **Units and the two delay conventions (digest A5, A16).** The theory's rate ρ is the VC's
 segment rate: one 9180-byte packet is 192 cells, and one cell in Nrm = 32 is a forward RM cell
-(:func:`kalampoukas_theory.segment_rate`). Efficiency is goodput over the TCP throughput that
+(:func:`.theory.segment_rate`). Efficiency is goodput over the TCP throughput that
 rate carries, counted in the same bytes (TCP payload, 9140 per segment; digest A2): at the
 full OC-3c rate 130.31 Mb/s of payload (the paper's "about 131 Mb/s" counts 9180 bytes per
 segment: 130.88). The one-way delay D of the theory is counted two ways, and we predict with
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..scenario import Scenario
-from ..study import resources
-from . import kalampoukas_theory as th
+from ...scenario import Scenario
+from ...study import resources
+from . import theory as th
 
 SCENARIO_DIR = resources.scenario_dir("kalampoukas97")
 MSS_BYTES = 9140
