@@ -267,7 +267,7 @@ def run(scenario: Path, seed: int | None, out: Path | None, no_batching: bool, q
 @_scenario_arg
 def check(scenario: Path) -> None:
     """Parse and validate a scenario without running it."""
-    with _reported_errors():
+    with _reported_errors("interrupted"):  # check never writes anything
         Scenario.from_toml(scenario).validate()
     _stdout().print(f"ok: {printable(str(scenario))}", style="green", highlight=False, markup=False, soft_wrap=True)
 
