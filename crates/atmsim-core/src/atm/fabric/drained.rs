@@ -543,7 +543,11 @@ impl Fabric {
             let (_, cell) = link.pipe.pop_front().expect("an arrival");
             link.cells_delivered += 1;
             let r = link.route(cell.vci).expect("routed");
-            self.admit(ck, p, Cell { vci: r.vci, ..cell });
+            // `admit`, less its drain of this switch (switching now: nothing to do).
+            if self.ports[p.idx()].due <= at {
+                self.advance_to(ck, p, at);
+            }
+            self.admit_current(ck, p, Cell { vci: r.vci, ..cell });
         }
         self.ports[p.idx()].arbiter = first.expect("arrivals").wrapping_add(1);
     }
