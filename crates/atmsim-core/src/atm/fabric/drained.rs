@@ -65,6 +65,14 @@
 //! last of about 192 cells); a frame's last cell keeps the usual path, since its arrival
 //! event stops the drain at its own instant.
 //!
+//! **An instant bound for one port.** Several inputs' cells at one instant, none of them a
+//! control cell and all routed to one output port (an overloaded multiplexer in lock step),
+//! are not collected for the admission phase: a switch's inputs are in index order and an
+//! input brings at most one cell to an instant, so taking the inputs cyclically from the
+//! first at or past the port's arbiter is the arbiter's order, and each cell is taken from
+//! its input and admitted in turn (`switch_to_one_port`). Any other instant is collected
+//! per port and admitted port by port (`switch_collected`).
+//!
 //! **Which switches.** With batching on: at most 16 inputs (a drain
 //! looks at each of them), every output port served
 //! ahead (any discipline), no policer or re-shaper on an input, every input link from
