@@ -65,6 +65,14 @@
 //! last of about 192 cells); a frame's last cell keeps the usual path, since its arrival
 //! event stops the drain at its own instant.
 //!
+//! **An instant bound for one port.** Several inputs' cells at one instant, none of them a
+//! control cell and all routed to one output port (an overloaded multiplexer in lock step),
+//! are not collected for the admission phase: a switch's inputs are in index order and an
+//! input brings at most one cell to an instant, so taking the inputs cyclically from the
+//! first at or past the port's arbiter is the arbiter's order, and each cell is taken from
+//! its input and admitted in turn (`switch_to_one_port`). Any other instant is collected
+//! per port and admitted port by port (`switch_collected`).
+//!
 //! **Which switches.** With batching on: at most 16 inputs (a drain
 //! looks at each of them), every output port served
 //! ahead (any discipline), no policer or re-shaper on an input, every input link from
@@ -221,14 +229,14 @@ impl Fabric {
     /// the inputs are looked at once per run of one input's cells, not once per cell.
     fn switch_until(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, hold: bool) -> bool {
         let now = ck.now();
-        while let Some((at, alone, others)) = self.next_arrival_at(s, before) {
-            let held = match alone {
-                Some(l) => self.switch_run(ck, s, l, others.min(before), now, hold),
-                None => {
-                    self.switches[s as usize].drained_to = at;
-                    ck.set_now(at);
-                    self.switch_instant(ck, s, at, now, hold)
-                }
+        while let Some((at, mask, others)) = self.next_arrival_at(s, before) {
+            let held = if mask & (mask - 1) == 0 {
+                let l = self.switches[s as usize].inputs[mask.trailing_zeros() as usize];
+                self.switch_run(ck, s, l, others.min(before), now, hold)
+            } else {
+                self.switches[s as usize].drained_to = at;
+                ck.set_now(at);
+                self.switch_instant(ck, s, at, mask, now, hold)
             };
             if held {
                 ck.set_now(now);
@@ -242,29 +250,29 @@ impl Fabric {
         false
     }
 
-    /// The earliest arrival on drained switch `s`'s inputs before `before`, its input if it is
-    /// the instant's only one, and the earliest arrival on the other inputs (`before` if
-    /// none comes sooner).
+    /// The earliest arrival on drained switch `s`'s inputs before `before`, the inputs with a
+    /// cell then (bit `i` for the switch's input `i`), and the earliest arrival on the other
+    /// inputs (`before` if none comes sooner).
     #[inline]
-    fn next_arrival_at(&self, s: u32, before: SimTime) -> Option<(SimTime, Option<LinkId>, SimTime)> {
+    fn next_arrival_at(&self, s: u32, before: SimTime) -> Option<(SimTime, u32, SimTime)> {
         let sw = &self.switches[s as usize];
         let (mut at, mut others) = (before, before);
-        let mut alone = None;
-        for &l in &sw.inputs {
+        let mut mask = 0;
+        for (i, &l) in sw.inputs.iter().enumerate() {
             if let Some(&(t, _)) = self.links[l.idx()].pipe.front() {
                 if t < at {
                     others = at;
                     at = t;
-                    alone = Some(l);
+                    mask = 1 << i;
                 } else if t == at {
                     others = at;
-                    alone = None;
+                    mask |= 1 << i;
                 } else if t < others {
                     others = t;
                 }
             }
         }
-        (at < before).then_some((at, alone, others))
+        (at < before).then_some((at, mask, others))
     }
 
     /// Drained switch `s` switches the cells of input `l` that arrive before `limit`, each
@@ -301,7 +309,7 @@ impl Fabric {
         let &(at, cell) = link.pipe.front().expect("an arrival");
         if cell.vci == SIG_VCI {
             // The controller may answer at once: the instant's general case.
-            return self.switch_instant(ck, s, at, now, hold);
+            return self.switch_collected(ck, s, at, now, hold);
         }
         link.pipe.pop_front();
         link.cells_delivered += 1;
@@ -463,13 +471,102 @@ impl Fabric {
         link.pipe.push_back((done + link.delay, cell));
     }
 
+    /// Drained switch `s` switches the cells arriving at `at` on its inputs `mask` (bit `i`:
+    /// input `i`, at least two), bound for one port ([`Fabric::switch_to_one_port`]) or in
+    /// general ([`Fabric::switch_collected`]); true if the instant holds for a control frame.
+    #[inline]
+    fn switch_instant(
+        &mut self,
+        ck: &mut impl Clock,
+        s: u32,
+        at: SimTime,
+        mask: u32,
+        now: SimTime,
+        hold: bool,
+    ) -> bool {
+        match self.one_port_of(s, mask) {
+            Some(p) => {
+                self.switch_to_one_port(ck, s, at, mask, p);
+                false
+            }
+            None => self.switch_collected(ck, s, at, now, hold),
+        }
+    }
+
+    /// The output port that every head cell of drained switch `s`'s inputs `mask` is routed
+    /// to, if they all go to one and none is a control cell.
+    #[inline]
+    fn one_port_of(&self, s: u32, mask: u32) -> Option<PortId> {
+        let inputs = &self.switches[s as usize].inputs;
+        let mut port = None;
+        let mut bits = mask;
+        while bits != 0 {
+            let link = &self.links[inputs[bits.trailing_zeros() as usize].idx()];
+            bits &= bits - 1;
+            let &(_, cell) = link.pipe.front().expect("an arrival");
+            if cell.vci == SIG_VCI {
+                return None;
+            }
+            let p = link.route(cell.vci)?.port;
+            if port.is_some_and(|q| q != p) {
+                return None;
+            }
+            port = Some(p);
+        }
+        port
+    }
+
+    /// Drained switch `s` switches the head cells of its inputs `mask` (at least two), all
+    /// arriving at `at`, routed to port `p` and none a control cell: what
+    /// [`Fabric::switch_collected`] does, without collecting. The allocators meet the cells in
+    /// the inputs' index order; then, the switch's inputs being in index order, taking them
+    /// cyclically from the first at or past the port's arbiter is the arbiter's order
+    /// ([`crate::arbiter::admit_order`]: an input brings at most one cell to an instant), and
+    /// each cell is taken from its input, translated and admitted in that order.
+    #[inline(never)]
+    fn switch_to_one_port(&mut self, ck: &mut impl Clock, s: u32, at: SimTime, mask: u32, p: PortId) {
+        debug_assert!(mask.count_ones() > 1 && self.ports[p.idx()].arrivals.is_empty());
+        let mut bits = mask;
+        while bits != 0 {
+            let l = self.switches[s as usize].inputs[bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+            let &(_, cell) = self.links[l.idx()].pipe.front().expect("an arrival");
+            self.meet_allocators(l, cell, at);
+        }
+        let n = self.switches[s as usize].inputs.len();
+        let from = self.ports[p.idx()].arbiter;
+        let start = self.switches[s as usize].inputs.partition_point(|l| l.0 < from) % n;
+        let rotated = (mask >> start | mask << (n - start)) & ((1 << n) - 1);
+        let mut first = None;
+        let mut bits = rotated;
+        while bits != 0 {
+            let mut i = start + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if i >= n {
+                i -= n;
+            }
+            let l = self.switches[s as usize].inputs[i];
+            first.get_or_insert(l.0);
+            let link = &mut self.links[l.idx()];
+            let (_, cell) = link.pipe.pop_front().expect("an arrival");
+            link.cells_delivered += 1;
+            let r = link.route(cell.vci).expect("routed");
+            // `admit`, less its drain of this switch (switching now: nothing to do).
+            if self.ports[p.idx()].due <= at {
+                self.advance_to(ck, p, at);
+            }
+            self.admit_current(ck, p, Cell { vci: r.vci, ..cell });
+        }
+        self.ports[p.idx()].arbiter = first.expect("arrivals").wrapping_add(1);
+    }
+
     /// Drained switch `s` switches the cells arriving at `at`: each input's cell, in the
     /// inputs' index order, is translated (or goes to its link's control reassembler), then
     /// each output port admits its cells of the instant in its arbiter's order — the arrival
     /// events and the admission phase of the instant (`fabric` module). `now` is the caller's
     /// instant: only there can a control frame end (its last cell has an event of its own).
     /// True if the instant holds for a control frame ([`Fabric::drain`]).
-    fn switch_instant(&mut self, ck: &mut impl Clock, s: u32, at: SimTime, now: SimTime, hold: bool) -> bool {
+    fn switch_collected(&mut self, ck: &mut impl Clock, s: u32, at: SimTime, now: SimTime, hold: bool) -> bool {
         let up = self.up.len();
         for i in 0..self.switches[s as usize].inputs.len() {
             let l = self.switches[s as usize].inputs[i];
