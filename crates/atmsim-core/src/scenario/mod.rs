@@ -84,9 +84,7 @@ fn integer_beyond_64_bits(root: &toml::de::DeTable) -> Option<std::ops::Range<us
     while let Some(v) = stack.pop() {
         match v.get_ref() {
             DeValue::Integer(i) if i64::from_str_radix(i.as_str(), i.radix()).is_err() => {
-                if first.as_ref().is_none_or(|f| v.span().start < f.start) {
-                    first = Some(v.span());
-                }
+                first = first.into_iter().chain([v.span()]).min_by_key(|span| span.start);
             }
             DeValue::Array(a) => stack.extend(a.iter()),
             DeValue::Table(t) => stack.extend(t.values()),
