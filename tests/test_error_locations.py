@@ -38,7 +38,7 @@ def test_a_lone_surrogate_outside_strings_names_its_line_and_column(text, where)
 def test_nesting_a_thousand_levels_deep_names_the_line():
     text = TINY + "\nx = " + "[" * 1000 + "]" * 1000 + "\n"
     e = _error(lambda: Scenario.from_str(text))
-    assert e.message == f"nested deeper than 32 levels (line {TINY.count(chr(10)) + 2}, column 84)", e.message
+    assert e.message == f"nested deeper than 32 levels (line {TINY.count(chr(10)) + 2}, column 85)", e.message
 
 
 @pytest.mark.parametrize(

@@ -156,11 +156,15 @@ def _decode(data: bytes, origin: str) -> str:
 _JSON_SCALARS = (str, bool, int, float, type(None))
 
 
-def _check_document(node: Any, origin: str, keys: list[str | int] | None = None, *, for_json: bool = False) -> None:
+def _check_document(node: Any, origin: str, keys: list[str | int] | None = None, *, for_json: bool = False) -> bool:
     """Refuse what neither the core nor JSON can take: nesting deeper than :data:`MAX_DEPTH`
     (including cycles), strings with lone surrogates and, with ``for_json``, keys that are not
     strings, non-finite numbers and values of other types. Iterative: no recursion limit.
+
+    Returns whether JSON carries the document as TOML does: only JSON's types (no datetimes),
+    integers within TOML's 64 bits and finite floats.
     """
+    plain = True
     base = list(keys or [])
     stack: list[tuple[Any, list[str | int]]] = [(node, base)]
     while stack:
@@ -182,16 +186,19 @@ def _check_document(node: Any, origin: str, keys: list[str | int] | None = None,
                     stack.append((v, [*path, k]))
             else:
                 stack.extend((v, [*path, i]) for i, v in enumerate(value))
-        elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 1024:
-            raise ScenarioError(
-                f"a {value.bit_length()}-bit integer is out of range: expected a number below 2**1024",
-                file=origin,
-                field=_field(path),
-                code="invalid",
-            )
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if value.bit_length() > 1024:
+                raise ScenarioError(
+                    f"a {value.bit_length()}-bit integer is out of range: expected a number below 2**1024",
+                    file=origin,
+                    field=_field(path),
+                    code="invalid",
+                )
+            plain = plain and -(2**63) <= value < 2**63
         elif isinstance(value, float) or (for_json and isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)):
             if for_json and not math.isfinite(value):
                 raise ScenarioError(f"expected a finite number, got {value}", file=origin, field=_field(path), code="invalid")
+            plain = plain and isinstance(value, float) and math.isfinite(value)
         elif for_json and not isinstance(value, (*_JSON_SCALARS, numbers.Real)):
             raise ScenarioError(
                 f"a value of type {type(value).__name__} cannot be sent to the simulator: "
@@ -200,6 +207,9 @@ def _check_document(node: Any, origin: str, keys: list[str | int] | None = None,
                 field=_field(path),
                 code="parse",
             )
+        elif not isinstance(value, _JSON_SCALARS):
+            plain = False
+    return plain
 
 
 def _check_text(text: str, origin: str, path: list[str | int]) -> None:
@@ -290,11 +300,14 @@ class Scenario:
     """
 
     def __init__(self, doc: dict[str, Any], origin: str = "<python>", *, _source: tuple[str, str] | None = None):
-        _check_document(doc, origin, for_json=_source is None)
+        plain = _check_document(doc, origin, for_json=_source is None)
         self._doc = doc
         self.origin = origin
         # (text, fmt) of the unmodified original, or None once the document diverges.
         self._source = _source
+        # The original is TOML that JSON carries unchanged: the core reads the JSON (no tree
+        # of the TOML text) and the TOML text only to locate an error it reports.
+        self._as_json = plain and _source is not None and _source[1] == "toml"
 
     # ----- constructors -------------------------------------------------------------
     @classmethod
@@ -402,11 +415,22 @@ class Scenario:
     def _text(self) -> tuple[str, str]:
         return self._source if self._source is not None else (self.to_json(), "json")
 
+    def _core_call(self, call: Callable[[str, str], Any]) -> Any:
+        """``call(text, fmt)`` on what the core reads: JSON of a document read from TOML (its
+        peak memory is the parsed model's, not a tree of the text's), the text otherwise. A
+        ScenarioError from the JSON is raised again from the TOML text, with its line and column."""
+        if not self._as_json or self._source is None:
+            return call(*self._text())
+        try:
+            return call(json.dumps(self._doc, allow_nan=False), "json")
+        except ScenarioError:
+            _core.validate(*self._source, self.origin)
+            raise
+
     # ----- core ---------------------------------------------------------------------
     def validate(self) -> Scenario:
         """Ask the core to parse and validate; raise ScenarioError if it refuses."""
-        text, fmt = self._text()
-        _core.validate(text, fmt, self.origin)
+        self._core_call(lambda text, fmt: _core.validate(text, fmt, self.origin))
         return self
 
     def run(self, seed: int | None = None, progress: ProgressArg = False, batching: bool | None = None):
@@ -423,15 +447,14 @@ class Scenario:
         seed = check_seed(seed, self.origin)
         if batching is not None and not isinstance(batching, bool):
             raise ScenarioError(f"expected True, False or None, got a {type(batching).__name__}", file=self.origin, field="batching")
-        text, fmt = self._text()
         if progress is True:
             from .progress import progress_bar
 
             with progress_bar(self.name) as report:
-                raw = _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=report)
+                raw = self._core_call(lambda text, fmt: _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=report))
         else:
             callback = progress if callable(progress) else None
-            raw = _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=callback)
+            raw = self._core_call(lambda text, fmt: _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=callback))
         # Imported after the run: it brings pandas, pyarrow and numpy (about 0.5 s and 90 MiB),
         # which the simulation does not need (docs/performance.md, "Start-up").
         from .run_results import Results

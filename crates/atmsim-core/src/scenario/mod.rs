@@ -20,23 +20,19 @@ use crate::error::{Error, Result};
 /// Parse a scenario document. Errors carry `origin` as the file and the field path.
 pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
     let r = match format {
-        Format::Toml => {
-            let de = toml::Deserializer::new(text);
-            serde_path_to_error::deserialize(de).map(|t: table::Table<ScenarioDoc>| t.0).map_err(|e| {
-                let mut path = clean_path(&e.path().to_string());
-                let inner = e.into_inner();
-                let mut msg = in_words(&one_line(inner.message()));
-                if let Some(span) = inner.span() {
-                    let (line, col) = line_col(text, span.start);
-                    msg = format!("{msg} (line {line}, column {col})");
-                    // Refused while the text is read, before any field: named from the text.
-                    if path.is_empty() && inner.message().contains(TOO_LARGE) {
-                        path = locate::field_at(text, span.start);
-                    }
-                }
-                Error::parse(path, msg)
-            })
-        }
+        Format::Toml => match toml::de::DeTable::parse(text) {
+            Err(e) => Err(toml_error(text, String::new(), e.message(), e.span())),
+            Ok(root) => match integer_beyond_64_bits(root.get_ref()) {
+                Some(at) => Err(toml_error(text, String::new(), TOO_LARGE, Some(at))),
+                None => serde_path_to_error::deserialize(toml::Deserializer::from(root))
+                    .map(|t: table::Table<ScenarioDoc>| t.0)
+                    .map_err(|e| {
+                        let path = clean_path(&e.path().to_string());
+                        let inner = e.into_inner();
+                        toml_error(text, path, inner.message(), inner.span())
+                    }),
+            },
+        },
         Format::Json => {
             let mut de = serde_json::Deserializer::from_str(text);
             serde_path_to_error::deserialize(&mut de)
@@ -64,12 +60,46 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
     r.map_err(|e| e.in_file(origin))
 }
 
+/// A TOML error with its position: the message in words and on one line, then `(line L, column
+/// C)`. An error found while the text is read (before any field) names the field written there.
+fn toml_error(text: &str, mut path: String, message: &str, span: Option<std::ops::Range<usize>>) -> Error {
+    let mut msg = in_words(&one_line(message));
+    if let Some(span) = span {
+        let (line, col) = line_col(text, span.start);
+        msg = format!("{msg} (line {line}, column {col})");
+        if path.is_empty() && message.contains(TOO_LARGE) {
+            path = locate::field_at(text, span.start);
+        }
+    }
+    Error::parse(path, msg)
+}
+
+/// The span of the first integer written in the text (TOML integers are 64-bit signed) that
+/// does not fit in an `i64`, if any. The parser keeps an integer's digits; serde would otherwise
+/// take a larger one into a wider field, or lose its value in the message.
+fn integer_beyond_64_bits(root: &toml::de::DeTable) -> Option<std::ops::Range<usize>> {
+    use toml::de::DeValue;
+    let mut first: Option<std::ops::Range<usize>> = None;
+    let mut stack: Vec<&toml::Spanned<DeValue>> = root.values().collect();
+    while let Some(v) = stack.pop() {
+        match v.get_ref() {
+            DeValue::Integer(i) if i64::from_str_radix(i.as_str(), i.radix()).is_err() => {
+                first = first.into_iter().chain([v.span()]).min_by_key(|span| span.start);
+            }
+            DeValue::Array(a) => stack.extend(a.iter()),
+            DeValue::Table(t) => stack.extend(t.values()),
+            _ => {}
+        }
+    }
+    first
+}
+
 /// Error messages stay on one line (the CLI prints exactly one line per error).
 fn one_line(m: &str) -> String {
     m.trim().split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ")
 }
 
-/// The TOML parser's message for an integer beyond 64 bits.
+/// The message for a TOML integer beyond 64 bits (put in words, with the range, by [`in_words`]).
 const TOO_LARGE: &str = "number too large to fit in target type";
 
 /// serde's expectations named in words, not as Rust types: "expected f64" → "expected a
@@ -211,6 +241,26 @@ name = "a"
             "an integer too large: expected an integer between -9223372036854775808 and 9223372036854775807 \
              (line 6, column 13)"
         );
+    }
+
+    #[test]
+    fn a_toml_integer_beyond_i64_is_refused_even_for_a_wider_field_and_the_first_written_is_named() {
+        let text = MINI.replace("name = \"a\"", "name = \"a\"\nmtu_bytes = 9223372036854775808");
+        let e = parse(&text, Format::Toml, "x.toml").unwrap_err();
+        assert_eq!(e.field, "host[0].mtu_bytes");
+        assert!(e.message.starts_with("an integer too large: expected an integer between"), "{}", e.message);
+        let text = "[simulation]\nduration_s = 99999999999999999999\n[[host]]\nname = \"a\"\n\
+                    seed = 99999999999999999999\n";
+        let e = parse(text, Format::Toml, "x.toml").unwrap_err();
+        assert_eq!(e.field, "simulation.duration_s", "a float field takes no integer beyond 64 bits");
+        assert!(e.message.ends_with("(line 2, column 14)"), "{}", e.message);
+    }
+
+    #[test]
+    fn the_first_error_in_a_table_is_the_first_written() {
+        let text = MINI.replace("name = \"a\"", "name = 5\nmtu_bytes = \"x\"");
+        let e = parse(&text, Format::Toml, "x.toml").unwrap_err();
+        assert_eq!(e.field, "host[0].name", "{}", e.message);
     }
 
     #[test]
