@@ -21,6 +21,8 @@ ifdef CI
 export CARGO_TERM_PROGRESS_WHEN := never
 export PIP_PROGRESS_BAR := off
 export CARGO_TERM_COLOR := never
+# A fresh clone has nothing for incremental compilation to reuse.
+export CARGO_INCREMENTAL := 0
 endif
 
 .PHONY: demo test test-rust test-python setup tools bench fuzz clean
@@ -48,10 +50,11 @@ fuzz: setup
 test-rust:
 	cargo test --workspace --exclude atmsim-py
 
-# pytest on PYTEST_JOBS worker processes (pytest-xdist; default: 2, the CI machine's cores).
+# pytest on PYTEST_JOBS worker processes (pytest-xdist; default: 2, the CI machine's cores),
+# the 30 slowest tests listed at the end.
 PYTEST_JOBS ?= 2
 test-python: setup tools
-	$(PY) -m pytest -q -n $(PYTEST_JOBS) tests
+	$(PY) -m pytest -q -n $(PYTEST_JOBS) --durations=30 tests
 
 # tshark reads the pcap captures in tests/test_pcap.py. Installed non-interactively from
 # Debian's packages if missing and we are root with apt-get (as CI is); otherwise those
