@@ -9,6 +9,7 @@ pub mod internet;
 pub mod limits;
 pub mod locate;
 pub mod model;
+mod sections;
 pub mod table;
 
 pub use build::build;
@@ -20,18 +21,9 @@ use crate::error::{Error, Result};
 /// Parse a scenario document. Errors carry `origin` as the file and the field path.
 pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
     let r = match format {
-        Format::Toml => match toml::de::DeTable::parse(text) {
-            Err(e) => Err(toml_error(text, String::new(), e.message(), e.span())),
-            Ok(root) => match integer_beyond_64_bits(root.get_ref()) {
-                Some(at) => Err(toml_error(text, String::new(), TOO_LARGE, Some(at))),
-                None => serde_path_to_error::deserialize(toml::Deserializer::from(root))
-                    .map(|t: table::Table<ScenarioDoc>| t.0)
-                    .map_err(|e| {
-                        let path = clean_path(&e.path().to_string());
-                        let inner = e.into_inner();
-                        toml_error(text, path, inner.message(), inner.span())
-                    }),
-            },
+        Format::Toml => match sections::parse_toml(text) {
+            Some(doc) => Ok(doc),
+            None => parse_toml_tree(text),
         },
         Format::Json => {
             let mut de = serde_json::Deserializer::from_str(text);
@@ -58,6 +50,24 @@ pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {
         }
     };
     r.map_err(|e| e.in_file(origin))
+}
+
+/// A TOML document read as one tree ([`sections`] hands every text it does not read in parts
+/// here): the model, or the first error written, with its field and position.
+fn parse_toml_tree(text: &str) -> Result<ScenarioDoc> {
+    match toml::de::DeTable::parse(text) {
+        Err(e) => Err(toml_error(text, String::new(), e.message(), e.span())),
+        Ok(root) => match integer_beyond_64_bits(root.get_ref()) {
+            Some(at) => Err(toml_error(text, String::new(), TOO_LARGE, Some(at))),
+            None => serde_path_to_error::deserialize(toml::Deserializer::from(root))
+                .map(|t: table::Table<ScenarioDoc>| t.0)
+                .map_err(|e| {
+                    let path = clean_path(&e.path().to_string());
+                    let inner = e.into_inner();
+                    toml_error(text, path, inner.message(), inner.span())
+                }),
+        },
+    }
 }
 
 /// A TOML error with its position: the message in words and on one line, then `(line L, column
