@@ -88,7 +88,7 @@ pub(super) fn plane(
             let a = *allocators.get(&port)?;
             Some((a, er.allocators[a as usize].add_vc()))
         };
-        let (fwd, rev) = (&info.hops[0], &info.hops[1]);
+        let (fwd, rev) = (info.hops(0), info.hops(1));
         for (k, &(in_f, vci_f, port_f)) in fwd.iter().enumerate() {
             // The reverse direction crosses the same switch at position len-1-k.
             let (in_r, vci_r, port_r) = rev[rev.len() - 1 - k];

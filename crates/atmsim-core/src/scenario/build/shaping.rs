@@ -211,9 +211,9 @@ fn reshapers(shapers: &mut Shapers, doc: &ScenarioDoc, vcs: &Vcs) -> Result<()> 
         let field = format!("vc[{i}].reshape");
         let (rate, gcra) = shape_params(&field, &reshape_shape(r))?;
         let input = switch_input(&field, Some(&r.at), v, &vcs[v.name.as_str()])?;
-        let sw = &input.switch;
+        let sw = input.switch;
         let mut s = Shaper::new(format!("{}@{sw}", v.name), ShaperKind::Switch, rate, input.port, gcra);
-        let sw_buffer = doc.switches.iter().find(|x| &x.name == sw).and_then(|x| x.buffer_cells);
+        let sw_buffer = doc.switches.iter().find(|x| x.name == sw).and_then(|x| x.buffer_cells);
         if let Some(b) = r.buffer_cells.or(sw_buffer) {
             s.limit =
                 int_in(format!("{field}.buffer_cells"), b, 1, u32::MAX as i64 - 1, "a buffer size in cells")? as u32;
@@ -225,17 +225,16 @@ fn reshapers(shapers: &mut Shapers, doc: &ScenarioDoc, vcs: &Vcs) -> Result<()> 
 
 /// The switch input of VC `v` (`vc`) that `field` acts at: the switch named `at`, or the
 /// first switch on the path.
-fn switch_input<'v>(field: &str, at: Option<&str>, v: &VcSec, vc: &'v VcInfo) -> Result<&'v SwitchInput> {
-    let inputs = &vc.inputs;
-    let Some(first) = inputs.first() else {
+fn switch_input<'d>(field: &str, at: Option<&str>, v: &'d VcSec, vc: &VcInfo) -> Result<SwitchInput<'d>> {
+    let Some(first) = vc.inputs(v).next() else {
         return invalid(field.to_string(), "expected a switch on the path");
     };
     match at {
         None => Ok(first),
-        Some(name) => match inputs.iter().find(|x| x.switch == name) {
+        Some(name) => match vc.inputs(v).find(|x| x.switch == name) {
             Some(x) => Ok(x),
             None => {
-                let on: Vec<&str> = inputs.iter().map(|x| x.switch.as_str()).collect();
+                let on: Vec<&str> = vc.inputs(v).map(|x| x.switch).collect();
                 invalid(
                     format!("{field}.at"),
                     format!("expected a switch on the path of VC `{}` ({}), got `{name}`", v.name, on.join(", ")),

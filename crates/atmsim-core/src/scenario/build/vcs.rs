@@ -31,9 +31,10 @@ pub(super) struct VcDir {
 }
 
 /// Where the forward direction of a VC enters one switch on its path.
-pub(super) struct SwitchInput {
+#[derive(Clone, Copy)]
+pub(super) struct SwitchInput<'d> {
     /// The switch's name.
-    pub switch: String,
+    pub switch: &'d str,
     /// The link the VC arrives on, and its VCI there.
     pub link: LinkId,
     pub vci: u32,
@@ -41,17 +42,16 @@ pub(super) struct SwitchInput {
     pub port: PortId,
 }
 
-/// A VC as built: its two end hosts, both directions, and where the forward direction
-/// enters each switch (for policers and re-shapers).
+/// A VC as built: its two end hosts, both directions, and where each direction enters each
+/// switch on its path. A scenario may hold tens of thousands of VCs, so this is kept small:
+/// one allocation a VC.
 pub(super) struct VcInfo {
     pub ends: [NodeId; 2],
     /// `dirs[0]`: `ends[0]` → `ends[1]`; `dirs[1]`: the reverse.
     pub dirs: [VcDir; 2],
-    /// Forward direction, per switch on the path in path order.
-    pub inputs: Vec<SwitchInput>,
-    /// Per direction (as `dirs`), per switch in that direction's order: (input link, VCI on
-    /// it, output port).
-    pub hops: [Vec<(LinkId, u32, PortId)>; 2],
+    /// Per switch, the forward direction's (input link, VCI on it, output port) in path
+    /// order, then the reverse direction's in its own order ([`VcInfo::hops`]).
+    entries: Box<[(LinkId, u32, PortId)]>,
 }
 
 impl VcInfo {
@@ -59,26 +59,37 @@ impl VcInfo {
     pub fn dir_from(&self, h: NodeId) -> Option<VcDir> {
         self.dirs.iter().find(|d| d.from == h).copied()
     }
+
+    /// Direction `d`'s entries into the switches on its way (as `dirs`): (input link, VCI on
+    /// it, output port), in that direction's order.
+    pub fn hops(&self, d: usize) -> &[(LinkId, u32, PortId)] {
+        let n = self.entries.len() / 2;
+        &self.entries[d * n..(d + 1) * n]
+    }
+
+    /// Where the forward direction enters each switch on the path of `v` (this VC's section),
+    /// in path order (for policers and re-shapers).
+    pub fn inputs<'a, 'd: 'a>(&'a self, v: &'d VcSec) -> impl Iterator<Item = SwitchInput<'d>> + 'a {
+        v.path[1..].iter().zip(self.hops(0)).map(|(switch, &(link, vci, port))| SwitchInput { switch, link, vci, port })
+    }
 }
 
 /// Check `[[vc]]`, allocate the VCIs and fill the switches' translation tables.
 pub(super) fn vcs<'d>(secs: &'d [VcSec], names: &Names, cabling: &mut Cabling) -> Result<Vcs<'d>> {
     let mut next_vci = vec![VCI_BASE; cabling.links.len()];
-    let mut vcs: Vcs = HashMap::new();
+    let mut vcs: Vcs = HashMap::with_capacity(secs.len());
     for (i, v) in secs.iter().enumerate() {
         check_unique_name(&format!("vc[{i}].name"), &v.name, vcs.contains_key(v.name.as_str()), "VC")?;
         let path = path_nodes(i, v, names)?;
         let hops = path_hops(i, v, &path, cabling)?;
-        let (forward, entries) = direction(&path, &hops, &mut next_vci, cabling);
-        let fwd_hops = entries.clone();
-        let inputs = (v.path[1..].iter().zip(entries))
-            .map(|(switch, (link, vci, port))| SwitchInput { switch: switch.clone(), link, vci, port })
-            .collect();
+        let (forward, mut entries) = direction(&path, &hops, &mut next_vci, cabling);
         let rpath: Vec<Node> = path.iter().rev().copied().collect();
         let rhops: Vec<LinkId> = (0..rpath.len() - 1).map(|k| cabling.adjacency[&(rpath[k], rpath[k + 1])]).collect();
-        let (reverse, rev_hops) = direction(&rpath, &rhops, &mut next_vci, cabling);
+        let (reverse, rev_entries) = direction(&rpath, &rhops, &mut next_vci, cabling);
+        entries.extend(rev_entries);
         let (Node::Host(h0), Node::Host(h1)) = (path[0], path[path.len() - 1]) else { unreachable!() };
-        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [forward, reverse], inputs, hops: [fwd_hops, rev_hops] });
+        let entries = entries.into_boxed_slice();
+        vcs.insert(&v.name, VcInfo { ends: [h0, h1], dirs: [forward, reverse], entries });
     }
     cabling.next_vci = next_vci;
     Ok(vcs)
