@@ -67,3 +67,43 @@ def test_an_integer_beyond_64_bits_is_refused_from_the_text_with_its_position():
     assert info.value.field == "tcp[0].window_bytes"
     assert info.value.message.startswith("an integer too large: expected an integer between"), info.value.message
     assert "(line " in info.value.message
+
+
+def _vcs_file(tmp_path: Path, n: int, extra: str = "") -> Path:
+    """TINY with ``n`` idle VCs between two more hosts on its switch (generated as a sweep would)."""
+    more = "".join(f'[[host]]\nname = "{h}"\n[[link]]\na = "{h}"\nb = "sw"\npreset = "t1"\ndelay_ms = 1.0\n' for h in "cd")
+    vcs = "".join(f'[[vc]]\nname = "idle{i}"\npath = ["c", "sw", "d"]\n' for i in range(n))
+    path = tmp_path / "many.toml"
+    path.write_text(TINY + extra + more + vcs)
+    return path
+
+
+def test_atmsim_check_reads_a_large_file_in_the_core_without_a_python_document(tmp_path, monkeypatch):
+    import tomllib
+
+    from atmsim import cli
+    from atmsim.scenario import validate_file
+
+    path = _vcs_file(tmp_path, 2000)
+
+    def no_tomllib(*args, **kwargs):
+        raise AssertionError("the Python TOML reader was used")
+
+    monkeypatch.setattr(tomllib, "loads", no_tomllib)
+    validate_file(path)
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(cli.app, ["check", str(path)])
+    assert result.exit_code == 0 and "ok:" in result.output, result.output
+
+
+def test_a_file_the_core_refuses_is_reported_as_the_python_reader_reports_it(tmp_path):
+    from atmsim.scenario import validate_file
+
+    for extra, path_name in [("[[vc]]\nname = 5\n", "bad_type"), ("[vc]\nname = 'x'\n", "table_and_array")]:
+        path = _vcs_file(tmp_path, 3, extra)
+        with pytest.raises(ScenarioError) as direct:
+            validate_file(path)
+        with pytest.raises(ScenarioError) as through_python:
+            Scenario.from_toml(path).validate()
+        assert str(direct.value) == str(through_python.value), path_name

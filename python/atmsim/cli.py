@@ -42,7 +42,7 @@ from .run_tables import (  # the tables `run` prints; tests import them from her
     traffic_table,
     udp_table,
 )
-from .scenario import SEED_MAX, Scenario, check_seed, printable
+from .scenario import SEED_MAX, Scenario, check_seed, printable, validate_file
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -268,7 +268,7 @@ def run(scenario: Path, seed: int | None, out: Path | None, no_batching: bool, q
 def check(scenario: Path) -> None:
     """Parse and validate a scenario without running it."""
     with _reported_errors("interrupted"):  # check never writes anything
-        Scenario.from_toml(scenario).validate()
+        validate_file(scenario)
     _stdout().print(f"ok: {printable(str(scenario))}", style="green", highlight=False, markup=False, soft_wrap=True)
 
 
