@@ -21,7 +21,8 @@
 //!   well above the picosecond tick); a cell source cannot offer more than the link it
 //!   sends on carries (beyond that its adapter queue only grows); a sample interval is at
 //!   least [`MIN_SAMPLE_INTERVAL_S`] (1 µs) and a run takes at most [`MAX_SAMPLES`]
-//!   samples, so the probes cannot stand still or fill memory; names are at most
+//!   samples and records at most [`MAX_SAMPLE_VALUES`] values in them (the default interval
+//!   widens to stay within it), so the probes cannot stand still or fill memory; names are at most
 //!   [`MAX_NAME_BYTES`] bytes, so every message that quotes one stays one short line.
 
 use crate::error::{Error, Result};
@@ -47,6 +48,10 @@ pub const MAX_RATE_BPS: f64 = 1e12;
 pub const MIN_SAMPLE_INTERVAL_S: f64 = 1e-6;
 /// Most probe instants one run may take (duration / sample interval).
 pub const MAX_SAMPLES: f64 = 1e6;
+/// Most values the periodic probes may record in one run (instants × values per instant,
+/// `scenario::build::simulation::bound_samples`): 22 bytes each while recorded, about 120 as
+/// the rows of the run's output (`measure::Series`, names included), so about 1.2 GB.
+pub const MAX_SAMPLE_VALUES: f64 = 1e7;
 /// Longest name of any object (host, switch, link, VC, connection, source, capture, scenario) [bytes].
 pub const MAX_NAME_BYTES: usize = 256;
 /// Longest free-text `description` [bytes].

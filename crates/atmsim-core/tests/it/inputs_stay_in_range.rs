@@ -238,3 +238,28 @@ kind = "greedy"
     assert_eq!(e.kind, ErrorKind::Interrupted);
     assert_eq!(calls, 1);
 }
+
+/// MAGIC's scenario with `n` more hosts, unlinked (each adds one probe value per instant).
+fn with_hosts(n: usize, simulation: &str) -> String {
+    let more: String = (0..n).map(|i| format!("[[host]]\nname = \"extra{i}\"\n")).collect();
+    edit(&magic(), "sample_interval_ms = 10", simulation) + &more
+}
+
+#[test]
+fn the_probes_record_a_bounded_number_of_values() {
+    // 6 s at 1 ms: 6,001 instants; 4,000 more hosts make it more than 10⁷ values.
+    refused(
+        &with_hosts(4000, "sample_interval_ms = 1"),
+        "simulation.sample_interval_ms",
+        "expected an interval of at least 2.4",
+    );
+    // The default interval (6 s / 500) widens instead: the run is accepted and records at most
+    // 10⁷ values. Cut to 10 ms so that it runs in a moment.
+    let text = with_hosts(40_000, "sample_interval_ms = 10").replace("sample_interval_ms = 10\n", "");
+    let text = edit(&text, "duration_s = 6.0", "duration_s = 0.01");
+    let text = edit(&text, "warmup_s = 1.0", "warmup_s = 0.0");
+    let out = api::run_str(&text, Format::Toml, "big.toml", RunOptions::default(), &mut |_| ControlFlow::Continue(()))
+        .expect("the default interval widens");
+    let rows = out.series.value.len();
+    assert!(rows > 0 && rows as f64 <= 1e7, "{rows}");
+}

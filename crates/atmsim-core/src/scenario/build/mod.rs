@@ -168,6 +168,9 @@ pub fn build_with(
     let taps = captures::captures(&doc.captures, &names, &mut hosts)?;
     let (abr, er) = abr::plane(doc, &names, &cabling, &vcs, &hosts)?;
 
+    let mut run = run;
+    let per_instant = 5 * fixed_conns + 2 * cabling.ports.len() + hosts.len();
+    simulation::bound_samples(&mut run, doc.simulation.sample_interval_ms.is_some(), per_instant)?;
     let conn_names: Vec<String> = conns.iter().map(|c| c.name.clone()).collect();
     let port_names: Vec<String> = cabling.ports.iter().map(|p| p.name.clone()).collect();
     let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
