@@ -26,6 +26,7 @@ import datetime as dt
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,19 +57,22 @@ def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = 
 
 
 class ChildCpu:
-    """CPU time of the children reaped between enter and exit (user + system)."""
+    """CPU time of the children reaped between enter and exit (user + system, microseconds)."""
+
+    @staticmethod
+    def _now() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
 
     def __enter__(self) -> ChildCpu:
-        r = os.times()
-        self.t0 = r.children_user + r.children_system
+        self.t0 = self._now()
         return self
 
     def __exit__(self, *exc) -> None:
-        r = os.times()
-        self.cpu = r.children_user + r.children_system - self.t0
+        self.cpu = self._now() - self.t0
 
 
-def run_luayats(binary: Path, home: Path, slots: int, seed: int, workdir: Path) -> dict:
+def run_luayats(binary: Path, home: Path, slots: int, seed: int, lines: bool, workdir: Path) -> dict:
     env = dict(os.environ)
     env.update(
         LUA_PATH=f"{home}/?.lua;{home}/?/init.lua;;",
@@ -76,6 +80,7 @@ def run_luayats(binary: Path, home: Path, slots: int, seed: int, workdir: Path) 
         HOME=str(workdir),  # Luayats' front end may write its preferences file there
         MUX_SLOTS=str(slots),
         MUX_SEED=str(seed),
+        MUX_LINES="1" if lines else "0",
     )
     with ChildCpu() as c:
         out, wall = timed([str(binary), str(LUA_SCRIPT)], env=env, cwd=workdir)
@@ -235,6 +240,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=10.0, help="simulated seconds (default 10, as shipped)")
     ap.add_argument("--seed", type=int, default=1, help="Luayats' seed (atmsim: the scenario's)")
+    ap.add_argument(
+        "--lines", action="store_true", help="Luayats with 0.1-ms delay lines into and out of the multiplexer"
+    )
     ap.add_argument("--workdir", help="scratch folder (default: a temporary one)")
     ap.add_argument("--json", help="write every run's numbers here")
     a = ap.parse_args()
@@ -246,14 +254,15 @@ def main() -> None:
     scenario = cut_scenario(a.seconds, work)
     slots = round(a.seconds * CELL_RATE)
     print(f"# atmsim vs Luayats, FIFO multiplexer, {a.seconds:g} s simulated ({dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC)")
-    print(f"Luayats: {lbin}\natmsim: {abin} on {scenario}")
+    variant = "with delay lines (35 slots) like atmsim's links" if a.lines else "sources straight into the multiplexer"
+    print(f"Luayats: {lbin} ({variant})\natmsim: {abin} on {scenario}")
     loads = [load()]
     lua, atm = [], []
     for i in range(a.rounds):
         order = ("luayats", "atmsim") if i % 2 == 0 else ("atmsim", "luayats")
         for side in order:
             if side == "luayats":
-                r = run_luayats(lbin, lhome, slots, a.seed, work)
+                r = run_luayats(lbin, lhome, slots, a.seed, a.lines, work)
                 lua.append(r)
                 print(f"round {i + 1}: Luayats wall {r['wall_s']:.3f} s, CPU {r['cpu_s']:.3f} s")
             else:
