@@ -17,6 +17,13 @@ from atmsim import Results
 REPO = Path(__file__).resolve().parent.parent
 
 
+# The tests send SIGINT to this process and to children. A runner started as a shell's
+# background job inherits SIGINT ignored, and Python then installs no KeyboardInterrupt
+# handler: give this process the handler a terminal would (children get `default_sigint`).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def default_sigint() -> None:
     """``preexec_fn`` for a child that is sent SIGINT: a shell's background job ignores SIGINT
     and its children inherit that; restore the default so that Python installs its

@@ -14,6 +14,7 @@ import pytest
 
 import atmsim
 from atmsim import ScenarioError
+from conftest import default_sigint
 
 ATMSIM = Path(sys.executable).with_name("atmsim")
 
@@ -53,7 +54,8 @@ def test_a_10000_workstation_site_validates_in_under_512_mb(tmp_path: Path) -> N
         print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
         """
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         preexec_fn=default_sigint).stdout.split()
     wall_s, peak_kib = float(out[0]), int(out[1])
     assert peak_kib < 512 * 1024, f"peak RSS {peak_kib // 1024} MiB"
     assert wall_s < 10.0, f"validation took {wall_s:.1f} s"
@@ -81,7 +83,8 @@ def test_validation_memory_grows_linearly_with_the_hosts_of_a_site(tmp_path: Pat
 def test_ctrl_c_two_seconds_into_validating_a_large_internetwork_ends_within_a_second(tmp_path: Path) -> None:
     path = tmp_path / "huge.toml"
     path.write_text(sites_toml(5, 100_000))  # 500,010 hosts: about 5 s to validate
-    proc = subprocess.Popen([str(ATMSIM), "check", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([str(ATMSIM), "check", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     time.sleep(2.0)
     assert proc.poll() is None, f"validation ended before the interrupt: {proc.communicate()}"
     sent = time.monotonic()
@@ -111,7 +114,8 @@ def test_ctrl_c_while_validating_from_python_raises_keyboard_interrupt(tmp_path:
             print("interrupted", time.monotonic() - t)
         """
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         preexec_fn=default_sigint).stdout.split()
     assert out[0] == "interrupted", out
     assert float(out[1]) < 1.3, out
 
