@@ -55,8 +55,10 @@ fuzz: setup
 
 # The Rust tests in the test profile (Cargo.toml: opt-level 3 as in release, with overflow
 # checks and debug assertions); the release profile is compiled once, for the extension.
+# MAKEFLAGS emptied: under `make test` it names the jobserver of the -j2 make, whose descriptors
+# make does not pass on, and cargo test warned that it could not open them (its doc tests).
 test-rust:
-	cargo test --workspace --exclude atmsim-py
+	MAKEFLAGS= cargo test --workspace --exclude atmsim-py
 
 # pytest on PYTEST_JOBS worker processes (pytest-xdist; default: 2, the CI machine's cores),
 # the 30 slowest tests listed at the end.
