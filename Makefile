@@ -1,6 +1,6 @@
 # atmsim — two commands:
 #   make demo   set up (venv, deps, extension) and run the main job
-#   make test   set up and run all tests (cargo + pytest)
+#   make test   set up and run all tests (cargo + pytest, side by side)
 #   make bench  benchmarks (events/s, cell-hops/s)
 #   make tools  external tools the tests use (tshark, from Debian's packages, when root)
 #
@@ -30,7 +30,15 @@ endif
 demo: setup
 	$(VENV)/bin/atmsim reproduce magic95 --out out/magic95
 
-test: test-rust test-python
+# The Rust tests and the Python side (set-up, then pytest) run side by side: neither needs the
+# other, the two cargo builds use separate profile directories (debug/, release/), and on two
+# cores the test profile's compile fills the gaps of the extension's serial release link and of
+# pytest's last slow tests. Each target's output is printed in one piece when it ends (-O),
+# and a failure on one side does not stop the other (-k).
+# TEST_JOBS=1 runs them one after the other.
+TEST_JOBS ?= 2
+test:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --keep-going --output-sync=target test-rust test-python
 
 # Benchmarks (not part of the tests): whole-scenario throughput, then the event-queue micro-benchmark.
 bench:
@@ -47,8 +55,10 @@ fuzz: setup
 
 # The Rust tests in the test profile (Cargo.toml: opt-level 3 as in release, with overflow
 # checks and debug assertions); the release profile is compiled once, for the extension.
+# MAKEFLAGS emptied: under `make test` it names the jobserver of the -j2 make, whose descriptors
+# make does not pass on, and cargo test warned that it could not open them (its doc tests).
 test-rust:
-	cargo test --workspace --exclude atmsim-py
+	MAKEFLAGS= cargo test --workspace --exclude atmsim-py
 
 # pytest on PYTEST_JOBS worker processes (pytest-xdist; default: 2, the CI machine's cores),
 # the 30 slowest tests listed at the end.

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import time
 from array import array
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -87,6 +90,52 @@ def in_own_mount_namespace(
 
 
 SCENARIOS = REPO / "scenarios"
+
+
+class Shared:
+    """Directories shared by the tests of one pytest run, even when pytest-xdist spreads those
+    tests over worker processes, for work several tests read: made once, not once per test or
+    per worker. They are under the run's own base temporary directory (the one its workers
+    share), never reused by another run."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(exist_ok=True)
+
+    @contextlib.contextmanager
+    def lock(self, name: str) -> Iterator[Path]:
+        """The directory ``name``, held by this process alone for the block (a lock file; the
+        others wait). Not re-entrant."""
+        d = self.root / name
+        with open(self.root / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            d.mkdir(exist_ok=True)
+            yield d
+
+    def once(self, name: str, make: Callable[[Path], None]) -> Path:
+        """The directory ``name`` that ``make(directory)`` filled, calling ``make`` only for the
+        first test that asks (one asking meanwhile waits until it is done). A ``make`` that
+        raised fails every later test that asks, with its message, without trying again."""
+        done, failed = self.root / f"{name}.done", self.root / f"{name}.failed"
+        with self.lock(name) as d:
+            if failed.exists():
+                pytest.fail(f"shared {name} failed in another test: {failed.read_text()}")
+            if not done.exists():
+                try:
+                    make(d)
+                except BaseException as e:
+                    failed.write_text(f"{type(e).__name__}: {e}"[-3000:])
+                    raise
+                done.touch()
+        return d
+
+
+@pytest.fixture(scope="session")
+def shared(tmp_path_factory) -> Shared:
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # each worker's base directory is one of the run's
+    return Shared(root / "shared")
 
 
 @pytest.fixture

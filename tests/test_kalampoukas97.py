@@ -10,14 +10,18 @@ import statistics
 import pytest
 
 from atmsim.reproduce import kalampoukas97 as k97
-from atmsim.study import Kind, Outcome, read_verdicts
+from atmsim.study import Kind, Outcome, executor, read_verdicts
 from atmsim.reproduce.kalampoukas97 import experiment as ks
 from atmsim.reproduce.kalampoukas97 import theory as th
 
 
 @pytest.fixture(scope="module")
-def study():
-    return k97.collect(full=False, seed=1)
+def study(shared):
+    # Simulated once per pytest run, however pytest-xdist spreads this module's tests: the first
+    # worker here runs the study into a results store, another reads the same runs back from it
+    # (whole summaries and series: atmsim.study.executor), instead of simulating it again.
+    with shared.lock("kalampoukas97-quick") as d, executor.using(executor.Executor(d / "runs.duckdb")):
+        return k97.collect(full=False, seed=1)
 
 
 def _mean_eff(st, name, conns, rate=1.0):

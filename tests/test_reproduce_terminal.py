@@ -2,20 +2,11 @@
 progress bar (rich draws it only on a terminal, so the runs are under a pseudo-terminal), and
 run again into the same results store it simulates nothing and gives the same verdicts.
 
-Each study runs its quick mode through the CLI. Two are made smaller so that the test stays
-short: mah96 by its own options (one configuration, two seeds), kocyigit by shrinking its
-quick sizes in the child process before the CLI starts (the shapes of its progress calls do
-not depend on them).
+How each study is run, and made smaller where needed: ``tests/study_on_terminal.py``. The first
+run is shared with ``tests/test_reproduce.py``, which checks magic95's report from it.
 """
 
 from __future__ import annotations
-
-import os
-import pty
-import select
-import subprocess
-import sys
-import time
 
 import pytest
 
@@ -23,52 +14,13 @@ from atmsim.reproduce import STUDIES
 from atmsim.store import Store
 from atmsim.study import read_verdicts
 from atmsim.study.verdict_store import read_store_verdicts
-
-SMALLER = {
-    "kocyigit": "import atmsim.reproduce.kocyigit as k; "
-                "k.QUICK = k.QUICK_EXTRA = k.QUICK_MECH = k.Size(2, 2.0, 0.5); ",
-}
-OPTIONS = {"mah96": ["--configs", "noqos-conv-svc", "--seeds", "2", "--jobs", "1"]}
-
-
-def run_on_terminal(args: list[str], prelude: str = "", timeout: float = 300.0) -> tuple[int, str]:
-    """Run ``atmsim ARGS`` with stdout and stderr on a pseudo-terminal; (exit code, output)."""
-    code = prelude + "import sys; from atmsim.cli import main; sys.argv = ['atmsim', *sys.argv[1:]]; main()"
-    primary, secondary = pty.openpty()
-    env = {**os.environ, "COLUMNS": "120", "LINES": "40", "TERM": "xterm"}
-    env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.DEVNULL, stdout=secondary,
-                            stderr=secondary, env=env, close_fds=True)
-    os.close(secondary)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([primary], [], [], 0.5)
-            if ready:
-                try:
-                    data = os.read(primary, 65536)
-                except OSError:  # EIO: the child closed the terminal
-                    break
-                if not data:
-                    break
-                chunks.append(data)
-            elif proc.poll() is not None:
-                break
-        else:
-            proc.kill()
-            pytest.fail(f"atmsim {' '.join(args)} did not finish in {timeout:g} s")
-        rc = proc.wait(timeout=30)
-    finally:
-        os.close(primary)
-    return rc, b"".join(chunks).decode("utf-8", "replace")
+from study_on_terminal import first_run, reproduce_on_terminal
 
 
 @pytest.mark.parametrize("study", sorted(STUDIES))
-def test_every_study_runs_to_its_end_under_the_progress_bar(study, tmp_path):
-    out, store = tmp_path / study, tmp_path / "store.duckdb"
-    rc, text = run_on_terminal(["reproduce", study, "--out", str(out), "--store", str(store), *OPTIONS.get(study, [])],
-                               SMALLER.get(study, ""))
+def test_every_study_runs_to_its_end_under_the_progress_bar(study, tmp_path, shared):
+    first = first_run(shared, study)
+    out, store, rc, text = first.out, first.store, first.rc, first.text
     assert "Traceback" not in text and "error:" not in text.lower(), text[-3000:]
     assert rc == 0, text[-3000:]
     # The bar was drawn (the terminal saw it) and the report written.
@@ -89,8 +41,7 @@ def test_every_study_runs_to_its_end_under_the_progress_bar(study, tmp_path):
     # Run again into the same store: every run is read back, none simulated; the same verdicts.
     ran = _runs_in(store)
     again = tmp_path / "again"
-    rc, text = run_on_terminal(["reproduce", study, "--out", str(again), "--store", str(store), *OPTIONS.get(study, [])],
-                               SMALLER.get(study, ""))
+    rc, text = reproduce_on_terminal(study, again, store)
     assert rc == 0, text[-3000:]
     assert _runs_in(store) == ran
     assert read_verdicts(again) == read_verdicts(out)
