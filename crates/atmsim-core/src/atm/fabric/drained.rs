@@ -162,8 +162,8 @@ impl Fabric {
                 self.ports[self.links[l.idx()].from.idx()].watch_ends = true;
             }
         }
-        for s in 0..ok.len() {
-            if ok[s] && self.switches[s].inputs.len() > SCANNED_INPUTS {
+        for s in (0..ok.len()).filter(|&s| ok[s]) {
+            if self.switches[s].inputs.len() > SCANNED_INPUTS {
                 self.prime_due(s);
             }
         }
