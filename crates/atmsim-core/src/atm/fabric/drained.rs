@@ -258,6 +258,13 @@ impl Fabric {
                 return true;
             }
         }
+        self.switched_until(ck, s, before, now)
+    }
+
+    /// Drained switch `s` has switched every arrival before `before`: the clock goes back to
+    /// the drain's instant `now`; false (nothing holds).
+    #[inline]
+    pub(super) fn switched_until(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, now: SimTime) -> bool {
         ck.set_now(now);
         let sw = &mut self.switches[s as usize];
         sw.switching = false;

@@ -147,11 +147,7 @@ impl Fabric {
                 return true;
             }
         }
-        ck.set_now(now);
-        let sw = &mut self.switches[s as usize];
-        sw.switching = false;
-        sw.drained_to = sw.drained_to.max(before);
-        false
+        self.switched_until(ck, s, before, now)
     }
 
     /// The next instant before `before` at which a cell reaches switch `s`, with the inputs
