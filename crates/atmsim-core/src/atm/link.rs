@@ -71,6 +71,17 @@ pub struct Route {
     pub vci: u32,
 }
 
+/// What every cell launched onto a link needs besides its place in the pipe ([`Link::each`]).
+pub mod each {
+    /// An arrival event: the link ends at a switch that takes an event per arrival (not
+    /// drained by its readers, `atm::fabric::drained`); otherwise only frame ends and RM
+    /// cells get one.
+    pub const STEP: u8 = 1;
+    /// Its arrival time told to the switch at the far end, drained through its inputs' next
+    /// arrivals (`atm::fabric::due`).
+    pub const DUE: u8 = 2;
+}
+
 /// One direction of a physical link.
 pub struct Link {
     pub name: String,
@@ -81,9 +92,9 @@ pub struct Link {
     pub to: Sink,
     /// Cells in flight with their arrival times (non-decreasing).
     pub pipe: VecDeque<(SimTime, Cell)>,
-    /// Into a switch that takes an event per arrival (not drained by its readers,
-    /// `atm::fabric::drained`): every cell needs an arrival event, not only frame ends.
-    pub steps_each: bool,
+    /// What every cell launched onto the link needs besides its place in the pipe ([`each`]):
+    /// nothing (0) into a host or a switch drained by its readers that scans its inputs.
+    pub each: u8,
     /// Cells that reached the far end.
     pub cells_delivered: u64,
     /// Into a switch that takes an event per arrival: the time of the pending `Arrive` event

@@ -17,7 +17,7 @@
 
 use super::{AtmEv, Clock, Fabric, Up};
 use crate::atm::cell::{flags, Cell};
-use crate::atm::link::Sink;
+use crate::atm::link::{each, Sink};
 use crate::ids::{LinkId, PortId};
 use crate::time::SimTime;
 
@@ -120,7 +120,7 @@ impl Fabric {
             // More completions due: the plain ones in one loop (a port that completes one cell
             // per call pays this one comparison).
             let port = &self.ports[p.idx()];
-            if port.tx_done <= t && port.runs_plain_until(t) && !self.links[port.link.idx()].steps_each {
+            if port.tx_done <= t && port.runs_plain_until(t) && self.links[port.link.idx()].each & each::STEP == 0 {
                 self.complete_run(p, t);
             }
         }

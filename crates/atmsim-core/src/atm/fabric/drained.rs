@@ -73,17 +73,20 @@
 //! its input and admitted in turn (`switch_to_one_port`). Any other instant is collected
 //! per port and admitted port by port (`switch_collected`).
 //!
-//! **Which switches.** With batching on: at most 16 inputs (a drain
-//! looks at each of them), every output port served
+//! **Which switches.** With batching on: every output port served
 //! ahead (any discipline), no policer or re-shaper on an input, every input link from
 //! another switch with a positive delay, no input fed by a port that releases a host shaper
 //! itself, and every output
 //! link ending at a host or at another drained switch (a cell started late by a drain must
 //! not owe anyone an event). The ports feeding a drained switch watch their frame ends too.
+//! A drain as described here looks at every input (its head cell, and first the port feeding
+//! it), so a switch of more than [`SCANNED_INPUTS`] inputs keeps them in order of their next
+//! arrivals instead and takes only those with cells due (`due.rs`); the steps that switch an
+//! instant or a run of one input's cells are the same.
 
 use super::{AtmEv, Clock, Fabric};
 use crate::atm::cell::{flags, Cell};
-use crate::atm::link::Sink;
+use crate::atm::link::{each, Sink};
 use crate::ids::{LinkId, PortId};
 use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
@@ -98,11 +101,11 @@ const PS: SimDuration = SimDuration::from_ps(1);
 /// and `advance` fit any thread's stack, debug builds included.
 const TICK_DELAYS: u64 = 64;
 
-/// Most inputs a drained switch may have: a drain looks at every input (its head cell, the
-/// port feeding it), so a switch with hundreds of inputs (a dumbbell's access side) is cheaper
-/// with an event per arrival (TCP dumbbell of 500 flows, 0.5 s: 0.59 G instructions with an
-/// event per arrival, 2.67 G drained).
-const MAX_INPUTS: usize = 16;
+/// Most inputs a drained switch scans at each drain (its inputs' head cells and the ports
+/// feeding them, an input a bit of a mask). A switch of more inputs keeps them in order of
+/// their next arrivals instead (`due.rs`): scanning them, the TCP dumbbell of 500 flows, 0.5 s,
+/// took 2.67 G instructions against 0.59 G with an event per arrival.
+pub(super) const SCANNED_INPUTS: usize = 16;
 
 impl Fabric {
     /// Decide which switches are drained by their readers (module docs, "Which switches"),
@@ -150,11 +153,18 @@ impl Fabric {
                 }
             }
             // Whatever feeds the switch starts its frame ends on time (module docs), and only
-            // those (and RM cells) need arrival events.
+            // those (and RM cells) need arrival events; a switch of many inputs hears of every
+            // cell's arrival time instead of scanning its inputs (`due.rs`).
+            let wide = self.switches[s].inputs.len() > SCANNED_INPUTS;
             for i in 0..self.switches[s].inputs.len() {
                 let l = self.switches[s].inputs[i];
-                self.links[l.idx()].steps_each = false;
+                self.links[l.idx()].each = if wide { each::DUE } else { 0 };
                 self.ports[self.links[l.idx()].from.idx()].watch_ends = true;
+            }
+        }
+        for s in (0..ok.len()).filter(|&s| ok[s]) {
+            if self.switches[s].inputs.len() > SCANNED_INPUTS {
+                self.prime_due(s);
             }
         }
         if ring_delay != SimDuration::MAX {
@@ -167,7 +177,6 @@ impl Fabric {
     fn may_drain(&self, s: usize, of_switch: &[bool]) -> bool {
         let sw = &self.switches[s];
         !sw.inputs.is_empty()
-            && sw.inputs.len() <= MAX_INPUTS
             && sw.ports.iter().all(|p| self.ports[p.idx()].lazy)
             && sw.inputs.iter().all(|l| {
                 let link = &self.links[l.idx()];
@@ -204,6 +213,9 @@ impl Fabric {
         if sw.drained_to >= before || sw.switching {
             return false;
         }
+        if sw.due.is_some() {
+            return self.drain_due(ck, s, before, hold);
+        }
         for i in 0..sw.inputs.len() {
             let link = &self.links[self.switches[s as usize].inputs[i].idx()];
             let (from, reach) = (link.from, link.delay + PS);
@@ -220,6 +232,9 @@ impl Fabric {
         ck.set_now(self.switches[s as usize].drained_to);
         self.admit_instant(ck);
         ck.set_now(now);
+        if self.switches[s as usize].due.is_some() {
+            return self.switch_due_until(ck, s, before, true);
+        }
         self.switch_until(ck, s, before, true)
     }
 
@@ -243,6 +258,13 @@ impl Fabric {
                 return true;
             }
         }
+        self.switched_until(ck, s, before, now)
+    }
+
+    /// Drained switch `s` has switched every arrival before `before`: the clock goes back to
+    /// the drain's instant `now`; false (nothing holds).
+    #[inline]
+    pub(super) fn switched_until(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, now: SimTime) -> bool {
         ck.set_now(now);
         let sw = &mut self.switches[s as usize];
         sw.switching = false;
@@ -277,9 +299,17 @@ impl Fabric {
 
     /// Drained switch `s` switches the cells of input `l` that arrive before `limit`, each
     /// alone at its instant (no other input has an arrival before `limit`); true if one
-    /// holds.
-    #[inline]
-    fn switch_run(&mut self, ck: &mut impl Clock, s: u32, l: LinkId, limit: SimTime, now: SimTime, hold: bool) -> bool {
+    /// holds. Always inlined into its two callers (as a call it cost the multiplexer 2 %).
+    #[inline(always)]
+    pub(super) fn switch_run(
+        &mut self,
+        ck: &mut impl Clock,
+        s: u32,
+        l: LinkId,
+        limit: SimTime,
+        now: SimTime,
+        hold: bool,
+    ) -> bool {
         while let Some(&(t, _)) = self.links[l.idx()].pipe.front() {
             if t >= limit {
                 break;
@@ -294,8 +324,9 @@ impl Fabric {
     }
 
     /// Drained switch `s` switches the head cell of input `l`, the only cell arriving at this
-    /// instant and before `limit` on any other input: no arbiter is needed.
-    #[inline]
+    /// instant and before `limit` on any other input: no arbiter is needed. Always inlined
+    /// into its two callers' runs (a call per cell cost the multiplexer 3 %).
+    #[inline(always)]
     fn switch_alone(
         &mut self,
         ck: &mut impl Clock,
@@ -332,8 +363,9 @@ impl Fabric {
     /// in its instant before `limit`, passes output port `p` (brought up to now) in one step if the port is idle
     /// and the cell ends before anything else can reach or read the port; so do the cells of
     /// its VC that follow it on `l` while the same holds for each (module docs, "Cells through
-    /// idle ports"). False if the cell must be admitted the usual way.
-    #[inline]
+    /// idle ports"). False if the cell must be admitted the usual way. Always inlined, as
+    /// [`Fabric::switch_alone`] is.
+    #[inline(always)]
     fn pass_through(
         &mut self,
         ck: &mut impl Clock,
@@ -437,9 +469,14 @@ impl Fabric {
         }
         let last = input.pipe[n - 1].0;
         let delay = output.delay;
+        let first_at = input.pipe[0].0 + q + delay;
         output.pipe.extend(input.pipe.drain(..n).map(|(t, c)| (t + q + delay, Cell { vci: first.vci, ..c })));
+        let due = output.each & each::DUE != 0;
         let n = n as u64;
         input.cells_delivered += n;
+        if due {
+            self.due_at(out, first_at);
+        }
         self.cell_hops += n;
         self.ports[p.idx()].pass_again_run(last, n);
         self.switches[s as usize].drained_to = last;
@@ -466,9 +503,14 @@ impl Fabric {
     #[inline(always)]
     fn put_passed(&mut self, p: PortId, cell: Cell, done: SimTime) {
         self.cell_hops += 1;
-        let link = &mut self.links[self.ports[p.idx()].link.idx()];
-        debug_assert!(!link.steps_each, "a drained switch's port feeds a stepped switch");
-        link.pipe.push_back((done + link.delay, cell));
+        let l = self.ports[p.idx()].link;
+        let link = &mut self.links[l.idx()];
+        debug_assert!(link.each & each::STEP == 0, "a drained switch's port feeds a stepped switch");
+        let at = done + link.delay;
+        link.pipe.push_back((at, cell));
+        if link.each & each::DUE != 0 {
+            self.due_at(l, at);
+        }
     }
 
     /// Drained switch `s` switches the cells arriving at `at` on its inputs `mask` (bit `i`:
@@ -570,29 +612,44 @@ impl Fabric {
         let up = self.up.len();
         for i in 0..self.switches[s as usize].inputs.len() {
             let l = self.switches[s as usize].inputs[i];
-            let link = &mut self.links[l.idx()];
-            if link.pipe.front().is_none_or(|&(t, _)| t != at) {
-                continue;
-            }
-            let (_, cell) = link.pipe.pop_front().expect("checked");
-            link.cells_delivered += 1;
-            if cell.vci == SIG_VCI {
-                debug_assert!(!cell.is_eof() || at == now, "a signalling frame ended before its event");
-                self.ctrl_cell(l, cell);
-                continue;
-            }
-            match self.links[l.idx()].route(cell.vci) {
-                Some(r) => {
-                    self.meet_allocators(l, cell, at);
-                    let port = &mut self.ports[r.port.idx()];
-                    if port.arrivals.is_empty() {
-                        self.drain_dirty.push(r.port);
-                    }
-                    port.arrivals.push((l.0, Cell { vci: r.vci, ..cell }));
-                }
-                None => self.no_route(s, cell),
-            }
+            self.collect(s, l, at, now);
         }
+        self.admit_collected(ck, up, hold)
+    }
+
+    /// [`Fabric::switch_collected`] of input `l`: its cell arriving at `at`, if any, is
+    /// translated and joins its output port's arrivals of the instant, or goes to the link's
+    /// control reassembler.
+    #[inline(always)]
+    pub(super) fn collect(&mut self, s: u32, l: LinkId, at: SimTime, now: SimTime) {
+        let link = &mut self.links[l.idx()];
+        if link.pipe.front().is_none_or(|&(t, _)| t != at) {
+            return;
+        }
+        let (_, cell) = link.pipe.pop_front().expect("checked");
+        link.cells_delivered += 1;
+        if cell.vci == SIG_VCI {
+            debug_assert!(!cell.is_eof() || at == now, "a signalling frame ended before its event");
+            return self.ctrl_cell(l, cell);
+        }
+        match self.links[l.idx()].route(cell.vci) {
+            Some(r) => {
+                self.meet_allocators(l, cell, at);
+                let port = &mut self.ports[r.port.idx()];
+                if port.arrivals.is_empty() {
+                    self.drain_dirty.push(r.port);
+                }
+                port.arrivals.push((l.0, Cell { vci: r.vci, ..cell }));
+            }
+            None => self.no_route(s, cell),
+        }
+    }
+
+    /// The instant's cells collected ([`Fabric::collect`]) are admitted, unless the instant
+    /// holds for a control frame completed in it (`up`: the outbox's length before); true if
+    /// it holds.
+    #[inline]
+    pub(super) fn admit_collected(&mut self, ck: &mut impl Clock, up: usize, hold: bool) -> bool {
         if hold && self.up.len() > up {
             return true;
         }

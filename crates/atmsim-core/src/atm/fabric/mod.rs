@@ -8,12 +8,14 @@
 //!
 //! - [`ahead`] — ports served ahead: a FIFO or round-robin port takes no event per cell;
 //! - [`drained`] — switches drained by their readers: their arrivals take no event each;
+//! - [`due`] — drained switches of many inputs, which keep their inputs in order of their next
+//!   arrivals instead of scanning them;
 //! - this module — admission at an output port in the model's order (DESIGN §2b), starting a
 //!   transmitter, a cell's arrival event, and the ledger of lost cells.
 
 use super::aal5::{Frames, Reassembled, Reassembler};
 use super::cell::{flags, Cell};
-use super::link::{Link, Sink};
+use super::link::{each, Link, Sink};
 use super::port::{DropReason, OutPort};
 use super::shaping::Shapers;
 use super::switch::Switch;
@@ -24,6 +26,7 @@ use crate::time::{SimDuration, SimTime};
 
 pub mod ahead;
 pub mod drained;
+pub mod due;
 pub mod stepped;
 
 /// What the fabric needs of the event loop: the time, and a queue for its events.
@@ -181,6 +184,11 @@ pub struct Fabric {
     pub host_reasm: Vec<Vec<Reassembler>>,
     /// What the fabric delivered upward and the network has not routed yet.
     pub up: Vec<Up>,
+    /// By link, into a switch drained through its inputs' next arrivals ([`each::DUE`]): the
+    /// arrival time under which the link is entered in the switch's due inputs
+    /// (`SimTime::MAX`: not entered; [`due`]). Beside the links, not in them: a link's record
+    /// stays 128 bytes, indexed by a shift.
+    pub link_due: Vec<SimTime>,
 }
 
 impl Fabric {
@@ -204,6 +212,7 @@ impl Fabric {
             ctrl_reasm: Vec::new(),
             host_reasm: Vec::new(),
             up: Vec::new(),
+            link_due: Vec::new(),
         }
     }
 
@@ -214,29 +223,33 @@ impl Fabric {
     /// none if its port armed it ahead (`ahead.rs`, `arm_arrival`).
     #[inline(always)]
     pub fn arrival_event(&mut self, ck: &mut impl Clock, l: LinkId, at: SimTime, cell: Cell) {
-        if cell.flags & (flags::EOF | flags::RM) != 0 || self.links[l.idx()].steps_each {
+        if cell.flags & (flags::EOF | flags::RM) != 0 || self.links[l.idx()].each != 0 {
             self.arrival_event_for(ck, l, at, cell);
         }
     }
 
     /// [`Fabric::arrival_event`] for a cell that may need one: a frame end, an RM cell, or any
-    /// cell into a switch that takes an event per arrival.
+    /// cell into a switch that takes an event per arrival; a cell into a switch drained
+    /// through its inputs' next arrivals is told to it ([`Fabric::due_at`]).
     #[inline(never)]
     fn arrival_event_for(&mut self, ck: &mut impl Clock, l: LinkId, at: SimTime, cell: Cell) {
         let link = &mut self.links[l.idx()];
-        let wake = match link.to {
+        let (wake, due) = match link.to {
             Sink::Switch { switch, .. } if self.switches[switch.idx()].drained => {
-                cell.flags & (flags::EOF | flags::RM) != 0 && at != link.armed_at
+                (cell.flags & (flags::EOF | flags::RM) != 0 && at != link.armed_at, link.each & each::DUE != 0)
             }
             Sink::Switch { .. } if at < link.armed_at => {
                 link.armed_at = at;
-                true
+                (true, false)
             }
-            Sink::Switch { .. } => false,
-            Sink::Host(_) => cell.flags & (flags::EOF | flags::RM) != 0 && at != link.armed_at,
+            Sink::Switch { .. } => (false, false),
+            Sink::Host(_) => (cell.flags & (flags::EOF | flags::RM) != 0 && at != link.armed_at, false),
         };
+        if due {
+            self.due_at(l, at);
+        }
         if wake {
-            debug_assert!(at >= ck.now(), "an arrival event in the past on link {}", link.name);
+            debug_assert!(at >= ck.now(), "an arrival event in the past on link {}", self.links[l.idx()].name);
             ck.schedule(at, AtmEv::Arrive(l));
         }
     }

@@ -112,7 +112,7 @@ impl Cabling {
             from: pid,
             to: sink,
             pipe: Default::default(),
-            steps_each: matches!(to, Node::Switch(_)),
+            each: if matches!(to, Node::Switch(_)) { crate::atm::link::each::STEP } else { 0 },
             cells_delivered: 0,
             armed_at: crate::time::SimTime::MAX,
         });
