@@ -278,6 +278,23 @@ impl<E: Copy> EventQueue<E> {
         (low >> RANK_BITS) + (rank as u64 <= cur_rank) as u64
     }
 
+    /// Time, generation and rank an event of `rank` for `time` would get, without scheduling
+    /// it: a place in the order (module docs) for work done later without an event. Scheduled
+    /// by the running event (`by_running`), its generation follows the rule of "Order";
+    /// scheduled at an earlier instant (work a lazy server carries out late, at the place it
+    /// had), it is of generation 0 at `time`.
+    #[inline]
+    pub fn prefix_of(&self, time: SimTime, rank: u32, by_running: bool) -> u128 {
+        let gen = if by_running { self.generation(time, rank).min(MAX_GEN) } else { 0 };
+        ((time.0 as u128) << 64) | (((gen << RANK_BITS | rank as u64) << TIE_BITS) as u128)
+    }
+
+    /// Time, generation and rank of the running event: its place in the order.
+    #[inline]
+    pub fn running_prefix(&self) -> u128 {
+        self.cur
+    }
+
     /// Time, generation and rank of an event of `rank` scheduled now for `time`.
     #[inline(always)]
     fn prefix_for(&mut self, time: SimTime, rank: u32) -> u128 {

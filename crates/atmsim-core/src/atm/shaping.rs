@@ -25,7 +25,10 @@
 //! frames handed to the adapter for a shaped VC (or, for a host-level shaper, for any VC
 //! of that host) are cut into cells that wait in the shaper's FIFO; each cell moves into
 //! the adapter's normal per-VC queue and scheduler at its earliest conforming time. All
-//! cells due at the same instant are released together by one event; O(1) per cell. The
+//! cells due at the same instant are released together by one event; O(1) per cell. With
+//! batching, a host shaper takes no event per release: its port releases it when brought up
+//! to date, and needs an event only for the release of a frame end, known exactly in
+//! advance ([`Shaper::first_watched_release`]; `atm::fabric::ahead`). The
 //! shaper queue is not subject to the adapter's `buffer_cells` admission; it has its own
 //! bound (`shape.buffer_cells`, by default the socket buffers of the TCP senders behind
 //! it: `scenario::build::shaping`). A frame that does not fit whole is refused, as a full
@@ -235,6 +238,9 @@ pub struct Shaper {
     /// Released without events of its own, by its port when that port is brought up to date
     /// (`atm::port` module docs, "Serving ahead").
     pub lazy: bool,
+    /// A lazy shaper: the place in the order of events (`atm::fabric::Clock::release_place`)
+    /// of its next release, the one its release event would have had.
+    pub release_place: u128,
     pub stats: ShaperStats,
 }
 
@@ -252,6 +258,7 @@ impl Shaper {
             armed: false,
             next_at: SimTime::MAX,
             lazy: false,
+            release_place: 0,
             stats: ShaperStats::default(),
         }
     }
@@ -314,6 +321,25 @@ impl Shaper {
             out(cell);
         }
         self.arm(now)
+    }
+
+    /// When the first frame end (or RM cell) it holds will be released, exactly, if it holds
+    /// one: what its releases will do with the cells queued now (cells queued later go
+    /// behind). The first cell goes at `next_at`; each release accepts a cell at `r` and sets
+    /// `TAT ← max(r, TAT) + T`, the next cell conforming at `TAT − τ` or at once, so with
+    /// `TAT₁ = max(r₀, TAT₀) + T` the `j`-th cell (`j ≥ 1`) goes at
+    /// `max(r₀, TAT₁ + (j − 1)·T − τ)` (tested against the releases themselves).
+    pub fn first_watched_release(&self) -> Option<SimTime> {
+        if self.next_at == SimTime::MAX {
+            return None;
+        }
+        let watched = super::cell::flags::EOF | super::cell::flags::RM;
+        let j = self.queue.iter().position(|&(_, c)| c.flags & watched != 0)? as u64;
+        if j == 0 {
+            return Some(self.next_at);
+        }
+        let tat1 = self.next_at.max(self.gcra.tat) + self.gcra.t;
+        Some(self.next_at.max((tat1 + self.gcra.t.mul(j - 1)).saturating_sub(self.gcra.tau)))
     }
 
     /// Cells held now.
@@ -573,6 +599,40 @@ mod tests {
         })
     }
 
+    /// Frame `i` of `size(i)` cells arriving at `ts[i]`, and the releases they cause, in time
+    /// order; `step` sees the shaper after each push (`None`) and each release (its time and
+    /// cells).
+    fn drive(
+        s: &mut Shaper,
+        ts: &[u64],
+        size: impl Fn(usize) -> u32,
+        mut step: impl FnMut(&Shaper, Option<(SimTime, &[Cell])>),
+    ) {
+        let mut pending: Option<SimTime> = None;
+        let mut frames = ts.iter().enumerate().peekable();
+        loop {
+            let next_arrival = frames.peek().map(|(_, &a)| SimTime(a));
+            match (next_arrival, pending) {
+                (None, None) => break,
+                (Some(a), p) if p.is_none_or(|p| a < p) => {
+                    let (i, _) = frames.next().unwrap();
+                    if let Some(at) = s.push_frame(a, 32, i as u32, size(i)) {
+                        assert!(pending.is_none(), "armed twice");
+                        pending = Some(at);
+                    }
+                    step(s, None);
+                }
+                (_, Some(p)) => {
+                    let mut got = Vec::new();
+                    pending = s.release(p, &mut |c| got.push(c));
+                    assert!(!got.is_empty(), "a release of nothing");
+                    step(s, Some((p, &got)));
+                }
+                _ => unreachable!(),
+            }
+        }
+    }
+
     proptest! {
         /// Virtual Scheduling and the continuous-state Leaky Bucket give the same verdict on
         /// every cell of a random arrival sequence, and the same earliest conforming time.
@@ -592,30 +652,12 @@ mod tests {
         #[test]
         fn shaper_output_conforms(ts in arrivals(), t in 1u64..200, tau in 0u64..600, n in 1u32..4) {
             let mut s = Shaper::new("v".into(), ShaperKind::Vc, 0.0, PortId(0), Gcra::new(d(t), d(tau)));
-            // Events: frame arrivals and pending releases, processed in time order.
-            let mut pending: Option<SimTime> = None;
             let mut out: Vec<(SimTime, Cell)> = Vec::new();
-            let mut frames = ts.iter().enumerate().peekable();
-            loop {
-                let next_arrival = frames.peek().map(|(_, &a)| SimTime(a));
-                match (next_arrival, pending) {
-                    (None, None) => break,
-                    (Some(a), p) if p.is_none_or(|p| a < p) => {
-                        let (i, _) = frames.next().unwrap();
-                        if let Some(at) = s.push_frame(a, 32, i as u32, n) {
-                            prop_assert!(pending.is_none());
-                            pending = Some(at);
-                        }
-                    }
-                    (_, Some(p)) => {
-                        let mut got = Vec::new();
-                        pending = s.release(p, &mut |c| got.push(c));
-                        prop_assert!(!got.is_empty());
-                        out.extend(got.into_iter().map(|c| (p, c)));
-                    }
-                    _ => unreachable!(),
+            drive(&mut s, &ts, |_| n, |_, released| {
+                if let Some((p, got)) = released {
+                    out.extend(got.iter().map(|&c| (p, c)));
                 }
-            }
+            });
             prop_assert_eq!(out.len(), ts.len() * n as usize);
             let mut fresh = Gcra::new(d(t), d(tau));
             for (k, (at, c)) in out.iter().enumerate() {
@@ -623,6 +665,30 @@ mod tests {
                 prop_assert_eq!(c.frame as usize, k / n as usize);
             }
             prop_assert_eq!(s.stats.nonconforming, 0);
+        }
+
+        /// The predicted release of the first frame end a shaper holds, made after every push
+        /// and every release of a random run, is the time that frame end is released.
+        #[test]
+        fn first_frame_end_release_is_predicted_exactly(
+            ts in arrivals(), t in 1u64..200, tau in 0u64..600, sizes in proptest::collection::vec(1u32..6, 1..300),
+        ) {
+            let mut s = Shaper::new("v".into(), ShaperKind::Vc, 0.0, PortId(0), Gcra::new(d(t), d(tau)));
+            // (frame, predicted release of its end) and the actual releases of frame ends.
+            let mut predicted: Vec<(u32, SimTime)> = Vec::new();
+            let mut released: std::collections::HashMap<u32, SimTime> = Default::default();
+            drive(&mut s, &ts, |i| sizes[i % sizes.len()], |s, got| {
+                for c in got.into_iter().flat_map(|(_, got)| got).filter(|c| c.is_eof()) {
+                    released.insert(c.frame, got.expect("released").0);
+                }
+                if let Some(at) = s.first_watched_release() {
+                    let first = s.queue.iter().find(|(_, c)| c.is_eof()).unwrap().1.frame;
+                    predicted.push((first, at));
+                }
+            });
+            for (frame, at) in predicted {
+                prop_assert_eq!(released[&frame], at, "frame {}", frame);
+            }
         }
 
         /// A policer never passes a non-conforming cell: every passed cell conforms to an

@@ -45,7 +45,7 @@ impl Network {
                 return false;
             }
             match sh.push_frame(now, vci, f, ncells) {
-                Some(at) if sh.lazy => self.fabric.shaper_due(ck!(self), port, at),
+                Some(at) if sh.lazy => self.fabric.shaper_due(ck!(self), port, s, at),
                 Some(at) => {
                     self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
                 }

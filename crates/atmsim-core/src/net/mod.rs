@@ -355,9 +355,14 @@ impl Clock for Engine {
         self.q.schedule(at, Ev::Atm(ev));
     }
 
-    #[inline(always)]
-    fn after_releases(&self) -> bool {
-        self.q.running_kind() >= kind::SHAPE
+    #[inline]
+    fn release_place(&self, at: SimTime, s: u32, armed: SimTime) -> u128 {
+        self.q.prefix_of(at, rank(kind::SHAPE, s), armed == self.q.running_time())
+    }
+
+    #[inline]
+    fn running_place(&self) -> u128 {
+        self.q.running_prefix()
     }
 
     #[inline(always)]
@@ -444,10 +449,11 @@ impl Network {
         self.fabric.prime_drained(ck!(self), may);
         for (i, sh) in self.fabric.shapers.list.iter_mut().enumerate() {
             let p = &mut self.fabric.ports[sh.port.idx()];
-            // A shaper whose port is served ahead and needs no event of its own (a switch at
-            // the far end, no source waiting on frames) is released by the port.
+            // A host shaper whose port is served ahead, FIFO or round robin, with no source
+            // waiting on frames, is released by the port; if the port watches frame ends, it
+            // keeps an event for the first frame end its shapers hold (`atm::fabric::ahead`).
             let plain = !p.sched.may_hold_cells();
-            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && plain && !p.watch_ends && !p.notify {
+            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && plain && !p.notify {
                 sh.lazy = true;
                 p.shapers.push(i as u32);
             }
@@ -576,26 +582,52 @@ mod tests {
     /// never sees it. (Under the default rules such segments are rare — the slot recycles
     /// only when the server has the final ACK — so the mechanism is tested directly.)
     #[test]
-    fn the_engine_tells_the_fabric_which_events_come_after_an_instants_shaper_releases() {
+    fn the_engine_tells_the_fabric_where_an_instants_shaper_releases_fall() {
         // A frame queued at the instant of a lazy shaper release goes in before the release
         // if the event queuing it comes earlier in the instant (a CPU finishing a job), after
-        // it otherwise (a TCP timer, a cell source's message): `atm::fabric::ahead`.
+        // it otherwise (a TCP timer, a cell source's message): `atm::fabric::ahead`. A release
+        // armed during the instant by an event after the releases' kind falls in the next
+        // generation, after every event still pending for the instant.
         let t = SimTime::ZERO + SimDuration::from_ps(5);
         let cases = [
             (Ev::Cpu(CpuEv::Done(NodeId(3))), false),
             (Ev::Atm(AtmEv::Arrive(crate::ids::LinkId(1))), false),
             (Ev::Atm(AtmEv::Shape(0)), true),
+            (Ev::Atm(AtmEv::Shape(1)), true),
             (Ev::Transport(TransportEv::Fast(ConnId(0), 0, 0)), true),
             (Ev::App(AppEv::Message(SourceId(2), 100)), true),
         ];
-        for (ev, after) in cases {
+        for (ev, reached) in cases {
             let mut eng = Engine::new(EventQueue::new(), SimTime::MAX, true);
             eng.q.schedule(t, ev);
             let (at, popped) = eng.q.pop().expect("one event");
             eng.now = at;
             assert_eq!(popped, ev);
-            assert_eq!(eng.after_releases(), after, "{ev:?}");
+            // Shaper 0 armed at an earlier instant for this one.
+            let place = eng.release_place(t, 0, SimTime::ZERO);
+            assert_eq!(place <= eng.running_place(), reached, "{ev:?}");
         }
+        // Armed now by a TCP timer (after the releases' kind): the next generation, so a
+        // cell source's message still pending for this instant comes first.
+        let mut eng = Engine::new(EventQueue::new(), SimTime::MAX, true);
+        eng.q.schedule(t, Ev::Transport(TransportEv::Fast(ConnId(0), 0, 0)));
+        eng.q.schedule(t, Ev::App(AppEv::Message(SourceId(2), 100)));
+        let (at, _) = eng.q.pop().expect("the timer");
+        eng.now = at;
+        let place = eng.release_place(t, 0, t);
+        assert!(place > eng.running_place());
+        eng.q.pop().expect("the message");
+        assert!(place > eng.running_place(), "the message comes before the release");
+        // Armed now by a CPU (before the releases' kind): this generation, at its place.
+        let mut eng = Engine::new(EventQueue::new(), SimTime::MAX, true);
+        eng.q.schedule(t, Ev::Cpu(CpuEv::Done(NodeId(3))));
+        eng.q.schedule(t, Ev::App(AppEv::Message(SourceId(2), 100)));
+        let (at, _) = eng.q.pop().expect("the CPU");
+        eng.now = at;
+        let place = eng.release_place(t, 0, t);
+        assert!(place > eng.running_place());
+        eng.q.pop().expect("the message");
+        assert!(place <= eng.running_place(), "the release comes before the message");
     }
 
     #[test]

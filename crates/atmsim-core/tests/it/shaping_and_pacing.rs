@@ -492,3 +492,122 @@ fn a_shaper_buffer_must_hold_one_frame() {
     .expect_err("host");
     assert_eq!(e.field, "host[0].shape.buffer_cells", "{e}");
 }
+
+/// Host `a` sends two TCP connections to `b`, one on a VC shaped at 20 Mb/s and one
+/// unshaped, through one adapter; host `c` sends Poisson messages shaped at 1.2 times their
+/// mean rate; both reach the switch over links of no length, and the switch is drained
+/// unless `plain_extra` (added to the unshaped VC) polices it.
+fn shaped_beside_a_drained_switch(ties: &str, tau_us: f64, plain_extra: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration_s = 1.0
+warmup_s = 0.2
+sample_interval_ms = 7
+tie_order = "{ties}"
+[[host]]
+name = "a"
+[[host]]
+name = "c"
+[[host]]
+name = "b"
+[[host]]
+name = "d"
+[[switch]]
+name = "sw"
+buffer_cells = 300
+[[link]]
+a = "a"
+b = "sw"
+preset = "oc3c"
+delay_ms = 0.0
+[[link]]
+a = "c"
+b = "sw"
+preset = "oc3c"
+delay_ms = 0.0
+[[link]]
+a = "sw"
+b = "b"
+preset = "oc3c"
+delay_ms = 2.0
+[[link]]
+a = "sw"
+b = "d"
+preset = "oc3c"
+delay_ms = 0.5
+[[vc]]
+name = "shaped"
+path = ["a", "sw", "b"]
+shape = {{ rate_bps = 20e6, tau_us = {tau_us} }}
+[[vc]]
+name = "plain"
+path = ["a", "sw", "b"]
+{plain_extra}
+[[vc]]
+name = "bg"
+path = ["c", "sw", "b"]
+shape = {{ mean_bps = 20e6, beta = 1.2 }}
+[[tcp]]
+name = "t-shaped"
+client = "a"
+server = "b"
+vc = "shaped"
+window_bytes = 131072
+[[tcp]]
+name = "t-plain"
+client = "a"
+server = "b"
+vc = "plain"
+window_bytes = 131072
+[[cell_source]]
+name = "background"
+vc = "bg"
+from = "c"
+kind = "poisson"
+load_bps = 20e6
+mean_cells = 25
+max_cells = 200
+"#
+    )
+}
+
+#[test]
+fn shapers_beside_a_drained_switch_take_an_event_per_frame_end_and_change_nothing() {
+    // The adapters release their shapers themselves while the switch is drained: one shaper
+    // event per frame end (its release known in advance), none per cell. Every engine order
+    // and batching mode gives the same results, with and without a burst tolerance.
+    // With a policer on the unshaped VC the switch takes an event per arrival; the adapter
+    // still releases its shapers itself (a frame queued in the instant of a release, by an
+    // event after the releases' kind, once went in after it instead of before).
+    let police = "police = { rate_bps = 1e9, tau_us = 1000, action = \"tag\" }";
+    for (tau_us, plain_extra) in [(0.0, ""), (50.0, ""), (0.0, police)] {
+        let fifo = shaped_beside_a_drained_switch("fifo", tau_us, plain_extra);
+        let (a, b) = assert_batching_invariant(&fifo);
+        assert_conserved(&a.summary);
+        for ties in ["lifo", "random"] {
+            let other = run_text(&shaped_beside_a_drained_switch(ties, tau_us, plain_extra), batching(true));
+            let mut x = deterministic_part(&other.summary);
+            x.as_object_mut().unwrap().remove("tie_order");
+            let mut y = deterministic_part(&a.summary);
+            y.as_object_mut().unwrap().remove("tie_order");
+            assert_eq!(x, y, "tie order {ties}, tau {tau_us} us");
+        }
+        let per_hop = |o: &atmsim_core::api::RunOutput| {
+            o.summary["run"]["events"].as_f64().unwrap() / o.summary["run"]["cell_hops"].as_f64().unwrap()
+        };
+        assert!(per_hop(&b) > 1.0, "event by event: {} per cell-hop", per_hop(&b));
+        let drained = plain_extra.is_empty();
+        assert!(!drained || per_hop(&a) < 0.1, "served ahead: {} per cell-hop", per_hop(&a));
+        let goodput = |name: &str| {
+            a.summary["connections"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["goodput_bps"]
+                .as_f64()
+                .unwrap()
+        };
+        // Payload at 20 Mb/s of cells; the measurement window may hold one segment more.
+        let cap = 20e6 * 9140.0 / (192.0 * 53.0);
+        assert!((0.95 * cap..=1.01 * cap).contains(&goodput("t-shaped")), "{}", goodput("t-shaped"));
+        assert!(goodput("t-plain") > goodput("t-shaped"), "the unshaped connection takes the rest");
+        assert_eq!(shaper(&a.summary, "shaped")["nonconforming_releases"], 0);
+    }
+}

@@ -56,27 +56,27 @@ impl Fabric {
     }
 
     /// Bring host port `p` up to now before the host queues a frame into it or into one of its
-    /// shapers: its completions up to now, and its shapers' releases at now only if the
-    /// running event comes after the shapers' place in the instant (kind `SHAPE`; a release
-    /// is an arrival, DESIGN §2b). A frame queued by an earlier event of the instant (a CPU
-    /// finishing a job) goes in before them, as with their own events.
+    /// shapers: its completions up to now, and its shapers' releases whose place in the order
+    /// of events the running one has reached (a release is an arrival, DESIGN §2b). A frame
+    /// queued by an event earlier in the instant (a CPU finishing a job, or any event of a
+    /// generation before the release's) goes in before them, as with their own events.
     pub fn advance_for_push(&mut self, ck: &mut impl Clock, p: PortId) {
         let now = ck.now();
         if self.ports[p.idx()].due <= now {
-            let releases_now = ck.after_releases();
-            self.advance_until(ck, p, now, releases_now);
+            self.advance_until(ck, p, now);
         }
     }
 
     /// [`Fabric::advance`] once something is due: completions and shaper releases up to `t`,
     /// in time order.
     pub fn advance_to(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
-        self.advance_until(ck, p, t, true);
+        self.advance_until(ck, p, t);
     }
 
-    /// Completions up to `t`, and shaper releases before `t`, or at `t` too if
-    /// `releases_at_t`, in time order.
-    fn advance_until(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime, releases_at_t: bool) {
+    /// Completions up to `t` and shaper releases up to `t`, in time order; a release at the
+    /// running instant only once the running event has reached its place
+    /// ([`Fabric::release_shapers`]).
+    fn advance_until(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
         loop {
             let port = &mut self.ports[p.idx()];
             if port.due > t {
@@ -90,10 +90,9 @@ impl Fabric {
             if port.in_tx.is_none() || port.release_at < port.tx_done {
                 // A shaper's release is an arrival: after a completion at the same instant.
                 let r = port.release_at;
-                if r == t && !releases_at_t {
+                if !self.release_shapers(ck, p, r) {
                     break;
                 }
-                self.release_shapers(ck, p, r);
                 continue;
             }
             let d = port.tx_done;
@@ -179,18 +178,29 @@ impl Fabric {
 
     /// The shapers of served-ahead port `p` due at `r` release their conforming cells into it,
     /// in index order, each followed by the transmitter starting if idle — what their `Shape`
-    /// events would have done at `r`.
-    pub fn release_shapers(&mut self, ck: &mut impl Clock, p: PortId, r: SimTime) {
-        let mut next = SimTime::MAX;
+    /// events would have done at `r`. At the running instant, only those whose place in the
+    /// order of events ([`Shaper::release_place`]) the running event has reached: a shaper
+    /// armed by an event of this instant after the releases' kind releases in the next
+    /// generation, after the events still pending for the instant (kernel module docs). True
+    /// if any released.
+    ///
+    /// [`Shaper::release_place`]: crate::atm::shaping::Shaper::release_place
+    pub fn release_shapers(&mut self, ck: &mut impl Clock, p: PortId, r: SimTime) -> bool {
+        let reached = if r < ck.running() { u128::MAX } else { ck.running_place() };
+        let (mut next, mut any) = (SimTime::MAX, false);
         for i in 0..self.ports[p.idx()].shapers.len() {
             let s = self.ports[p.idx()].shapers[i] as usize;
             let sh = &mut self.shapers.list[s];
-            if sh.next_at == r {
+            if sh.next_at == r && sh.release_place <= reached {
+                any = true;
                 let port = &mut self.ports[p.idx()];
-                sh.release(r, &mut |cell| {
+                if let Some(at) = sh.release(r, &mut |cell| {
                     let queued = port.push_cell(r, cell);
                     debug_assert!(queued, "only a priority port refuses, and it is not served ahead");
-                });
+                }) {
+                    // Armed by the release at `r`, for a later instant.
+                    sh.release_place = ck.release_place(at, s as u32, r);
+                }
                 let port = &mut self.ports[p.idx()];
                 if !port.is_busy() {
                     port.wake(r);
@@ -206,17 +216,23 @@ impl Fabric {
         let port = &mut self.ports[p.idx()];
         port.release_at = next;
         port.due = next.min(if port.in_tx.is_some() { port.tx_done } else { SimTime::MAX });
+        any
     }
 
-    /// A shaper that port `p` releases itself ([`crate::atm::port::OutPort::shapers`]) has
-    /// cells due at `at`: the port releases them when brought up to date, and the port's link
-    /// is armed for the first of them.
-    pub fn shaper_due(&mut self, ck: &mut impl Clock, p: PortId, at: SimTime) {
+    /// Shaper `s`, which port `p` releases itself ([`crate::atm::port::OutPort::shapers`]),
+    /// was armed now for cells due at `at`: the port releases them when brought up to date,
+    /// at the place their release event would have had, and the port's link is armed for
+    /// the first of them.
+    pub fn shaper_due(&mut self, ck: &mut impl Clock, p: PortId, s: u32, at: SimTime) {
+        self.shapers.list[s as usize].release_place = ck.release_place(at, s, ck.running());
         let port = &mut self.ports[p.idx()];
         port.release_at = port.release_at.min(at);
         port.due = port.due.min(at);
-        let l = port.link;
+        let (l, watch) = (port.link, port.watch_ends);
         self.rearm_link(ck, l);
+        if watch {
+            self.arm_shapers(ck, p);
+        }
     }
 
     /// The earliest time the next cell can reach the far end of switch-bound link `l`: its
@@ -293,7 +309,7 @@ impl Fabric {
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
-        let l = port.link;
+        let (l, shaped) = (port.link, !port.shapers.is_empty());
         match port.watched_end() {
             Some(Some(end)) => self.arm_arrival(ck, l, end),
             Some(None) => {}
@@ -303,6 +319,51 @@ impl Fabric {
                 }
             }
         }
+        if shaped {
+            self.arm_shapers(ck, p);
+        }
+    }
+
+    /// Served-ahead port `p`, which watches frame ends and releases its host shapers itself,
+    /// gets an event at the release of the first frame end (or RM cell) they hold, known
+    /// exactly ([`crate::atm::shaping::Shaper::first_watched_release`]), unless one no later
+    /// is pending: a shaper release event of the shaper that holds it, so that the release
+    /// takes its place in the instant (DESIGN §2b). It brings the port up to date then
+    /// ([`Fabric::shaper_watched`]): the frame end joins the port, and starts at once or is
+    /// armed as any waiting frame end is. Frame ends queued behind it are armed when it has
+    /// gone, and later ones released no sooner.
+    #[cold]
+    #[inline(never)]
+    pub fn arm_shapers(&mut self, ck: &mut impl Clock, p: PortId) {
+        let mut first: Option<(SimTime, u32)> = None;
+        for &s in &self.ports[p.idx()].shapers {
+            if let Some(t) = self.shapers.list[s as usize].first_watched_release() {
+                if first.is_none_or(|(f, _)| t < f) {
+                    first = Some((t, s));
+                }
+            }
+        }
+        let Some((t, s)) = first else { return };
+        let t = t.max(ck.running());
+        let port = &mut self.ports[p.idx()];
+        if t < port.shape_watch {
+            port.shape_watch = t;
+            ck.schedule(t, AtmEv::Shape(s));
+        }
+    }
+
+    /// The event [`Fabric::arm_shapers`] made for host shaper `s`, released by its port: the
+    /// port is brought up to now, its shapers' releases at now included (this is their place
+    /// in the instant), and armed again.
+    pub fn shaper_watched(&mut self, ck: &mut impl Clock, s: u32) {
+        let now = ck.now();
+        let p = self.shapers.list[s as usize].port;
+        let port = &mut self.ports[p.idx()];
+        if port.shape_watch == now {
+            port.shape_watch = SimTime::MAX;
+        }
+        self.advance(ck, p, now);
+        self.arm(ck, p);
     }
 
     /// [`Fabric::arm`] after `cell` joined the tail of served-ahead port `p`'s queue. Only a

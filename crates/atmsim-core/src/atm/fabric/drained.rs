@@ -75,10 +75,11 @@
 //!
 //! **Which switches.** With batching on: every output port served
 //! ahead (any discipline), no policer or re-shaper on an input, every input link from
-//! another switch with a positive delay, no input fed by a port that releases a host shaper
-//! itself, and every output
+//! another switch with a positive delay, and every output
 //! link ending at a host or at another drained switch (a cell started late by a drain must
-//! not owe anyone an event). The ports feeding a drained switch watch their frame ends too.
+//! not owe anyone an event). The ports feeding a drained switch watch their frame ends too;
+//! one that releases its host shapers itself keeps an event for the first frame end they
+//! hold, whose release it knows exactly (`ahead.rs`, `arm_shapers`).
 //! A drain as described here looks at every input (its head cell, and first the port feeding
 //! it), so a switch of more than [`SCANNED_INPUTS`] inputs keeps them in order of their next
 //! arrivals instead and takes only those with cells due (`due.rs`); the steps that switch an
@@ -180,11 +181,8 @@ impl Fabric {
             && sw.ports.iter().all(|p| self.ports[p.idx()].lazy)
             && sw.inputs.iter().all(|l| {
                 let link = &self.links[l.idx()];
-                // A host shaper released by its port would hide a frame end from the port.
                 let from_switch = of_switch[link.from.idx()];
-                (link.delay > SimDuration::ZERO || !from_switch)
-                    && !self.shapers.guards(*l)
-                    && self.ports[link.from.idx()].shapers.is_empty()
+                (link.delay > SimDuration::ZERO || !from_switch) && !self.shapers.guards(*l)
             })
     }
 

@@ -40,9 +40,14 @@ pub trait Clock {
     fn running(&self) -> SimTime;
     /// Schedule an event of the fabric.
     fn schedule(&mut self, at: SimTime, ev: AtmEv);
-    /// Whether the event running now comes after the shapers' releases of its instant (a
-    /// release is an arrival, DESIGN §2b; the network's order of kinds, `net::kind`).
-    fn after_releases(&self) -> bool;
+    /// The place in the order of events (a kernel key prefix: time, generation, rank) that a
+    /// release event of shaper `s` for `at`, scheduled by an event at `armed` (the running
+    /// instant, or earlier for work carried out late), would have. A shaper released by its
+    /// port ([`crate::atm::shaping::Shaper::lazy`]) is released at its instant only once the
+    /// running event has reached that place (a release is an arrival, DESIGN §2b).
+    fn release_place(&self, at: SimTime, s: u32, armed: SimTime) -> u128;
+    /// The place in the order of events of the running one ([`Clock::release_place`]).
+    fn running_place(&self) -> u128;
     /// Whether the fabric may take its next step `ev` at `t` at once, inline, instead of
     /// scheduling it (batching, and nothing else comes first); if so the clock is at `t`.
     fn take_inline(&mut self, t: SimTime, ev: AtmEv) -> bool;

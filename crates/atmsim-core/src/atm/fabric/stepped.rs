@@ -159,6 +159,10 @@ impl Fabric {
             self.scratch_cells = cells;
             return;
         }
+        if self.shapers.list[s as usize].lazy {
+            // Released by its port: the event of a frame end it holds (`ahead.rs`).
+            return self.shaper_watched(ck, s);
+        }
         let p = self.shapers.list[s as usize].port;
         self.advance(ck, p, now);
         let sh = &mut self.shapers.list[s as usize];

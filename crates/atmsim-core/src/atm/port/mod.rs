@@ -76,10 +76,14 @@
 //! ([`crate::time::Serializer::peek_units`]); behind control cells, or beyond a few thousand
 //! places (64 for round robin, whose places are spread over its VCs' queues), it is a lower
 //! bound and the event looks again when it fires. A host's shapers
-//! feeding such a port (its link bound for a switch, no source waiting on frames) take no
-//! event either: the port releases them as it is brought up to date ([`OutPort::shapers`],
-//! [`OutPort::release_at`]; a release is an arrival, after a completion at the same instant),
-//! and the link's next arrival event is armed for the first released cell. A static-priority
+//! feeding such a port (FIFO or round robin, no source waiting on frames) take no event per
+//! cell either: the port releases them as it is brought up to date ([`OutPort::shapers`],
+//! [`OutPort::release_at`]; a release is an arrival, after a completion at the same instant,
+//! and at an instant it waits for its place in the instant's order), and the link's next
+//! arrival event is armed for the first released cell. If the port watches frame ends, it
+//! keeps one shaper event for the first frame end its shapers hold, whose release time
+//! follows from the GCRA and the cells queued before it
+//! ([`crate::atm::shaping::Shaper::first_watched_release`], [`OutPort::shape_watch`]). A static-priority
 //! or RCSP port is served ahead alike: its choice at a completion needs the time (which
 //! regulated cells are eligible), and it has it, since a completion is carried out with its
 //! own time. Its watched cells' starts are lower bounds
@@ -269,6 +273,10 @@ pub struct OutPort {
     pub wake_at: SimTime,
     /// Host shapers released by the port itself as it is brought up to date, in index order.
     pub shapers: Vec<u32>,
+    /// A port that watches frame ends and releases its shapers itself: the time of the
+    /// pending event for the first frame end one of them holds (`SimTime::MAX`: none;
+    /// `atm::fabric::ahead`, `arm_shapers`).
+    pub shape_watch: SimTime,
     /// Data cells waiting (the cell in transmission and control cells excluded).
     pub occupancy: u32,
     /// Data buffer size [cells]; `u32::MAX` = unlimited.
@@ -332,6 +340,7 @@ impl OutPort {
             wake_at: SimTime::MAX,
             due: SimTime::MAX,
             shapers: Vec::new(),
+            shape_watch: SimTime::MAX,
             ser,
             stats: PortStats::default(),
             last_change: SimTime::ZERO,
