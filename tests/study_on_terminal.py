@@ -1,10 +1,10 @@
 """`atmsim reproduce STUDY` on a pseudo-terminal, run once per pytest run.
 
 Each study runs its quick mode through the CLI, under the live progress bar (rich draws it
-only on a terminal), into a results store. Two are made smaller so that the tests stay short:
-mah96 by its own options (one configuration, two seeds), kocyigit by shrinking its quick sizes
-in the child process before the CLI starts (the shapes of its progress calls do not depend on
-them).
+only on a terminal), into a results store. Three are made smaller so that the tests stay short:
+mah96 by its own options (one configuration, two seeds); kocyigit and caceres93 (two seeds, a
+fifth of the run length) by shrinking their quick sizes in the child process before the CLI
+starts (the shapes of their progress calls do not depend on them).
 
 :func:`first_run` is that run, made once however many tests read it (the ``shared`` fixture of
 ``conftest.py``, shared by pytest-xdist's workers): ``tests/test_reproduce_terminal.py`` checks
@@ -28,6 +28,10 @@ import pytest
 SMALLER = {
     "kocyigit": "import atmsim.reproduce.kocyigit as k; "
                 "k.QUICK = k.QUICK_EXTRA = k.QUICK_MECH = k.Size(2, 2.0, 0.5); ",
+    "caceres93": "import atmsim.reproduce.caceres93 as c; i = c.Study.__init__; "
+                 "c.Study.__init__ = lambda self, *a, **kw: (i(self, *a, **kw), "
+                 "setattr(self, 'seeds', self.seeds[:2]), setattr(self, 'duration_s', self.duration_s / 5), "
+                 "setattr(self, 'warmup_s', self.warmup_s / 5))[0]; ",
 }
 OPTIONS = {"mah96": ["--configs", "noqos-conv-svc", "--seeds", "2", "--jobs", "1"]}
 
