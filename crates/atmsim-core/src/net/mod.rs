@@ -607,27 +607,21 @@ mod tests {
             let place = eng.release_place(t, 0, SimTime::ZERO);
             assert_eq!(place <= eng.running_place(), reached, "{ev:?}");
         }
-        // Armed now by a TCP timer (after the releases' kind): the next generation, so a
-        // cell source's message still pending for this instant comes first.
-        let mut eng = Engine::new(EventQueue::new(), SimTime::MAX, true);
-        eng.q.schedule(t, Ev::Transport(TransportEv::Fast(ConnId(0), 0, 0)));
-        eng.q.schedule(t, Ev::App(AppEv::Message(SourceId(2), 100)));
-        let (at, _) = eng.q.pop().expect("the timer");
-        eng.now = at;
-        let place = eng.release_place(t, 0, t);
-        assert!(place > eng.running_place());
-        eng.q.pop().expect("the message");
-        assert!(place > eng.running_place(), "the message comes before the release");
-        // Armed now by a CPU (before the releases' kind): this generation, at its place.
-        let mut eng = Engine::new(EventQueue::new(), SimTime::MAX, true);
-        eng.q.schedule(t, Ev::Cpu(CpuEv::Done(NodeId(3))));
-        eng.q.schedule(t, Ev::App(AppEv::Message(SourceId(2), 100)));
-        let (at, _) = eng.q.pop().expect("the CPU");
-        eng.now = at;
-        let place = eng.release_place(t, 0, t);
-        assert!(place > eng.running_place());
-        eng.q.pop().expect("the message");
-        assert!(place <= eng.running_place(), "the release comes before the message");
+        // Armed now by a TCP timer (after the releases' kind): the next generation, so a cell
+        // source's message still pending for this instant comes first. Armed now by a CPU
+        // (before the releases' kind): this generation, at its place, before the message.
+        let timer = Ev::Transport(TransportEv::Fast(ConnId(0), 0, 0));
+        for (armed_by, release_first) in [(timer, false), (Ev::Cpu(CpuEv::Done(NodeId(3))), true)] {
+            let mut eng = Engine::new(EventQueue::new(), SimTime::MAX, true);
+            eng.q.schedule(t, armed_by);
+            eng.q.schedule(t, Ev::App(AppEv::Message(SourceId(2), 100)));
+            let (at, _) = eng.q.pop().expect("the arming event");
+            eng.now = at;
+            let place = eng.release_place(t, 0, t);
+            assert!(place > eng.running_place());
+            eng.q.pop().expect("the message");
+            assert_eq!(place <= eng.running_place(), release_first, "armed by {armed_by:?}");
+        }
     }
 
     #[test]

@@ -578,8 +578,9 @@ fn shapers_beside_a_drained_switch_take_an_event_per_frame_end_and_change_nothin
     // event per frame end (its release known in advance), none per cell. Every engine order
     // and batching mode gives the same results, with and without a burst tolerance.
     // With a policer on the unshaped VC the switch takes an event per arrival; the adapter
-    // still releases its shapers itself (a frame queued in the instant of a release, by an
-    // event after the releases' kind, once went in after it instead of before).
+    // still releases its shapers itself, and a frame queued in the instant of a release by an
+    // event after the releases' kind goes in before it when the release was armed in that
+    // instant (the release then falls in the next generation).
     let police = "police = { rate_bps = 1e9, tau_us = 1000, action = \"tag\" }";
     for (tau_us, plain_extra) in [(0.0, ""), (50.0, ""), (0.0, police)] {
         let fifo = shaped_beside_a_drained_switch("fifo", tau_us, plain_extra);

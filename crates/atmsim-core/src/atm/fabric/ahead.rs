@@ -63,20 +63,14 @@ impl Fabric {
     pub fn advance_for_push(&mut self, ck: &mut impl Clock, p: PortId) {
         let now = ck.now();
         if self.ports[p.idx()].due <= now {
-            self.advance_until(ck, p, now);
+            self.advance_to(ck, p, now);
         }
     }
 
     /// [`Fabric::advance`] once something is due: completions and shaper releases up to `t`,
-    /// in time order.
+    /// in time order; a release at the running instant only once the running event has
+    /// reached its place ([`Fabric::release_shapers`]).
     pub fn advance_to(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
-        self.advance_until(ck, p, t);
-    }
-
-    /// Completions up to `t` and shaper releases up to `t`, in time order; a release at the
-    /// running instant only once the running event has reached its place
-    /// ([`Fabric::release_shapers`]).
-    fn advance_until(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
         loop {
             let port = &mut self.ports[p.idx()];
             if port.due > t {
@@ -127,7 +121,7 @@ impl Fabric {
         // pending event comes no later than any of their starts), and a port event re-arms.
     }
 
-    /// [`Fabric::advance_until`]'s run of plain completions up to `t` at FIFO port `p`, whose
+    /// [`Fabric::advance_to`]'s run of plain completions up to `t` at FIFO port `p`, whose
     /// link gives no cell but frame ends and RM cells an arrival event
     /// ([`OutPort::complete_plain_run`](crate::atm::port::OutPort::complete_plain_run)), out of
     /// line so that the single steps stay light.
