@@ -267,3 +267,16 @@ def test_cli_sweep_default_store_in_out_dir(tmp_path):
     assert "4 runs: 4 run now, 0 already stored" in proc.stderr
     df = atmsim.results(store=tmp_path / "o" / "results.duckdb", wide=True)
     assert sorted(df["tcp[0].variant"]) == ["newreno", "newreno", "reno", "reno"]
+
+
+def test_workers_start_by_spawn_when_tmpdir_is_too_long_for_the_fork_servers_socket(tmp_path, monkeypatch):
+    import tempfile
+
+    from atmsim import sweeps
+
+    monkeypatch.setattr(tempfile, "tempdir", "/tmp")
+    assert sweeps._mp_context().get_start_method() == "forkserver"
+    long = tmp_path / ("d" * 90)
+    long.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long))
+    assert sweeps._mp_context().get_start_method() == "spawn"

@@ -33,6 +33,7 @@ import multiprocessing
 import numbers
 import os
 import re
+import tempfile
 import signal
 import sys
 import threading
@@ -533,9 +534,16 @@ def execute_run(text: str, origin: str, seed: int) -> dict[str, Any]:
 _runner: Callable[[str, str, int], dict[str, Any]] = execute_run
 
 
+# The fork server listens on a Unix socket at TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX; such a
+# path holds at most 107 bytes (Linux), so a longer TMPDIR starts workers by 'spawn' instead.
+_FORKSERVER_SOCKET_SUFFIX = len("/pymp-XXXXXXXX/listener-XXXXXXXX")
+_UNIX_PATH_MAX = 107
+
+
 def _mp_context():
     methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
+    short_tmp = len(os.fsencode(tempfile.gettempdir())) + _FORKSERVER_SOCKET_SUFFIX <= _UNIX_PATH_MAX
+    if "forkserver" in methods and short_tmp:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["atmsim.sweeps"])
         return ctx
