@@ -216,6 +216,7 @@ impl ShaperKind {
 }
 
 /// A shaper: a FIFO of cells released at their earliest conforming times.
+#[cfg_attr(test, derive(Clone))]
 pub struct Shaper {
     /// What it shapes (the VC or the host name), for reports.
     pub name: String,
@@ -321,6 +322,44 @@ impl Shaper {
             out(cell);
         }
         self.arm(now)
+    }
+
+    /// The release due at `r` ([`Shaper::next_at`]) if it hands out one cell alone, a plain
+    /// data cell (no frame end, RM or control cell), and the release after it comes no sooner
+    /// than `end` (a time after `r`): that cell, released as [`Shaper::release`] would have
+    /// released it. None, and nothing changed, otherwise. The next release follows from the
+    /// GCRA as in [`Shaper::first_watched_release`]: accepting at `r` makes
+    /// `TAT₁ = max(r, TAT₀) + T`, and the next cell goes at `max(r, TAT₁ − τ)`, which is not
+    /// `r` itself since `end` comes after `r`.
+    #[inline]
+    pub fn release_alone(&mut self, r: SimTime, end: SimTime) -> Option<Cell> {
+        debug_assert!(r == self.next_at && end > r);
+        let &(t0, cell) = self.queue.front()?;
+        let f = super::cell::flags::EOF | super::cell::flags::RM | super::cell::flags::CTRL;
+        if cell.flags & f != 0 || !self.gcra.conforms(r) {
+            return None;
+        }
+        let next = if self.queue.len() > 1 {
+            let tat1 = r.max(self.gcra.tat) + self.gcra.t;
+            let at = r.max(tat1.saturating_sub(self.gcra.tau));
+            if at < end {
+                return None;
+            }
+            at
+        } else {
+            SimTime::MAX
+        };
+        self.queue.pop_front();
+        self.gcra.accept(r);
+        debug_assert!(next == SimTime::MAX || next == self.gcra.earliest_conforming(r));
+        if !self.check.police(r) {
+            self.stats.nonconforming += 1;
+        }
+        self.stats.cells_shaped += 1;
+        self.stats.delay_ps += (r.0 - t0.0) as u128;
+        self.armed = next != SimTime::MAX;
+        self.next_at = next;
+        Some(cell)
     }
 
     /// When the first frame end (or RM cell) it holds will be released, exactly, if it holds
@@ -689,6 +728,48 @@ mod tests {
             for (frame, at) in predicted {
                 prop_assert_eq!(released[&frame], at, "frame {}", frame);
             }
+        }
+
+        /// Before every release of a random run, `release_alone` (on a copy, with a random
+        /// bound for the next release) either declines and changes nothing, the release
+        /// handing out more than one cell, a frame end, or a next release before the bound;
+        /// or it hands out the release's one cell and leaves the shaper as the release does.
+        #[test]
+        fn a_release_alone_is_the_release(
+            ts in arrivals(), t in 1u64..200, tau in 0u64..600,
+            sizes in proptest::collection::vec(1u32..6, 1..300), ends in proptest::collection::vec(1u64..400, 1..50),
+        ) {
+            let mut s = Shaper::new("v".into(), ShaperKind::Vc, 0.0, PortId(0), Gcra::new(d(t), d(tau)));
+            let state = |s: &Shaper| (s.next_at, s.armed, s.queue.clone(), s.gcra, s.check, s.stats);
+            // Before the next release: its time, the bound, and what `release_alone` made of it.
+            let mut predicted: Option<(SimTime, SimTime, Option<Cell>, Shaper)> = None;
+            let (mut k, mut alone, mut declined) = (0, 0, 0);
+            drive(&mut s, &ts, |i| sizes[i % sizes.len()], |s, got| {
+                if let Some((p, got)) = got {
+                    let (at, end, cell, copy) = predicted.take().expect("a release was due");
+                    assert_eq!(at, p);
+                    if let Some(c) = cell {
+                        assert_eq!(got, &[c][..]);
+                        assert!(state(&copy) == state(s), "left otherwise than the release at {:?}", p);
+                        alone += 1;
+                    } else {
+                        assert!(got.len() > 1 || got[0].is_eof() || s.next_at < end, "declined at {:?}", p);
+                        declined += 1;
+                    }
+                }
+                if s.next_at != SimTime::MAX {
+                    let end = s.next_at + d(ends[k % ends.len()]);
+                    k += 1;
+                    let mut copy = s.clone();
+                    let cell = copy.release_alone(s.next_at, end);
+                    if cell.is_none() {
+                        assert!(state(&copy) == state(s), "declined but changed");
+                    }
+                    predicted = Some((s.next_at, end, cell, copy));
+                }
+            });
+            prop_assert!(predicted.is_none());
+            prop_assert!(alone + declined > 0);
         }
 
         /// A policer never passes a non-conforming cell: every passed cell conforms to an

@@ -2,7 +2,9 @@
 //! cell.
 //!
 //! Owns bringing such a port up to an instant (`advance`: its completions, the releases of
-//! the host shapers it drains, and a non-work-conserving RCSP port's start of a cell that
+//! the host shapers it drains — a lone shaper's cells that each find the port idle and leave
+//! it before the next release pass it in one step, `pass_released` — and a
+//! non-work-conserving RCSP port's start of a cell that
 //! became eligible while it was idle, `hold`, carried out late with the times they had), the
 //! arrival event a started cell needs at the far end of its link (`launched`, the link's chain
 //! armed at a time: `next_arrival`, `rearm_link`), and the one event the port keeps for what
@@ -84,6 +86,9 @@ impl Fabric {
             if port.in_tx.is_none() || port.release_at < port.tx_done {
                 // A shaper's release is an arrival: after a completion at the same instant.
                 let r = port.release_at;
+                if port.in_tx.is_none() && port.shapers.len() == 1 && self.pass_released(ck, p, t) {
+                    continue;
+                }
                 if !self.release_shapers(ck, p, r) {
                     break;
                 }
@@ -119,6 +124,53 @@ impl Fabric {
         }
         // No re-arming: the cells still waiting were armed for when they were queued (the
         // pending event comes no later than any of their starts), and a port event re-arms.
+    }
+
+    /// Idle served-ahead host port `p`, whose one shaper is due, passes the cells that shaper
+    /// releases one at a time before the running instant, each a plain data cell ending by `t`
+    /// and before the next release: each is released, queued, started, sent and put on the
+    /// link in one step ([`Shaper::release_alone`], [`OutPort::pass_released`]), as the
+    /// release and the port's completion would have done it, since the port holds nothing
+    /// else meanwhile and nothing reaches or reads it before `t`. Such a cell needs no arrival
+    /// event (a link that gives every cell one is left to the general step). True if any
+    /// passed.
+    ///
+    /// [`Shaper::release_alone`]: crate::atm::shaping::Shaper::release_alone
+    /// [`OutPort::pass_released`]: crate::atm::port::OutPort::pass_released
+    #[inline(never)]
+    fn pass_released(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) -> bool {
+        let port = &mut self.ports[p.idx()];
+        let link = &mut self.links[port.link.idx()];
+        if link.each != 0 || !port.is_idle_fifo_but_for_shapers() {
+            return false;
+        }
+        let s = port.shapers[0];
+        let sh = &mut self.shapers.list[s as usize];
+        let (q, delay, running) = (port.ser.first_unit(), link.delay, ck.running());
+        let (mut n, mut last) = (0, SimTime::ZERO);
+        loop {
+            let r = sh.next_at;
+            if r >= running || r + q > t {
+                break;
+            }
+            let Some(cell) = sh.release_alone(r, r + q) else { break };
+            let d = port.pass_released(r);
+            debug_assert_eq!(d, q);
+            link.pipe.push_back((r + d + delay, cell));
+            (n, last) = (n + 1, r);
+        }
+        if n == 0 {
+            return false;
+        }
+        self.cell_hops += n;
+        let next = sh.next_at;
+        if next != SimTime::MAX {
+            // Armed by the release at `last`, as `release_shapers` arms it.
+            sh.release_place = ck.release_place(next, s, last);
+        }
+        port.release_at = next;
+        port.due = next;
+        true
     }
 
     /// [`Fabric::advance_to`]'s run of plain completions up to `t` at FIFO port `p`, whose

@@ -83,7 +83,11 @@
 //! arrival event is armed for the first released cell. If the port watches frame ends, it
 //! keeps one shaper event for the first frame end its shapers hold, whose release time
 //! follows from the GCRA and the cells queued before it
-//! ([`crate::atm::shaping::Shaper::first_watched_release`], [`OutPort::shape_watch`]). A static-priority
+//! ([`crate::atm::shaping::Shaper::first_watched_release`], [`OutPort::shape_watch`]). A
+//! port with one shaper, idle and empty, passes each plain data cell the shaper releases
+//! alone in one step when the cell ends before the next release
+//! ([`OutPort::pass_released`]): a shaped VC's cells cost one step each, not a release, a
+//! start and a completion. A static-priority
 //! or RCSP port is served ahead alike: its choice at a completion needs the time (which
 //! regulated cells are eligible), and it has it, since a completion is carried out with its
 //! own time. Its watched cells' starts are lower bounds
@@ -525,10 +529,17 @@ impl OutPort {
     /// cell in the port until it ends ([`OutPort::pass_idle`]).
     #[inline]
     pub fn is_idle_fifo(&self) -> bool {
+        self.release_at == SimTime::MAX && self.is_idle_fifo_but_for_shapers()
+    }
+
+    /// [`OutPort::is_idle_fifo`] but for the shapers it releases: a cell one of them releases
+    /// now is alone in the port until it ends, if the next release comes no sooner
+    /// ([`OutPort::pass_released`]).
+    #[inline]
+    pub fn is_idle_fifo_but_for_shapers(&self) -> bool {
         self.lazy
             && self.in_tx.is_none()
             && !self.notify
-            && self.release_at == SimTime::MAX
             && self.wake_at == SimTime::MAX
             && self.ctrl.is_empty()
             && matches!(&self.sched, Scheduler::Fifo(q) if q.is_empty())
@@ -548,6 +559,24 @@ impl OutPort {
         if let Some(reason) = self.data_verdict(cell) {
             return Err(reason);
         }
+        Ok(self.pass_admitted(at))
+    }
+
+    /// A data cell that is neither a frame end nor an RM cell, released at `at` by a shaper of
+    /// this host port while it is [idle](OutPort::is_idle_fifo_but_for_shapers), and ending
+    /// before its next release and before anything else reaches or reads the port: the queueing
+    /// (no admission at a host, as [`OutPort::push_cell`]), start and completion in one step, as
+    /// [`OutPort::pass_idle`]. Returns its transmission time; the caller puts it on the link.
+    #[inline]
+    pub fn pass_released(&mut self, at: SimTime) -> SimDuration {
+        debug_assert!(self.is_idle_fifo_but_for_shapers() && self.occupancy == 0);
+        self.stats.cells_in += 1;
+        self.pass_admitted(at)
+    }
+
+    /// [`OutPort::pass_idle`] and [`OutPort::pass_released`] once the cell is in.
+    #[inline(always)]
+    fn pass_admitted(&mut self, at: SimTime) -> SimDuration {
         // Queued and started at `at`: an empty queue adds nothing to the occupancy integral.
         self.last_change = at;
         self.stats.max_occupancy = self.stats.max_occupancy.max(1);
@@ -559,7 +588,7 @@ impl OutPort {
         self.stats.cells_tx += 1;
         self.stats.busy_ps += d.0;
         self.due = self.release_at;
-        Ok(d)
+        d
     }
 
     /// [`OutPort::pass_idle`] of the `n` next cells of the VC whose cell this port has just
