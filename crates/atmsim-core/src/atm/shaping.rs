@@ -331,7 +331,7 @@ impl Shaper {
     /// GCRA as in [`Shaper::first_watched_release`]: accepting at `r` makes
     /// `TAT₁ = max(r, TAT₀) + T`, and the next cell goes at `max(r, TAT₁ − τ)`, which is not
     /// `r` itself since `end` comes after `r`.
-    #[inline]
+    #[inline(always)]
     pub fn release_alone(&mut self, r: SimTime, end: SimTime) -> Option<Cell> {
         debug_assert!(r == self.next_at && end > r);
         let &(t0, cell) = self.queue.front()?;
