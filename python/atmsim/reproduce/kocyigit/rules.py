@@ -5,7 +5,6 @@ of its thresholds (``tests/test_kocyigit.py``)."""
 from __future__ import annotations
 
 import numpy as np
-import scipy.stats
 
 from ...study import Rule, holds
 from .design import ALPHA_PER_LOAD, BG_LOADS_MBPS, LINK_MBPS, N_TCP
@@ -20,6 +19,7 @@ def shaping35_rule(curves: dict[str, list[tuple[float, dict]]]) -> Rule:
 def unshaped_ahead(curves: dict[str, list[tuple[float, dict]]]) -> list[tuple[float, float]]:
     """(load, p) where unshaped TCP's goodput is higher than with 35 Mb/s shaping by a
     one-sided Welch test at :data:`ALPHA_PER_LOAD`."""
+    import scipy.stats
     out = []
     for (bg, u), (_, s) in zip(curves["unshaped"], curves["35 Mb/s"]):
         a, b = u["goodput_runs"], s["goodput_runs"]

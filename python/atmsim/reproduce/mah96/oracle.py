@@ -45,7 +45,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.stats
 
 from ... import stats
 from .rows import ALL_CONFIGS, CONFIGS, NOQOS4, SETUPS, Row, name, parse  # noqa: F401  (re-exported)
@@ -339,6 +338,7 @@ def judge_test(t: Test, expect: str | None, sig: bool | None) -> bool:
 def chance_allowance(n_tests: int, achieved: float) -> int:
     """Significant results that n tests of identical configurations would reach at most in
     95 % of repetitions: the 95th percentile of Binomial(n, 1 − achieved)."""
+    import scipy.stats
     p = max(0.0, 1.0 - achieved)
     return int(scipy.stats.binom.ppf(0.95, n_tests, p)) if p > 0 else 0
 
