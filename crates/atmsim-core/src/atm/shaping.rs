@@ -328,9 +328,8 @@ impl Shaper {
     /// data cell (no frame end, RM or control cell), and the release after it comes no sooner
     /// than `end` (a time after `r`): that cell, released as [`Shaper::release`] would have
     /// released it. None, and nothing changed, otherwise. The next release follows from the
-    /// GCRA as in [`Shaper::first_watched_release`]: accepting at `r` makes
-    /// `TAT₁ = max(r, TAT₀) + T`, and the next cell goes at `max(r, TAT₁ − τ)`, which is not
-    /// `r` itself since `end` comes after `r`.
+    /// GCRA ([`Shaper::release_of`] of the second cell), and is not `r` itself since `end`
+    /// comes after `r`.
     #[inline(always)]
     pub fn release_alone(&mut self, r: SimTime, end: SimTime) -> Option<Cell> {
         debug_assert!(r == self.next_at && end > r);
@@ -340,8 +339,7 @@ impl Shaper {
             return None;
         }
         let next = if self.queue.len() > 1 {
-            let tat1 = r.max(self.gcra.tat) + self.gcra.t;
-            let at = r.max(tat1.saturating_sub(self.gcra.tau));
+            let at = self.release_of(1, r);
             if at < end {
                 return None;
             }
@@ -364,10 +362,7 @@ impl Shaper {
 
     /// When the first frame end (or RM cell) it holds will be released, exactly, if it holds
     /// one: what its releases will do with the cells queued now (cells queued later go
-    /// behind). The first cell goes at `next_at`; each release accepts a cell at `r` and sets
-    /// `TAT ← max(r, TAT) + T`, the next cell conforming at `TAT − τ` or at once, so with
-    /// `TAT₁ = max(r₀, TAT₀) + T` the `j`-th cell (`j ≥ 1`) goes at
-    /// `max(r₀, TAT₁ + (j − 1)·T − τ)` (tested against the releases themselves).
+    /// behind; [`Shaper::release_of`], tested against the releases themselves).
     pub fn first_watched_release(&self) -> Option<SimTime> {
         if self.next_at == SimTime::MAX {
             return None;
@@ -377,8 +372,17 @@ impl Shaper {
         if j == 0 {
             return Some(self.next_at);
         }
-        let tat1 = self.next_at.max(self.gcra.tat) + self.gcra.t;
-        Some(self.next_at.max((tat1 + self.gcra.t.mul(j - 1)).saturating_sub(self.gcra.tau)))
+        Some(self.release_of(j, self.next_at))
+    }
+
+    /// When the `j`-th queued cell (`j ≥ 1`; the head is the 0th) goes, the head going at
+    /// `r₀`: each release accepts a cell at `r` and sets `TAT ← max(r, TAT) + T`, the next cell
+    /// conforming at `TAT − τ` or at once, so with `TAT₁ = max(r₀, TAT₀) + T` the `j`-th goes
+    /// at `max(r₀, TAT₁ + (j − 1)·T − τ)`.
+    #[inline(always)]
+    fn release_of(&self, j: u64, r0: SimTime) -> SimTime {
+        let tat1 = r0.max(self.gcra.tat) + self.gcra.t;
+        r0.max((tat1 + self.gcra.t.mul(j - 1)).saturating_sub(self.gcra.tau))
     }
 
     /// Cells held now.
