@@ -105,6 +105,17 @@ pub struct Actions {
     pub at_gate: bool,
 }
 
+impl Actions {
+    /// Whether the network has anything to do. Field by field on purpose: the derived
+    /// comparison with `Actions::default()` made rustc 1.95 unpack the struct returned by
+    /// `on_client`/`on_server` bit by bit in `Network::service`, about 900 instructions per
+    /// application step (5 % of Mah's run).
+    #[inline]
+    pub fn any(&self) -> bool {
+        self.timer.is_some() || self.kick_other || self.at_gate
+    }
+}
+
 /// One message of a script.
 #[derive(Clone, Copy, Debug)]
 struct Msg {

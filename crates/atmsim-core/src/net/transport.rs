@@ -179,7 +179,7 @@ impl Network {
             let t = next_grid(now, ep.slow_phase, ep.slow_period);
             self.eng.q.schedule(t, Ev::Transport(TransportEv::Slow(c, side as u8, gen)));
         }
-        if act != Actions::default() {
+        if act.any() {
             self.after_app(c, side, act);
         }
         self.session_check(c);
