@@ -6,8 +6,6 @@
 //!   repeated names sharing one string object;
 //! * captures become a list of `{"name": str, "host": str, "pcap": bytes}`.
 
-use std::collections::HashMap;
-
 use atmsim_core::api::{Capture, Series};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString};
@@ -49,12 +47,12 @@ fn floats<'py>(py: Python<'py>, xs: &[f64]) -> PyResult<Bound<'py, PyAny>> {
     py.import("array")?.getattr("array")?.call1(("d", PyBytes::new(py, &bytes)))
 }
 
-fn names<'py>(py: Python<'py>, xs: &[String]) -> PyResult<Bound<'py, PyList>> {
-    let mut interned: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+/// The rows' names as a list: each name one Python string, shared by its rows.
+fn names<'py>(py: Python<'py>, codes: impl Iterator<Item = usize>, names: &[String]) -> PyResult<Bound<'py, PyList>> {
+    let strings: Vec<Bound<'py, PyString>> = names.iter().map(|n| PyString::new(py, n)).collect();
     let list = PyList::empty(py);
-    for x in xs {
-        let s = interned.entry(x.as_str()).or_insert_with(|| PyString::new(py, x));
-        list.append(s.clone())?;
+    for i in codes {
+        list.append(&strings[i])?;
     }
     Ok(list)
 }
@@ -62,8 +60,8 @@ fn names<'py>(py: Python<'py>, xs: &[String]) -> PyResult<Bound<'py, PyList>> {
 pub fn series_to_py<'py>(py: Python<'py>, s: &Series) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("time_s", floats(py, &s.time_s)?)?;
-    d.set_item("entity", names(py, &s.entity)?)?;
-    d.set_item("metric", names(py, &s.metric)?)?;
+    d.set_item("entity", names(py, s.entity.iter().map(|&e| e as usize), &s.entity_names)?)?;
+    d.set_item("metric", names(py, s.metric.iter().map(|&m| m as usize), &s.metric_names)?)?;
     d.set_item("value", floats(py, &s.value)?)?;
     Ok(d)
 }

@@ -114,7 +114,7 @@ fn _fake_run<'py>(
     };
     let summary: serde_json::Value =
         serde_json::from_str(summary_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let series = api::Series { time_s, entity, metric, value };
+    let series = api::Series::from_rows(time_s, &entity, &metric, value);
     let outcome = py.detach(|| {
         interrupt::run_interruptible(
             |report| {

@@ -2,21 +2,76 @@
 //!
 //! Owns: [`Recorder`] and the [`Series`] it hands out. Probes cost nothing when sampling is off (no `Sample` events are
 //! scheduled) and one row per entity per metric per sample when on. Rows are kept in
-//! columnar vectors with interned entity and metric names; counters (cells, drops, TCP
-//! statistics) live with the entities themselves and are read once at the end.
+//! columnar vectors with interned entity and metric names, and handed out so (the binding
+//! makes one Python string per name); counters (cells, drops, TCP statistics) live with the
+//! entities themselves and are read once at the end.
 
 pub mod internet;
 pub mod report;
 
 use crate::atm::port::{OutPort, PortStats};
 
-/// Time series in tidy long form: one row per (time, entity, metric) sample.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Time series in tidy long form: one row per (time, entity, metric) sample, the entity and
+/// the metric of a row given by their index into [`Series::entity_names`] and
+/// [`Series::metric_names`] (22 bytes a row, where a pair of strings per row took about 120).
+/// Two series are equal when their rows are, whatever the order of their names.
+#[derive(Clone, Debug, Default)]
 pub struct Series {
     pub time_s: Vec<f64>,
-    pub entity: Vec<String>,
-    pub metric: Vec<String>,
+    pub entity: Vec<u32>,
+    pub metric: Vec<u16>,
     pub value: Vec<f64>,
+    pub entity_names: Vec<String>,
+    pub metric_names: Vec<String>,
+}
+
+impl Series {
+    /// A series from rows named in full (each name stored once).
+    pub fn from_rows(time_s: Vec<f64>, entity: &[String], metric: &[String], value: Vec<f64>) -> Series {
+        fn codes<T: TryFrom<usize>>(rows: &[String], names: &mut Vec<String>) -> Vec<T> {
+            let mut index = std::collections::HashMap::new();
+            rows.iter()
+                .map(|n| {
+                    let i = *index.entry(n.as_str()).or_insert_with(|| {
+                        names.push(n.clone());
+                        names.len() - 1
+                    });
+                    T::try_from(i).unwrap_or_else(|_| panic!("more than {i} names"))
+                })
+                .collect()
+        }
+        let (mut entity_names, mut metric_names) = (Vec::new(), Vec::new());
+        let entity = codes(entity, &mut entity_names);
+        let metric = codes(metric, &mut metric_names);
+        Series { time_s, entity, metric, value, entity_names, metric_names }
+    }
+
+    /// How many rows.
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+    /// The entity of row `i` (e.g. `"port:a->b"`).
+    pub fn entity_name(&self, i: usize) -> &str {
+        &self.entity_names[self.entity[i] as usize]
+    }
+    /// The metric of row `i` (e.g. `"queue_cells"`).
+    pub fn metric_name(&self, i: usize) -> &str {
+        &self.metric_names[self.metric[i] as usize]
+    }
+}
+
+impl PartialEq for Series {
+    fn eq(&self, other: &Series) -> bool {
+        self.time_s == other.time_s
+            && self.value == other.value
+            && self.entity.len() == other.entity.len()
+            && self.metric.len() == other.metric.len()
+            && (0..self.entity.len()).all(|i| self.entity_name(i) == other.entity_name(i))
+            && (0..self.metric.len()).all(|i| self.metric_name(i) == other.metric_name(i))
+    }
 }
 
 /// Columnar store of samples.
@@ -72,7 +127,14 @@ impl Recorder {
     }
 
     pub fn push(&mut self, t: f64, entity: u32, metric: &'static str, value: f64) {
-        let m = match self.metric_names.iter().position(|&n| n == metric) {
+        // The names are literals: the same name is almost always the same pointer.
+        let named = |n: &&str| std::ptr::eq(*n, metric);
+        let m = match self
+            .metric_names
+            .iter()
+            .position(named)
+            .or_else(|| self.metric_names.iter().position(|&n| n == metric))
+        {
             Some(i) => i,
             None => {
                 self.metric_names.push(metric);
@@ -97,13 +159,77 @@ impl Recorder {
         self.time_s.is_empty()
     }
 
-    /// The samples in tidy long form.
-    pub fn to_series(&self) -> Series {
+    /// The samples in tidy long form, the recorder emptied.
+    pub fn take_series(&mut self) -> Series {
+        let r = std::mem::take(self);
         Series {
-            time_s: self.time_s.clone(),
-            entity: self.entity.iter().map(|&e| self.entity_names[e as usize].clone()).collect(),
-            metric: self.metric.iter().map(|&m| self.metric_names[m as usize].to_string()).collect(),
-            value: self.value.clone(),
+            time_s: r.time_s,
+            entity: r.entity,
+            metric: r.metric,
+            value: r.value,
+            entity_names: r.entity_names,
+            metric_names: r.metric_names.into_iter().map(str::to_string).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(xs: &[&str]) -> Vec<String> {
+        xs.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn a_series_stores_each_name_once_and_gives_every_row_its_names() {
+        let s = Series::from_rows(
+            vec![0.0, 0.0, 1.0],
+            &names(&["port:a", "conn:c", "port:a"]),
+            &names(&["queue_cells", "cwnd", "queue_cells"]),
+            vec![1.0, 2.0, 3.0],
+        );
+        assert_eq!(s.entity_names, names(&["port:a", "conn:c"]));
+        assert_eq!(s.metric_names, names(&["queue_cells", "cwnd"]));
+        let rows: Vec<(&str, &str)> = (0..s.len()).map(|i| (s.entity_name(i), s.metric_name(i))).collect();
+        assert_eq!(rows, [("port:a", "queue_cells"), ("conn:c", "cwnd"), ("port:a", "queue_cells")]);
+    }
+
+    #[test]
+    fn series_are_equal_when_their_rows_are_whatever_the_order_of_their_names() {
+        let rows = |e: &[&str], m: &[&str], v: f64| Series::from_rows(vec![0.0, 1.0], &names(e), &names(m), vec![v, v]);
+        let a = rows(&["x", "y"], &["m", "m"], 1.0);
+        let mut b = rows(&["x", "y"], &["m", "m"], 1.0);
+        // The same rows with the names stored the other way round.
+        b.entity_names.reverse();
+        b.entity = vec![1, 0];
+        assert_eq!(a, b);
+        assert_ne!(a, rows(&["y", "x"], &["m", "m"], 1.0));
+        assert_ne!(a, rows(&["x", "y"], &["m", "n"], 1.0));
+        assert_ne!(a, rows(&["x", "y"], &["m", "m"], 2.0));
+    }
+
+    #[test]
+    fn the_recorder_hands_out_what_was_pushed_and_is_left_empty() {
+        let mut r = Recorder::new(&names(&["c"]), &names(&["p"]), &[]);
+        let (c, p) = (r.conn_entity(0), r.port_entity(0));
+        // A metric name equal to a known one but stored elsewhere is the same metric.
+        let elsewhere = String::from("queue_cells").leak();
+        r.push(0.5, p, "queue_cells", 3.0);
+        r.push(0.5, c, "cwnd_bytes", 512.0);
+        r.push(1.0, p, elsewhere, 4.0);
+        let s = r.take_series();
+        assert!(r.is_empty());
+        let rows: Vec<(f64, &str, &str, f64)> =
+            (0..s.len()).map(|i| (s.time_s[i], s.entity_name(i), s.metric_name(i), s.value[i])).collect();
+        assert_eq!(
+            rows,
+            [
+                (0.5, "port:p", "queue_cells", 3.0),
+                (0.5, "conn:c", "cwnd_bytes", 512.0),
+                (1.0, "port:p", "queue_cells", 4.0)
+            ]
+        );
+        assert_eq!(s.metric_names.len(), 2);
     }
 }

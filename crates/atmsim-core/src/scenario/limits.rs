@@ -49,8 +49,8 @@ pub const MIN_SAMPLE_INTERVAL_S: f64 = 1e-6;
 /// Most probe instants one run may take (duration / sample interval).
 pub const MAX_SAMPLES: f64 = 1e6;
 /// Most values the periodic probes may record in one run (instants × values per instant,
-/// `scenario::build::simulation::bound_samples`): 22 bytes each while recorded, about 120 as
-/// the rows of the run's output (`measure::Series`, names included), so about 1.2 GB.
+/// `scenario::build::simulation::bound_samples`): 22 bytes each, recorded and in the run's
+/// output alike (`measure::Series` stores each name once), so about 220 MB.
 pub const MAX_SAMPLE_VALUES: f64 = 1e7;
 /// Longest name of any object (host, switch, link, VC, connection, source, capture, scenario) [bytes].
 pub const MAX_NAME_BYTES: usize = 256;

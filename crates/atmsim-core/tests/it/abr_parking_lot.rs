@@ -147,7 +147,7 @@ fn lot_shares(capacity: f64, n: usize, flows: &[Flow]) -> Vec<f64> {
 /// force at `settle_s` and every later one \[b/s\].
 fn acr_range(out: &RunOutput, entity: &str, settle_s: f64) -> (f64, f64) {
     let s = &out.series;
-    let rows = (0..s.time_s.len()).filter(|&i| s.entity[i] == entity && s.metric[i] == "acr_bps");
+    let rows = (0..s.len()).filter(|&i| s.entity_name(i) == entity && s.metric_name(i) == "acr_bps");
     let mut at_settle = None;
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for i in rows {

@@ -378,7 +378,7 @@ kind = "greedy"
     // before a completion it holds 191–383 cells waiting (the cell on the wire excluded).
     let sr = &a.series;
     let q: Vec<f64> = (0..sr.value.len())
-        .filter(|&i| sr.metric[i] == "queue_cells" && sr.entity[i].contains("a->"))
+        .filter(|&i| sr.metric_name(i) == "queue_cells" && sr.entity_name(i).contains("a->"))
         .map(|i| sr.value[i])
         .collect();
     assert!(q.len() >= 15, "{} samples", q.len());
