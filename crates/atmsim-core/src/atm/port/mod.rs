@@ -101,7 +101,7 @@
 //! a port bound for a host does ([`OutPort::watch_ends`]).
 
 use super::cell::{flags, Cell};
-use super::priority::{Mode, Priority};
+use super::priority::{Mode, Priority, Watch};
 use super::sched::{Discipline, Scheduler};
 use crate::ids::LinkId;
 use crate::time::{Serializer, SimDuration, SimTime};
@@ -841,7 +841,15 @@ impl OutPort {
     #[cold]
     #[inline(never)]
     fn priority_due(&self, pr: &Priority) -> Option<SimTime> {
-        let (cells, eligible, queued) = pr.watched_bound(|c| self.watched(c), DUE_SCAN_MAX);
+        // `watched` is "a frame end or RM cell" unless sources wait on their frames.
+        let watch = if self.notify {
+            Watch::Each(|c| self.watched(c))
+        } else if self.watch_ends {
+            Watch::Marked
+        } else {
+            Watch::Nothing
+        };
+        let (cells, eligible, queued) = pr.watched_bound(watch, DUE_SCAN_MAX);
         let queued_start = cells.map(|k| self.tx_done + self.ser.peek_units(k as u64));
         let held_start = eligible.map(|e| {
             let start = match pr.mode {

@@ -32,12 +32,15 @@
 //! replaced; a new class forgets the old history. Cells in regulators are queued data cells of
 //! the port: they count in its occupancy, its buffer limit and the run's in-flight ledger.
 
+mod level;
+
 use super::cell::Cell;
 use super::port::OutPort;
 use super::regulator::{Regulator, TrafficSpec};
 use crate::time::{SimDuration, SimTime};
+use level::LevelQueue;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// Guaranteed priority levels (Tab 4-2: 0..=3).
 pub const LEVELS: usize = 4;
@@ -63,6 +66,16 @@ pub struct VcClass {
     pub spec: Option<TrafficSpec>,
 }
 
+/// Which queued cells a port served ahead watches ([`Priority::watched_bound`]).
+pub enum Watch<F: Fn(Cell) -> bool> {
+    /// None.
+    Nothing,
+    /// Frame ends and RM cells ([`level::marked`]).
+    Marked,
+    /// Those for which the function holds.
+    Each(F),
+}
+
 /// A VC's regulator and the level its released cells join.
 struct Regulated {
     level: u8,
@@ -74,8 +87,8 @@ pub struct Priority {
     pub mode: Mode,
     /// Regulator release clock: [`SLOT_CELLS`] cell times of the port.
     slot: SimDuration,
-    levels: [VecDeque<Cell>; LEVELS],
-    best_effort: VecDeque<Cell>,
+    levels: [LevelQueue; LEVELS],
+    best_effort: LevelQueue,
     /// Current class level of each VC (by VCI): `None` = best effort.
     class: Vec<Option<u8>>,
     /// Regulators by VCI (RCSP only).
@@ -93,7 +106,7 @@ impl Priority {
             mode,
             slot: cell_time.mul(SLOT_CELLS),
             levels: Default::default(),
-            best_effort: VecDeque::new(),
+            best_effort: LevelQueue::default(),
             class: Vec::new(),
             regs: Vec::new(),
             heads: BinaryHeap::new(),
@@ -246,19 +259,32 @@ impl Priority {
     }
 
     /// For a port served ahead (`atm::port` module docs, "Serving ahead"): a lower bound on how
-    /// many cell times after the current cell ends the first cell for which `watched` holds
-    /// can start, as `(cells, eligible)` — at least `cells` cells go first (those ahead of it in
-    /// its level's or best effort's FIFO; `None` if no queued cell is watched, looking at most
-    /// `max` places of each), and a cell still in a regulator starts no sooner than
-    /// `eligible` (the earliest eligibility time of any regulator's cell; nwc never sends it
-    /// sooner, wc sends it early only after every queued cell, `queued`). Arrivals only add
-    /// cells ahead; a regulator's release is bounded by its time; a class change re-arms.
-    pub fn watched_bound(&self, watched: impl Fn(Cell) -> bool, max: usize) -> (Option<usize>, Option<SimTime>, usize) {
+    /// many cell times after the current cell ends the first cell `watch` names can start, as
+    /// `(cells, eligible)` — at least `cells` cells go first (those ahead of it in its level's
+    /// or best effort's FIFO; `None` if no queued cell is watched, looking at most `max`
+    /// places of each, a queue longer than that giving `max`), and a cell still in a regulator
+    /// starts no sooner than `eligible` (the earliest eligibility time of any regulator's cell;
+    /// nwc never sends it sooner, wc sends it early only after every queued cell, `queued`).
+    /// Arrivals only add cells ahead; a regulator's release is bounded by its time; a class
+    /// change re-arms. Frame ends and RM cells are found without a scan ([`LevelQueue`]).
+    pub fn watched_bound<F: Fn(Cell) -> bool>(
+        &self,
+        watch: Watch<F>,
+        max: usize,
+    ) -> (Option<usize>, Option<SimTime>, usize) {
         let mut cells: Option<usize> = None;
         let mut queued = 0;
         for q in self.levels.iter().chain(std::iter::once(&self.best_effort)) {
             queued += q.len();
-            let k = q.iter().take(max).position(|&c| watched(c)).or((q.len() > max).then_some(max));
+            let first = match &watch {
+                Watch::Nothing => None,
+                Watch::Marked => q.first_marked(),
+                Watch::Each(f) => q.iter().take(max).position(|&c| f(c)),
+            };
+            let k = match first {
+                Some(p) => Some(p.min(max)),
+                None => (q.len() > max).then_some(max),
+            };
             cells = match (cells, k) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
