@@ -48,8 +48,8 @@ fn floats<'py>(py: Python<'py>, xs: &[f64]) -> PyResult<Bound<'py, PyAny>> {
 }
 
 /// The rows' names as a list: each name one Python string, shared by its rows.
-fn names<'py>(py: Python<'py>, codes: impl Iterator<Item = usize>, names: &[String]) -> PyResult<Bound<'py, PyList>> {
-    let strings: Vec<Bound<'py, PyString>> = names.iter().map(|n| PyString::new(py, n)).collect();
+fn names<'py>(py: Python<'py>, codes: impl Iterator<Item = usize>, table: &[String]) -> PyResult<Bound<'py, PyList>> {
+    let strings: Vec<Bound<'py, PyString>> = table.iter().map(|n| PyString::new(py, n)).collect();
     let list = PyList::empty(py);
     for i in codes {
         list.append(&strings[i])?;

@@ -62,4 +62,11 @@ impl Cell {
     pub fn is_rm(&self) -> bool {
         self.flags & flags::RM != 0
     }
+
+    /// A frame end or an RM cell: what a port watching frame ends watches
+    /// ([`crate::atm::port::OutPort::watch_ends`]).
+    #[inline]
+    pub fn is_eof_or_rm(&self) -> bool {
+        self.flags & (flags::EOF | flags::RM) != 0
+    }
 }

@@ -36,7 +36,7 @@ impl Series {
                         names.push(n.clone());
                         names.len() - 1
                     });
-                    T::try_from(i).unwrap_or_else(|_| panic!("more than {i} names"))
+                    T::try_from(i).unwrap_or_else(|_| panic!("{} distinct names do not fit the row index", i + 1))
                 })
                 .collect()
         }

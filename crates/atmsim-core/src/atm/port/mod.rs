@@ -807,7 +807,7 @@ impl OutPort {
     /// [watches frame ends](OutPort::watch_ends), or it [notifies](OutPort::notifies) a source.
     #[inline]
     fn watched(&self, cell: Cell) -> bool {
-        (self.watch_ends && cell.flags & (flags::EOF | flags::RM) != 0) || self.notifies(cell)
+        (self.watch_ends && cell.is_eof_or_rm()) || self.notifies(cell)
     }
 
     /// When a served-ahead port must next be brought up to date by an event of its own
@@ -841,7 +841,7 @@ impl OutPort {
     #[cold]
     #[inline(never)]
     fn priority_due(&self, pr: &Priority) -> Option<SimTime> {
-        // `watched` is "a frame end or RM cell" unless sources wait on their frames.
+        // Unless sources wait on their frames, `watched` is `watch_ends && is_eof_or_rm()`.
         let watch = if self.notify {
             Watch::Each(|c| self.watched(c))
         } else if self.watch_ends {

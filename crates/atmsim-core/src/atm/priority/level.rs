@@ -3,18 +3,12 @@
 //! scanning the queue (`OutPort::next_due`, "Serving ahead" in `atm::port`).
 //!
 //! Owns: [`LevelQueue`]. The cells are a `VecDeque`; beside them, the arrival numbers of the
-//! marked cells (end of frame or RM, [`flags::EOF`] | [`flags::RM`]) in order. A marked cell's
+//! marked cells (end of frame or RM, [`Cell::is_eof_or_rm`]) in order. A marked cell's
 //! place in the queue is its number less the number of cells taken so far: O(1) per push, pop
 //! and question.
 
-use crate::atm::cell::{flags, Cell};
+use crate::atm::cell::Cell;
 use std::collections::VecDeque;
-
-/// Cells that end a frame or are RM cells: what a port watching frame ends watches.
-#[inline]
-pub fn marked(c: Cell) -> bool {
-    c.flags & (flags::EOF | flags::RM) != 0
-}
 
 /// A FIFO of cells with the places of its marked cells (module docs).
 #[derive(Default)]
@@ -29,7 +23,7 @@ pub struct LevelQueue {
 impl LevelQueue {
     #[inline]
     pub fn push_back(&mut self, c: Cell) {
-        if marked(c) {
+        if c.is_eof_or_rm() {
             self.marks.push_back(self.pushed);
         }
         self.pushed += 1;
@@ -39,7 +33,7 @@ impl LevelQueue {
     #[inline]
     pub fn pop_front(&mut self) -> Option<Cell> {
         let c = self.cells.pop_front()?;
-        if marked(c) {
+        if c.is_eof_or_rm() {
             let n = self.marks.pop_front();
             debug_assert_eq!(n, Some(self.popped), "the first marked cell leaves first");
         }
@@ -69,6 +63,7 @@ impl LevelQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::atm::cell::flags;
     use proptest::prelude::*;
 
     proptest! {
@@ -83,7 +78,7 @@ mod tests {
                 } else {
                     q.pop_front();
                 }
-                prop_assert_eq!(q.first_marked(), q.iter().position(|&c| marked(c)));
+                prop_assert_eq!(q.first_marked(), q.iter().position(|c| c.is_eof_or_rm()));
             }
         }
     }

@@ -70,7 +70,7 @@ pub struct VcClass {
 pub enum Watch<F: Fn(Cell) -> bool> {
     /// None.
     Nothing,
-    /// Frame ends and RM cells ([`level::marked`]).
+    /// Frame ends and RM cells ([`Cell::is_eof_or_rm`]).
     Marked,
     /// Those for which the function holds.
     Each(F),
