@@ -142,7 +142,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
             });
             // Only static-priority and RCSP ports report regulator drops, so FIFO and round
             // robin runs keep their digests.
-            if p.sched.has_classes() {
+            if p.has_classes() {
                 v["drop_regulator"] = json!(st.drop_regulator);
             }
             v
@@ -270,7 +270,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
             "cell_hops_per_s": net.fabric.cell_hops as f64 / wall_s.max(1e-9),
         },
     });
-    if net.fabric.ports.iter().any(|p| p.sched.has_classes()) {
+    if net.fabric.ports.iter().any(|p| p.has_classes()) {
         s["conservation"]["cells"]["dropped_regulator"] = json!(c.dropped_regulator);
     }
     if !net.gens.is_empty() {

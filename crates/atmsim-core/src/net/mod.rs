@@ -452,7 +452,7 @@ impl Network {
             // A host shaper whose port is served ahead, FIFO or round robin, with no source
             // waiting on frames, is released by the port; if the port watches frame ends, it
             // keeps an event for the first frame end its shapers hold (`atm::fabric::ahead`).
-            let plain = !p.sched.may_hold_cells();
+            let plain = !p.has_classes();
             if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && plain && !p.notify {
                 sh.lazy = true;
                 p.shapers.push(i as u32);

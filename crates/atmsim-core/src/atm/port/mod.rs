@@ -298,6 +298,9 @@ pub struct OutPort {
     pub ser: Serializer,
     pub policy: DropPolicy,
     pub sched: Scheduler,
+    /// The port's static-priority or RCSP scheduler while it rests and [`OutPort::sched`] is a
+    /// FIFO serving alike (`atm::priority`, `rest.rs`).
+    pub(in crate::atm) classes_at_rest: Option<Box<Priority>>,
     /// Control cells waiting, in arrival order; served before any data cell.
     pub ctrl: VecDeque<Cell>,
     /// Cells offered at the current instant and not yet admitted, with their input's id
@@ -318,10 +321,11 @@ pub struct OutPort {
 
 impl OutPort {
     pub fn new(name: String, link: LinkId, d: Discipline, limit: u32, policy: DropPolicy, ser: Serializer) -> Self {
-        OutPort {
+        let mut port = OutPort {
             name,
             link,
             sched: Scheduler::new(d, ser.rate().tx_time(super::cell::CELL_BITS)),
+            classes_at_rest: None,
             vcs: Vec::new(),
             occupancy: 0,
             limit,
@@ -349,7 +353,9 @@ impl OutPort {
             stats: PortStats::default(),
             last_change: SimTime::ZERO,
             busy_since: SimTime::ZERO,
-        }
+        };
+        port.try_rest();
+        port
     }
 
     /// The same port with a control FIFO of `cells` cells (`u32::MAX` = unlimited).
@@ -761,7 +767,10 @@ impl OutPort {
     #[cold]
     #[inline(never)]
     fn start_priority(&mut self, now: SimTime) -> Option<SimTime> {
-        let cell = self.sched.pop(now)?;
+        let Some(cell) = self.sched.pop(now) else {
+            self.try_rest();
+            return None;
+        };
         Some(self.launch(now, cell))
     }
 

@@ -4,7 +4,8 @@
 //!
 //! Owns: [`Priority`] (the level queues, the per-VC classes and regulators of one port),
 //! [`VcClass`], and the class API of [`OutPort`] ([`OutPort::set_vc_class`],
-//! [`OutPort::clear_vc_class`], [`OutPort::wake_needed`]).
+//! [`OutPort::clear_vc_class`], [`OutPort::wake_needed`]). A scheduler that would serve as a
+//! FIFO rests while its port runs as one (`rest.rs`).
 //!
 //! **Order of service**, highest first, non-preemptive (a cell on the wire always finishes):
 //! guaranteed levels 0, 1, 2, 3 (Tab 4-2: local delay bounds of 16, 32, 64, 128 cell times),
@@ -33,6 +34,7 @@
 //! the port: they count in its occupancy, its buffer limit and the run's in-flight ledger.
 
 mod level;
+mod rest;
 
 use super::cell::Cell;
 use super::port::OutPort;
@@ -91,6 +93,8 @@ pub struct Priority {
     best_effort: LevelQueue,
     /// Current class level of each VC (by VCI): `None` = best effort.
     class: Vec<Option<u8>>,
+    /// How many VCs have a class.
+    classified: u32,
     /// Regulators by VCI (RCSP only).
     regs: Vec<Option<Regulated>>,
     /// (release time, VCI) of the head cell of every non-empty regulator.
@@ -108,6 +112,7 @@ impl Priority {
             levels: Default::default(),
             best_effort: LevelQueue::default(),
             class: Vec::new(),
+            classified: 0,
             regs: Vec::new(),
             heads: BinaryHeap::new(),
             wake_pending: None,
@@ -142,6 +147,7 @@ impl Priority {
         if v >= self.class.len() {
             self.class.resize(v + 1, None);
         }
+        self.classified += self.class[v].is_none() as u32;
         self.class[v] = Some(c.level);
         Ok(())
     }
@@ -149,8 +155,15 @@ impl Priority {
     /// VC `vci` is best effort again (its regulated cells still leave at their times).
     pub fn clear_class(&mut self, vci: u32) {
         if let Some(c) = self.class.get_mut(vci as usize) {
+            self.classified -= c.is_some() as u32;
             *c = None;
         }
+    }
+
+    /// Whether this scheduler serves exactly as a FIFO of its best-effort cells would
+    /// (`rest.rs`): no VC has a class, and no level or regulator holds a cell.
+    fn at_rest(&self) -> bool {
+        self.classified == 0 && self.heads.is_empty() && self.levels.iter().all(|q| q.is_empty())
     }
 
     /// The class level of VC `vci`, if any.
@@ -304,18 +317,25 @@ impl OutPort {
     /// its admission test is its own business). Static priority uses the level only; RCSP
     /// also needs `spec` and starts the VC's regulator afresh. On a FIFO or round-robin port
     /// this does nothing (every VC is served alike). Cells already queued keep their place.
+    /// A scheduler at rest wakes first (`rest.rs`), and rests again if the class is refused.
     pub fn set_vc_class(&mut self, vci: u32, class: VcClass) -> Result<(), String> {
-        match &mut self.sched {
+        self.wake_classes();
+        let r = match &mut self.sched {
             super::sched::Scheduler::Priority(p) => p.set_class(vci, class),
             _ => Ok(()),
+        };
+        if r.is_err() {
+            self.try_rest();
         }
+        r
     }
 
     /// VC `vci` was released: later cells on that VCI are best effort. Cells already queued
-    /// (in a regulator too) still leave in their turn.
+    /// (in a regulator too) still leave in their turn. The scheduler rests if it can.
     pub fn clear_vc_class(&mut self, vci: u32) {
         if let super::sched::Scheduler::Priority(p) = &mut self.sched {
             p.clear_class(vci);
+            self.try_rest();
         }
     }
 

@@ -5,7 +5,7 @@
 use super::*;
 use crate::atm::cell::flags::{CTRL, EOF};
 use crate::atm::port::{DropPolicy, DropReason};
-use crate::atm::sched::Discipline;
+use crate::atm::sched::{Discipline, Scheduler};
 use crate::ids::LinkId;
 use crate::time::{Rate, Serializer};
 
@@ -456,5 +456,103 @@ fn a_regulator_refusal_mid_frame_discards_the_rest_of_the_frame_under_ppd() {
         // The EOF cell, 1 s later, is eligible at 2.5 s: within 2 s, so it is queued.
         assert_eq!(p.offer_cell(SimTime::ZERO + ms(1000), cell(100, 8)), None, "{policy:?}");
         assert_eq!(p.stats.cells_in, p.queued_cells() + p.stats.drops());
+    }
+}
+
+// ---- a scheduler at rest (rest.rs) ----
+
+#[test]
+fn a_qos_port_without_classes_rests_as_a_fifo_and_wakes_for_a_class() {
+    let mut p = port(Discipline::StaticPriority);
+    assert!(p.has_classes() && matches!(p.sched, Scheduler::Fifo(_)), "at rest from the start");
+    assert_eq!(p.priority_mode(), Some(Mode::Static));
+    for k in 0..3 {
+        p.offer_cell(t(0), cell(20, k));
+    }
+    p.set_vc_class(10, VcClass { level: 0, spec: None }).unwrap();
+    assert!(matches!(p.sched, Scheduler::Priority(_)), "awake for a class");
+    p.offer_cell(t(0), cell(10, 3));
+    p.clear_vc_class(10);
+    assert!(matches!(p.sched, Scheduler::Priority(_)), "a level cell still waits");
+    let mut order = Vec::new();
+    while p.start_next(t(0)).is_some() {
+        order.push(p.in_tx.take().unwrap().frame);
+    }
+    assert_eq!(order, [3, 0, 1, 2], "the level cell first, best effort in arrival order");
+    assert!(matches!(p.sched, Scheduler::Fifo(_)), "at rest once idle with no class");
+    // A refused class leaves the port at rest.
+    let mut r = port(Discipline::RcspWc);
+    assert!(r.set_vc_class(1, VcClass { level: 0, spec: None }).is_err());
+    assert!(matches!(r.sched, Scheduler::Fifo(_)) && r.priority_mode() == Some(Mode::RcspWc));
+}
+
+/// One step of [`a_port_at_rest_serves_as_one_always_awake`].
+#[derive(Clone, Debug)]
+enum Op {
+    /// A data cell of VC `vci`, a frame end or not, `dt` cell times after the last step.
+    Offer { vci: u32, eof: bool, dt: u64 },
+    /// A control cell.
+    Ctrl,
+    /// VC `vci` gets level `level`.
+    Class { vci: u32, level: u8 },
+    /// VC `vci` is best effort again.
+    Clear { vci: u32 },
+    /// The transmitter takes the next cell, if any, `dt` cell times after the last step.
+    Send { dt: u64 },
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        4 => (0u32..5, any::<bool>(), 0u64..3).prop_map(|(vci, eof, dt)| Op::Offer { vci, eof, dt }),
+        1 => Just(Op::Ctrl),
+        1 => (0u32..5, 0u8..4).prop_map(|(vci, level)| Op::Class { vci, level }),
+        1 => (0u32..5).prop_map(|vci| Op::Clear { vci }),
+        4 => (0u64..4).prop_map(|dt| Op::Send { dt }),
+    ]
+}
+
+proptest::proptest! {
+    /// Under any arrivals, class changes and sends, a port whose scheduler rests whenever it can
+    /// sends the same cells at the same steps, and refuses the same, as one woken before every
+    /// step (whose steps all run the static-priority or RCSP scheduler).
+    #[test]
+    fn a_port_at_rest_serves_as_one_always_awake(
+        disc in proptest::sample::select(vec![Discipline::StaticPriority, Discipline::RcspWc, Discipline::RcspNwc]),
+        ops in proptest::collection::vec(op(), 0..200),
+    ) {
+        let (mut p, mut awake) = (port(disc), port(disc));
+        let mut now = SimTime::ZERO;
+        for (id, o) in ops.iter().enumerate() {
+            awake.wake_classes();
+            proptest::prop_assert!(matches!(awake.sched, Scheduler::Priority(_)));
+            let id = id as u32;
+            match *o {
+                Op::Offer { vci, eof, dt } => {
+                    now += d(dt);
+                    let c = Cell { vci, frame: id, flags: if eof { EOF } else { 0 } };
+                    proptest::prop_assert_eq!(p.offer_cell(now, c), awake.offer_cell(now, c));
+                }
+                Op::Ctrl => {
+                    let c = Cell { vci: 5, frame: id, flags: CTRL | EOF };
+                    proptest::prop_assert_eq!(p.offer_cell(now, c), awake.offer_cell(now, c));
+                }
+                Op::Class { vci, level } => {
+                    let class = VcClass { level, spec: Some(spec(8, 16, 64)) };
+                    proptest::prop_assert_eq!(p.set_vc_class(vci, class), awake.set_vc_class(vci, class));
+                }
+                Op::Clear { vci } => {
+                    p.clear_vc_class(vci);
+                    awake.clear_vc_class(vci);
+                }
+                Op::Send { dt } => {
+                    now += d(dt);
+                    let sent = |q: &mut OutPort| q.start_next(now).map(|_| q.in_tx.take().unwrap());
+                    proptest::prop_assert_eq!(sent(&mut p), sent(&mut awake));
+                }
+            }
+            proptest::prop_assert_eq!(p.queued_cells(), awake.queued_cells());
+        }
+        proptest::prop_assert_eq!(p.stats.drop_regulator, awake.stats.drop_regulator);
     }
 }

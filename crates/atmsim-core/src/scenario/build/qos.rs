@@ -70,11 +70,9 @@ pub fn plane(doc: &ScenarioDoc, hosts: &[Host], ports: &mut [OutPort], sig: Opti
         Scheme::Noqos => unreachable!("noqos returned above"),
     };
     for p in ports.iter_mut() {
-        match &p.sched {
-            Scheduler::Fifo(_) => {
-                p.sched = Scheduler::new(discipline, p.ser.rate().tx_time(crate::atm::cell::CELL_BITS));
-            }
-            Scheduler::Priority(q) if q.mode == mode => {}
+        match (p.priority_mode(), &p.sched) {
+            (None, Scheduler::Fifo(_)) => p.set_discipline(discipline),
+            (Some(m), _) if m == mode => {}
             _ => {
                 return invalid(
                     field,
