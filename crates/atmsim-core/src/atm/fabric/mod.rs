@@ -435,9 +435,10 @@ impl Fabric {
             Some(done) if port.lazy => {
                 self.launched(ck, p, done);
                 let port = &self.ports[p.idx()];
-                // With nothing left waiting, a FIFO or round-robin port has no watched cell to
-                // arm for, and the cell it started needs no port event unless it notifies.
-                if port.queued_cells() > 0 || port.notify || port.sched.may_hold_cells() {
+                // With nothing left waiting (an RCSP regulator's cells are waiting too), a port
+                // has no watched cell to arm for, and the cell it started needs no port event
+                // unless it notifies.
+                if port.queued_cells() > 0 || port.notify {
                     self.arm(ck, p);
                 }
             }
