@@ -390,6 +390,9 @@ impl OutPort {
     /// round robin never refuse; the priority path is out of line, so theirs is as it was.
     #[inline(always)]
     fn enqueue(&mut self, now: SimTime, cell: Cell) -> bool {
+        if self.classifies_at_rest(cell.vci) {
+            return self.enqueue_waking(now, cell);
+        }
         if let Err(cell) = self.sched.push_plain(cell) {
             return self.enqueue_priority(now, cell);
         }
@@ -409,7 +412,7 @@ impl OutPort {
 
     #[cold]
     #[inline(never)]
-    fn enqueue_priority(&mut self, now: SimTime, cell: Cell) -> bool {
+    pub(in crate::atm) fn enqueue_priority(&mut self, now: SimTime, cell: Cell) -> bool {
         if !self.sched.push(now, cell) {
             self.stats.drop_regulator += 1;
             return false;
@@ -632,7 +635,8 @@ impl OutPort {
     #[inline]
     pub fn push_frame(&mut self, now: SimTime, vci: u32, frame: u32, ncells: u32) -> u32 {
         self.stats.cells_in += ncells as u64;
-        if let Scheduler::Fifo(q) = &mut self.sched {
+        let classified = self.classifies_at_rest(vci);
+        if let (Scheduler::Fifo(q), false) = (&mut self.sched, classified) {
             // One cell after another at one instant: the occupancy integral gains nothing
             // after the first, so the counts move once for the frame.
             q.extend((1..=ncells).map(|i| Cell { vci, frame, flags: if i == ncells { flags::EOF } else { 0 } }));
@@ -771,6 +775,7 @@ impl OutPort {
             self.try_rest();
             return None;
         };
+        self.try_rest();
         Some(self.launch(now, cell))
     }
 

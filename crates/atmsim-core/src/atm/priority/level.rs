@@ -53,19 +53,6 @@ impl LevelQueue {
         self.cells.iter()
     }
 
-    /// A queue of `cells`, in their order (marks found by one scan).
-    pub fn from_cells(cells: VecDeque<Cell>) -> Self {
-        let marks = (0..).zip(&cells).filter(|(_, c)| c.is_eof_or_rm()).map(|(n, _)| n).collect();
-        LevelQueue { pushed: cells.len() as u64, cells, marks, popped: 0 }
-    }
-
-    /// The cells, in order, leaving this queue empty.
-    pub fn take_cells(&mut self) -> VecDeque<Cell> {
-        let cells = std::mem::take(&mut self.cells);
-        *self = LevelQueue::default();
-        cells
-    }
-
     /// How many cells are ahead of the first marked cell, if one is queued.
     #[inline]
     pub fn first_marked(&self) -> Option<usize> {
@@ -93,16 +80,6 @@ mod tests {
                 }
                 prop_assert_eq!(q.first_marked(), q.iter().position(|c| c.is_eof_or_rm()));
             }
-            // A queue rebuilt from its cells, and the cells taken out again, keep order and marks.
-            let cells: Vec<Cell> = q.iter().copied().collect();
-            let mut r = LevelQueue::from_cells(q.take_cells());
-            prop_assert!(q.is_empty() && q.first_marked().is_none());
-            prop_assert_eq!(r.first_marked(), cells.iter().position(|c| c.is_eof_or_rm()));
-            for &c in &cells {
-                prop_assert_eq!(r.pop_front(), Some(c));
-                prop_assert_eq!(r.first_marked(), r.iter().position(|c| c.is_eof_or_rm()));
-            }
-            prop_assert!(r.is_empty());
         }
     }
 }

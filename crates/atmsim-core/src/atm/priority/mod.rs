@@ -42,7 +42,7 @@ use super::regulator::{Regulator, TrafficSpec};
 use crate::time::{SimDuration, SimTime};
 use level::LevelQueue;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Guaranteed priority levels (Tab 4-2: 0..=3).
 pub const LEVELS: usize = 4;
@@ -90,7 +90,9 @@ pub struct Priority {
     /// Regulator release clock: [`SLOT_CELLS`] cell times of the port.
     slot: SimDuration,
     levels: [LevelQueue; LEVELS],
-    best_effort: LevelQueue,
+    /// Best effort: the port's FIFO while the scheduler rests (`rest.rs`), taken back when it
+    /// wakes.
+    best_effort: VecDeque<Cell>,
     /// Current class level of each VC (by VCI): `None` = best effort.
     class: Vec<Option<u8>>,
     /// How many VCs have a class.
@@ -110,7 +112,7 @@ impl Priority {
             mode,
             slot: cell_time.mul(SLOT_CELLS),
             levels: Default::default(),
-            best_effort: LevelQueue::default(),
+            best_effort: VecDeque::new(),
             class: Vec::new(),
             classified: 0,
             regs: Vec::new(),
@@ -161,9 +163,15 @@ impl Priority {
     }
 
     /// Whether this scheduler serves exactly as a FIFO of its best-effort cells would
-    /// (`rest.rs`): no VC has a class, and no level or regulator holds a cell.
+    /// (`rest.rs`): no level or regulator holds a cell.
     fn at_rest(&self) -> bool {
-        self.classified == 0 && self.heads.is_empty() && self.levels.iter().all(|q| q.is_empty())
+        self.heads.is_empty() && self.levels.iter().all(|q| q.is_empty())
+    }
+
+    /// Whether VC `vci` has a class here (its cells join a level or a regulator).
+    #[inline]
+    fn classifies(&self, vci: u32) -> bool {
+        self.class.get(vci as usize).is_some_and(|c| c.is_some())
     }
 
     /// The class level of VC `vci`, if any.
@@ -279,7 +287,8 @@ impl Priority {
     /// starts no sooner than `eligible` (the earliest eligibility time of any regulator's cell;
     /// nwc never sends it sooner, wc sends it early only after every queued cell, `queued`).
     /// Arrivals only add cells ahead; a regulator's release is bounded by its time; a class
-    /// change re-arms. Frame ends and RM cells are found without a scan ([`LevelQueue`]).
+    /// change re-arms. A level's frame ends and RM cells are found without a scan
+    /// ([`LevelQueue`]).
     pub fn watched_bound<F: Fn(Cell) -> bool>(
         &self,
         watch: Watch<F>,
@@ -287,7 +296,7 @@ impl Priority {
     ) -> (Option<usize>, Option<SimTime>, usize) {
         let mut cells: Option<usize> = None;
         let mut queued = 0;
-        for q in self.levels.iter().chain(std::iter::once(&self.best_effort)) {
+        for q in &self.levels {
             queued += q.len();
             let first = match &watch {
                 Watch::Nothing => None,
@@ -303,7 +312,23 @@ impl Priority {
                 (a, b) => a.or(b),
             };
         }
-        (cells, self.next_eligible(), queued)
+        // Best effort goes after every cell now in a level; its frame ends are found by a
+        // scan (an awake scheduler has cells in a level or a regulator: rarely for long).
+        let be = &self.best_effort;
+        let first = match &watch {
+            Watch::Nothing => None,
+            Watch::Marked => be.iter().take(max).position(|c| c.is_eof_or_rm()),
+            Watch::Each(f) => be.iter().take(max).position(|&c| f(c)),
+        };
+        let k = match first {
+            Some(p) => Some((queued + p).min(max)),
+            None => (be.len() > max).then_some(max),
+        };
+        cells = match (cells, k) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        (cells, self.next_eligible(), queued + be.len())
     }
 
     /// Cells held by regulators (not yet eligible).
@@ -317,25 +342,19 @@ impl OutPort {
     /// its admission test is its own business). Static priority uses the level only; RCSP
     /// also needs `spec` and starts the VC's regulator afresh. On a FIFO or round-robin port
     /// this does nothing (every VC is served alike). Cells already queued keep their place.
-    /// A scheduler at rest wakes first (`rest.rs`), and rests again if the class is refused.
+    /// A scheduler at rest (`rest.rs`) takes the class as it rests: the VC's next cell wakes it.
     pub fn set_vc_class(&mut self, vci: u32, class: VcClass) -> Result<(), String> {
-        self.wake_classes();
-        let r = match &mut self.sched {
-            super::sched::Scheduler::Priority(p) => p.set_class(vci, class),
-            _ => Ok(()),
-        };
-        if r.is_err() {
-            self.try_rest();
+        match self.classes_mut() {
+            Some(p) => p.set_class(vci, class),
+            None => Ok(()),
         }
-        r
     }
 
     /// VC `vci` was released: later cells on that VCI are best effort. Cells already queued
-    /// (in a regulator too) still leave in their turn. The scheduler rests if it can.
+    /// (in a regulator too) still leave in their turn.
     pub fn clear_vc_class(&mut self, vci: u32) {
-        if let super::sched::Scheduler::Priority(p) = &mut self.sched {
+        if let Some(p) = self.classes_mut() {
             p.clear_class(vci);
-            self.try_rest();
         }
     }
 

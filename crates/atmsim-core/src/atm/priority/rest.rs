@@ -1,38 +1,42 @@
-//! A static-priority or RCSP scheduler at rest: while no VC of its port has a class and no
-//! level queue or regulator holds a cell, the port keeps its cells in a plain FIFO and is
-//! served as a FIFO port.
+//! A static-priority or RCSP scheduler at rest: while no cell waits in a guaranteed level or a
+//! regulator, its port keeps its cells in a plain FIFO and is served as a FIFO port.
 //!
 //! Owns: the port's scheduler set aside ([`OutPort::classes_at_rest`]), when it rests
-//! ([`OutPort::try_rest`]) and wakes ([`OutPort::wake_classes`]), and the questions that must
+//! ([`OutPort::try_rest`]) and wakes ([`OutPort::enqueue_waking`]), and the questions that must
 //! see it either way ([`OutPort::has_classes`], [`OutPort::priority_mode`],
-//! [`OutPort::set_discipline`]).
+//! [`OutPort::set_discipline`], [`OutPort::classifies_at_rest`]).
 //!
-//! **Why it is exact.** With no classified VC every arriving cell joins best effort; with no
-//! cell in a level or a regulator, [`Priority::pop`](super::Priority::pop) takes best effort's head, cells leave in
-//! the order they arrived, signalling goes before any data cell
-//! ([`Priority::guaranteed_ready`](super::Priority::guaranteed_ready) is false), work-conserving RCSP has no ineligible cell to
+//! **Why it is exact.** With no cell in a level or a regulator, [`Priority::pop`] takes best
+//! effort's head: cells leave in the order they arrived, signalling goes before any data cell
+//! ([`Priority::guaranteed_ready`] is false), work-conserving RCSP has no ineligible cell to
 //! send early and non-work-conserving RCSP none to hold. That is the FIFO discipline's service
-//! (`atm::sched`), cell for cell, so the port uses the FIFO's paths meanwhile: a served-ahead
-//! port knows its frame ends' arrivals exactly and runs of completions go in one loop, and an
-//! idle port lets trains through (`atm::fabric`). A static-priority port on which signalling
-//! never classifies a VC is a FIFO port throughout.
+//! (`atm::sched`), cell for cell, as long as every arriving cell joins best effort, so the
+//! port uses the FIFO's paths meanwhile: a served-ahead port's runs of completions go in one
+//! loop, and an idle port lets trains through (`atm::fabric`) — except a classified VC's
+//! cells, which wake the scheduler instead.
 //!
-//! **When.** The scheduler wakes before a VC gets a class ([`OutPort::set_vc_class`]): best
-//! effort takes the FIFO's cells in their order, and the caller brings the port up to date
-//! before and arms it after (`net::qos`), since cells of the new class may now overtake. It
-//! rests when the last class is cleared with its levels and regulators empty
-//! ([`OutPort::clear_vc_class`]), or later, when the port finds nothing to send in that state.
-//! Resting forgets a pending non-work-conserving wake-up: one that still fires finds the port
-//! with nothing held, and does nothing. Regulators are kept, empty; a VC's next class resets
-//! its own (as it always does).
+//! **When.** The scheduler wakes when a cell of a VC with a class arrives: best effort takes
+//! the FIFO's cells (a move, not a copy), and the cell joins its level or regulator. It rests
+//! again as soon as its levels and regulators are empty after a cell starts, or when the port
+//! finds nothing to send. A class set or cleared while it rests is kept in the scheduler set
+//! aside. Resting forgets a pending non-work-conserving wake-up: one that still fires finds
+//! the port with nothing held, and does nothing.
 //!
-//! Cost measured (docs/performance.md, "Priority ports at rest"): in Mah's QoS runs most
-//! cells cross ports on which no VC has a class (61 % of a static-priority port's starts on
-//! the 60-s cut of `sp`).
+//! **Frame ends armed while at rest.** A served-ahead FIFO port arms the arrival of its next
+//! frame end at the time that cell will end (`atm::fabric::ahead`, `arm_arrival`). At a port
+//! at rest with classified VCs that time can come too early, never too late: a classified
+//! cell arriving later may go first, but nothing can make a queued cell start sooner. An early
+//! arrival event finds the frame end not yet there, and the port arms again for it
+//! (`Fabric::arrived`); the frame end's own arrival gets its event when it starts
+//! (`Fabric::launched`), so it still arrives at its instant.
+//!
+//! Cost measured (docs/performance.md, "Priority ports at rest").
 
-use super::{LevelQueue, Mode};
+use super::{Mode, Priority};
+use crate::atm::cell::Cell;
 use crate::atm::port::OutPort;
 use crate::atm::sched::{Discipline, Scheduler};
+use crate::time::SimTime;
 use std::collections::VecDeque;
 
 impl OutPort {
@@ -44,10 +48,30 @@ impl OutPort {
 
     /// The static-priority or RCSP mode of the port's scheduler, at rest or not.
     pub fn priority_mode(&self) -> Option<Mode> {
+        self.classes().map(|p| p.mode)
+    }
+
+    /// The port's static-priority or RCSP scheduler, at rest or not.
+    pub fn classes(&self) -> Option<&Priority> {
         match (&self.sched, &self.classes_at_rest) {
-            (Scheduler::Priority(p), _) | (_, Some(p)) => Some(p.mode),
+            (Scheduler::Priority(p), _) | (_, Some(p)) => Some(p),
             _ => None,
         }
+    }
+
+    /// [`OutPort::classes`], to change.
+    pub(super) fn classes_mut(&mut self) -> Option<&mut Priority> {
+        match (&mut self.sched, &mut self.classes_at_rest) {
+            (Scheduler::Priority(p), _) | (_, Some(p)) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Whether the port's scheduler rests and VC `vci` has a class at it: the VC's next cell
+    /// wakes it, and cannot pass the port as a FIFO port's cell would.
+    #[inline]
+    pub fn classifies_at_rest(&self, vci: u32) -> bool {
+        self.classes_at_rest.as_ref().is_some_and(|p| p.classifies(vci))
     }
 
     /// Give an empty port discipline `d` (a scenario's QoS policy, at build time).
@@ -62,10 +86,10 @@ impl OutPort {
     /// best-effort cells become the port's FIFO.
     pub(in crate::atm) fn try_rest(&mut self) {
         let Scheduler::Priority(p) = &mut self.sched else { return };
-        if !p.at_rest() {
+        if !p.at_rest() || self.wake_at != SimTime::MAX {
             return;
         }
-        let cells = p.best_effort.take_cells();
+        let cells = std::mem::take(&mut p.best_effort);
         p.wake_pending = None;
         let Scheduler::Priority(p) = std::mem::replace(&mut self.sched, Scheduler::Fifo(cells)) else {
             unreachable!("matched above")
@@ -73,13 +97,27 @@ impl OutPort {
         self.classes_at_rest = Some(p);
     }
 
-    /// The scheduler at rest, if any, takes the port's cells back as best effort.
+    /// A data cell of a VC with a class reaches a port whose scheduler rests: the scheduler
+    /// wakes, taking the port's cells back as best effort, and queues the cell. False if an
+    /// RCSP regulator refused it (the scheduler rests again).
+    #[cold]
+    #[inline(never)]
+    pub(in crate::atm) fn enqueue_waking(&mut self, now: SimTime, cell: Cell) -> bool {
+        self.wake_classes();
+        let queued = self.enqueue_priority(now, cell);
+        if !queued {
+            self.try_rest();
+        }
+        queued
+    }
+
+    /// The scheduler at rest, if any, wakes: best effort takes the port's FIFO.
     pub(super) fn wake_classes(&mut self) {
         let Some(mut p) = self.classes_at_rest.take() else { return };
         let Scheduler::Fifo(cells) = std::mem::replace(&mut self.sched, Scheduler::Fifo(VecDeque::new())) else {
-            unreachable!("a port whose classes rest is a FIFO")
+            unreachable!("a port whose scheduler rests is a FIFO")
         };
-        p.best_effort = LevelQueue::from_cells(cells);
+        p.best_effort = cells;
         self.sched = Scheduler::Priority(p);
     }
 }

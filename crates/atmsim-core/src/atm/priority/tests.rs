@@ -462,28 +462,31 @@ fn a_regulator_refusal_mid_frame_discards_the_rest_of_the_frame_under_ppd() {
 // ---- a scheduler at rest (rest.rs) ----
 
 #[test]
-fn a_qos_port_without_classes_rests_as_a_fifo_and_wakes_for_a_class() {
+fn a_qos_port_rests_as_a_fifo_and_wakes_for_a_classified_cell() {
     let mut p = port(Discipline::StaticPriority);
-    assert!(p.has_classes() && matches!(p.sched, Scheduler::Fifo(_)), "at rest from the start");
+    let at_rest = |p: &OutPort| matches!(p.sched, Scheduler::Fifo(_));
+    assert!(p.has_classes() && at_rest(&p), "at rest from the start");
     assert_eq!(p.priority_mode(), Some(Mode::Static));
     for k in 0..3 {
         p.offer_cell(t(0), cell(20, k));
     }
     p.set_vc_class(10, VcClass { level: 0, spec: None }).unwrap();
-    assert!(matches!(p.sched, Scheduler::Priority(_)), "awake for a class");
+    assert!(at_rest(&p) && p.classifies_at_rest(10) && !p.classifies_at_rest(20), "a class kept at rest");
     p.offer_cell(t(0), cell(10, 3));
-    p.clear_vc_class(10);
-    assert!(matches!(p.sched, Scheduler::Priority(_)), "a level cell still waits");
+    assert!(!at_rest(&p), "awake for the classified cell");
+    p.offer_cell(t(0), cell(20, 4));
+    let mut sent = || p.start_next(t(0)).map(|_| p.in_tx.take().unwrap().frame);
+    assert_eq!(sent(), Some(3), "the level cell first");
     let mut order = Vec::new();
-    while p.start_next(t(0)).is_some() {
-        order.push(p.in_tx.take().unwrap().frame);
+    while let Some(id) = sent() {
+        order.push(id);
     }
-    assert_eq!(order, [3, 0, 1, 2], "the level cell first, best effort in arrival order");
-    assert!(matches!(p.sched, Scheduler::Fifo(_)), "at rest once idle with no class");
-    // A refused class leaves the port at rest.
+    assert_eq!(order, [0, 1, 2, 4], "then best effort in arrival order");
+    assert!(at_rest(&p), "at rest once its level is empty");
+    // A refused class changes nothing.
     let mut r = port(Discipline::RcspWc);
     assert!(r.set_vc_class(1, VcClass { level: 0, spec: None }).is_err());
-    assert!(matches!(r.sched, Scheduler::Fifo(_)) && r.priority_mode() == Some(Mode::RcspWc));
+    assert!(at_rest(&r) && !r.classifies_at_rest(1) && r.priority_mode() == Some(Mode::RcspWc));
 }
 
 /// One step of [`a_port_at_rest_serves_as_one_always_awake`].
@@ -491,6 +494,8 @@ fn a_qos_port_without_classes_rests_as_a_fifo_and_wakes_for_a_class() {
 enum Op {
     /// A data cell of VC `vci`, a frame end or not, `dt` cell times after the last step.
     Offer { vci: u32, eof: bool, dt: u64 },
+    /// A host adapter's frame of `n` cells on VC `vci`.
+    Frame { vci: u32, n: u32 },
     /// A control cell.
     Ctrl,
     /// VC `vci` gets level `level`.
@@ -505,6 +510,7 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
     use proptest::prelude::*;
     prop_oneof![
         4 => (0u32..5, any::<bool>(), 0u64..3).prop_map(|(vci, eof, dt)| Op::Offer { vci, eof, dt }),
+        1 => (0u32..5, 1u32..4).prop_map(|(vci, n)| Op::Frame { vci, n }),
         1 => Just(Op::Ctrl),
         1 => (0u32..5, 0u8..4).prop_map(|(vci, level)| Op::Class { vci, level }),
         1 => (0u32..5).prop_map(|vci| Op::Clear { vci }),
@@ -513,7 +519,7 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
 }
 
 proptest::proptest! {
-    /// Under any arrivals, class changes and sends, a port whose scheduler rests whenever it can
+    /// Under any arrivals (a switch's cells and an adapter's frames), class changes and sends, a port whose scheduler rests whenever it can
     /// sends the same cells at the same steps, and refuses the same, as one woken before every
     /// step (whose steps all run the static-priority or RCSP scheduler).
     #[test]
@@ -532,6 +538,9 @@ proptest::proptest! {
                     now += d(dt);
                     let c = Cell { vci, frame: id, flags: if eof { EOF } else { 0 } };
                     proptest::prop_assert_eq!(p.offer_cell(now, c), awake.offer_cell(now, c));
+                }
+                Op::Frame { vci, n } => {
+                    proptest::prop_assert_eq!(p.push_frame(now, vci, id, n), awake.push_frame(now, vci, id, n));
                 }
                 Op::Ctrl => {
                     let c = Cell { vci: 5, frame: id, flags: CTRL | EOF };
