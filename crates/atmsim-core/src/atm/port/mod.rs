@@ -393,6 +393,13 @@ impl OutPort {
         if self.classifies_at_rest(cell.vci) {
             return self.enqueue_waking(now, cell);
         }
+        self.enqueue_awake(now, cell)
+    }
+
+    /// [`OutPort::enqueue`] of a cell that cannot wake a scheduler at rest (`atm::priority`,
+    /// `rest.rs`): its VC has no class there, or the scheduler is awake.
+    #[inline(always)]
+    fn enqueue_awake(&mut self, now: SimTime, cell: Cell) -> bool {
         if let Err(cell) = self.sched.push_plain(cell) {
             return self.enqueue_priority(now, cell);
         }
@@ -646,10 +653,13 @@ impl OutPort {
             self.vc(vci).queued += ncells;
             return 0;
         }
+        if classified {
+            self.wake_classes();
+        }
         let mut refused = 0;
         for i in 0..ncells {
             let flags = if i + 1 == ncells { flags::EOF } else { 0 };
-            refused += !self.enqueue(now, Cell { vci, frame, flags }) as u32;
+            refused += !self.enqueue_awake(now, Cell { vci, frame, flags }) as u32;
         }
         refused
     }

@@ -112,7 +112,7 @@ impl OutPort {
     }
 
     /// The scheduler at rest, if any, wakes: best effort takes the port's FIFO.
-    pub(super) fn wake_classes(&mut self) {
+    pub(in crate::atm) fn wake_classes(&mut self) {
         let Some(mut p) = self.classes_at_rest.take() else { return };
         let Scheduler::Fifo(cells) = std::mem::replace(&mut self.sched, Scheduler::Fifo(VecDeque::new())) else {
             unreachable!("a port whose scheduler rests is a FIFO")
