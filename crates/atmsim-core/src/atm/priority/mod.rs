@@ -97,6 +97,8 @@ pub struct Priority {
     class: Vec<Option<u8>>,
     /// How many VCs have a class.
     classified: u32,
+    /// Cells in the levels and the regulators (none: the scheduler can rest, `rest.rs`).
+    waiting: u32,
     /// Regulators by VCI (RCSP only).
     regs: Vec<Option<Regulated>>,
     /// (release time, VCI) of the head cell of every non-empty regulator.
@@ -115,6 +117,7 @@ impl Priority {
             best_effort: VecDeque::new(),
             class: Vec::new(),
             classified: 0,
+            waiting: 0,
             regs: Vec::new(),
             heads: BinaryHeap::new(),
             wake_pending: None,
@@ -164,8 +167,14 @@ impl Priority {
 
     /// Whether this scheduler serves exactly as a FIFO of its best-effort cells would
     /// (`rest.rs`): no level or regulator holds a cell.
+    #[inline]
     fn at_rest(&self) -> bool {
-        self.heads.is_empty() && self.levels.iter().all(|q| q.is_empty())
+        debug_assert_eq!(
+            self.waiting == 0,
+            self.heads.is_empty() && self.levels.iter().all(|q| q.is_empty()),
+            "the count of cells in levels and regulators"
+        );
+        self.waiting == 0
     }
 
     /// Whether VC `vci` has a class here (its cells join a level or a regulator).
@@ -189,6 +198,7 @@ impl Priority {
         };
         if !self.rate_controlled() {
             self.levels[level as usize].push_back(cell);
+            self.waiting += 1;
             return true;
         }
         let r = match self.regs.get_mut(cell.vci as usize) {
@@ -202,6 +212,7 @@ impl Priority {
                 if was_idle {
                     self.heads.push(Reverse((t, cell.vci)));
                 }
+                self.waiting += 1;
                 true
             }
         }
@@ -232,6 +243,9 @@ impl Priority {
     /// Whether an eligible cell of a guaranteed level waits at `now` (signalling yields to it).
     #[inline(never)]
     pub fn guaranteed_ready(&mut self, now: SimTime) -> bool {
+        if self.waiting == 0 {
+            return false;
+        }
         self.release(now);
         self.levels.iter().any(|q| !q.is_empty())
     }
@@ -239,9 +253,13 @@ impl Priority {
     /// The next cell to send at `now`, if any (see the module docs for the order).
     #[inline(never)]
     pub fn pop(&mut self, now: SimTime) -> Option<Cell> {
+        if self.waiting == 0 {
+            return self.best_effort.pop_front();
+        }
         self.release(now);
         for q in &mut self.levels {
             if let Some(c) = q.pop_front() {
+                self.waiting -= 1;
                 return Some(c);
             }
         }
@@ -250,6 +268,7 @@ impl Priority {
         }
         if self.mode == Mode::RcspWc {
             let Reverse((_, v)) = self.heads.pop()?;
+            self.waiting -= 1;
             return Some(self.take_head(v).1);
         }
         None
