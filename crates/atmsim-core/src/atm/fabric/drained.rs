@@ -379,7 +379,7 @@ impl Fabric {
         }
         let at = ck.now();
         let port = &self.ports[p.idx()];
-        if !port.is_idle_fifo() || port.classifies_at_rest(cell.vci) {
+        if !port.is_idle_fifo() || (port.classifies_at_rest(cell.vci) && !port.starts_alone()) {
             return false;
         }
         let q = port.ser.first_unit();

@@ -396,6 +396,18 @@ impl OutPort {
         self.enqueue_awake(now, cell)
     }
 
+    /// [`OutPort::enqueue`] of a data cell a switch admitted ([`OutPort::offer_cell`]), whose
+    /// port is kicked at once: a cell of a classified VC at a static-priority port at rest
+    /// that finds it idle and empty starts before anything else can join, as any discipline
+    /// would start it, so it need not wake the scheduler (`atm::priority`, `rest.rs`).
+    #[inline(always)]
+    fn enqueue_offered(&mut self, now: SimTime, cell: Cell) -> bool {
+        if self.classifies_at_rest(cell.vci) && !self.starts_alone() {
+            return self.enqueue_waking(now, cell);
+        }
+        self.enqueue_awake(now, cell)
+    }
+
     /// [`OutPort::enqueue`] of a cell that cannot wake a scheduler at rest (`atm::priority`,
     /// `rest.rs`): its VC has no class there, or the scheduler is awake.
     #[inline(always)]
@@ -476,7 +488,7 @@ impl OutPort {
             return if cell.is_ctrl() { self.offer_ctrl(cell) } else { self.offer_rm(now, cell) };
         }
         let verdict = self.data_verdict(cell);
-        if verdict.is_none() && !self.enqueue(now, cell) {
+        if verdict.is_none() && !self.enqueue_offered(now, cell) {
             // A regulator refusal mid-frame is a lost cell like an overflow: under PPD or EPD
             // the rest of the frame goes too (its EOF cell still delimits it).
             if self.policy != DropPolicy::Tail && !cell.is_eof() {

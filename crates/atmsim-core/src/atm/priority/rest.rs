@@ -15,7 +15,10 @@
 //! loop, and an idle port lets trains through (`atm::fabric`) — except a classified VC's
 //! cells, which wake the scheduler instead.
 //!
-//! **When.** The scheduler wakes when a cell of a VC with a class arrives: best effort takes
+//! **When.** The scheduler wakes when a cell of a VC with a class arrives — unless, at a
+//! static-priority port, that cell finds the port idle and empty and a switch admitted it:
+//! the port starts it at once, before anything else can join, as every discipline would
+//! ([`OutPort::starts_alone`]; an adapter's frame and RCSP's cells always wake it). Best effort takes
 //! the FIFO's cells (a move, not a copy), and the cell joins its level or regulator. It rests
 //! again as soon as its levels and regulators are empty after a cell starts, or when the port
 //! finds nothing to send. A class set or cleared while it rests is kept in the scheduler set
@@ -72,6 +75,18 @@ impl OutPort {
     #[inline]
     pub fn classifies_at_rest(&self, vci: u32) -> bool {
         self.classes_at_rest.as_ref().is_some_and(|p| p.classifies(vci))
+    }
+
+    /// Whether a cell of a classified VC reaching this port, whose scheduler rests, would start
+    /// at once and alone: static priority (no regulator must see it), the transmitter idle,
+    /// nothing queued (control cells included). Its port is started before anything else joins
+    /// ([`OutPort::enqueue_offered`], `Fabric::pass_through`).
+    #[inline]
+    pub(in crate::atm) fn starts_alone(&self) -> bool {
+        self.classes_at_rest.as_ref().is_some_and(|p| p.mode == Mode::Static)
+            && self.in_tx.is_none()
+            && self.ctrl.is_empty()
+            && matches!(&self.sched, Scheduler::Fifo(q) if q.is_empty())
     }
 
     /// Give an empty port discipline `d` (a scenario's QoS policy, at build time).
