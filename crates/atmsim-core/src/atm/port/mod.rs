@@ -481,7 +481,10 @@ impl OutPort {
     }
 
     /// Switch admission of one cell (see the module docs): control cells to the control FIFO,
-    /// data cells through the drop policy. Returns the reason if dropped.
+    /// data cells through the drop policy. Returns the reason if dropped. The caller starts an
+    /// idle transmitter before it offers the next cell, as the model's admission does
+    /// (DESIGN §2b; `Fabric::admit_current`): a static-priority port at rest counts on it
+    /// ([`OutPort::enqueue_offered`]).
     #[inline]
     pub fn offer_cell(&mut self, now: SimTime, cell: Cell) -> Option<DropReason> {
         if cell.flags & (flags::CTRL | flags::RM) != 0 {
