@@ -95,8 +95,6 @@ pub struct Priority {
     best_effort: VecDeque<Cell>,
     /// Current class level of each VC (by VCI): `None` = best effort.
     class: Vec<Option<u8>>,
-    /// How many VCs have a class.
-    classified: u32,
     /// Cells in the levels and the regulators (none: the scheduler can rest, `rest.rs`).
     waiting: u32,
     /// Regulators by VCI (RCSP only).
@@ -116,7 +114,6 @@ impl Priority {
             levels: Default::default(),
             best_effort: VecDeque::new(),
             class: Vec::new(),
-            classified: 0,
             waiting: 0,
             regs: Vec::new(),
             heads: BinaryHeap::new(),
@@ -152,7 +149,6 @@ impl Priority {
         if v >= self.class.len() {
             self.class.resize(v + 1, None);
         }
-        self.classified += self.class[v].is_none() as u32;
         self.class[v] = Some(c.level);
         Ok(())
     }
@@ -160,7 +156,6 @@ impl Priority {
     /// VC `vci` is best effort again (its regulated cells still leave at their times).
     pub fn clear_class(&mut self, vci: u32) {
         if let Some(c) = self.class.get_mut(vci as usize) {
-            self.classified -= c.is_some() as u32;
             *c = None;
         }
     }
@@ -180,7 +175,7 @@ impl Priority {
     /// Whether VC `vci` has a class here (its cells join a level or a regulator).
     #[inline]
     fn classifies(&self, vci: u32) -> bool {
-        self.class.get(vci as usize).is_some_and(|c| c.is_some())
+        self.level_of(vci).is_some()
     }
 
     /// The class level of VC `vci`, if any.
@@ -332,7 +327,7 @@ impl Priority {
             };
         }
         // Best effort goes after every cell now in a level; its frame ends are found by a
-        // scan (an awake scheduler has cells in a level or a regulator: rarely for long).
+        // scan (its cells were queued while the port ran as a FIFO, unmarked).
         let be = &self.best_effort;
         let first = match &watch {
             Watch::Nothing => None,
