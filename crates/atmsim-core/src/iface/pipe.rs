@@ -47,7 +47,13 @@ pub struct PacketLine {
     pub delay: SimDuration,
     /// Largest number of datagrams waiting or in transmission (`None`: unlimited).
     pub limit: Option<u32>,
+    /// Served ahead (module docs): no event for the end of a serialization.
+    pub lazy: bool,
+    /// Datagrams waiting or in transmission (event by event).
     queue: VecDeque<OnLine>,
+    /// Served ahead: the ends of serialization of the datagrams waiting or in transmission,
+    /// with their sizes, in order (the queue as of the last time it was brought up to date).
+    ends: VecDeque<(SimTime, u32)>,
     busy: bool,
     /// Serialized and propagating, with their arrival times (FIFO: arrivals are in order).
     pipe: VecDeque<(SimTime, OnLine)>,
@@ -66,6 +72,8 @@ pub enum Pushed {
     Started(SimTime),
     /// Queued behind others.
     Queued,
+    /// Served ahead: taken, and it arrives at this instant (serialized and propagated).
+    Ahead(SimTime),
     /// The buffer was full: the datagram was not taken.
     Dropped,
 }
@@ -76,7 +84,9 @@ impl PacketLine {
             rate,
             delay,
             limit,
+            lazy: false,
             queue: VecDeque::new(),
+            ends: VecDeque::new(),
             busy: false,
             pipe: VecDeque::new(),
             stats: LineStats::default(),
@@ -89,8 +99,9 @@ impl PacketLine {
         self.rate.tx_time(bytes as u64 * 8)
     }
 
-    /// Offer a datagram at `now`.
+    /// Offer a datagram at `now` (event by event).
     pub fn push(&mut self, now: SimTime, p: OnLine) -> Pushed {
+        debug_assert!(!self.lazy);
         if self.limit.is_some_and(|l| self.queue.len() as u32 >= l) {
             self.stats.dropped += 1;
             return Pushed::Dropped;
@@ -101,6 +112,49 @@ impl PacketLine {
         }
         self.busy = true;
         Pushed::Started(now + self.tx_time(p.bytes))
+    }
+
+    /// Offer a datagram at `now` to a line served ahead (module docs): it is dropped if the
+    /// buffer is full, else it is queued behind the datagrams whose serialization has not
+    /// ended, and its arrival instant returned. `ended_now` says whether a serialization
+    /// ending at `now` has ended for the running event (it comes after that end's place in the
+    /// order of the instant); it is asked only if one ends at `now`.
+    pub fn push_ahead(&mut self, now: SimTime, p: OnLine, ended_now: impl FnOnce() -> bool) -> Pushed {
+        debug_assert!(self.lazy);
+        self.settle(now, ended_now);
+        if self.limit.is_some_and(|l| self.ends.len() as u32 >= l) {
+            self.stats.dropped += 1;
+            return Pushed::Dropped;
+        }
+        let start = self.ends.back().map_or(now, |&(end, _)| end.max(now));
+        let end = start + self.tx_time(p.bytes);
+        self.ends.push_back((end, p.bytes));
+        let at = end + self.delay;
+        self.pipe.push_back((at, p));
+        Pushed::Ahead(at)
+    }
+
+    /// A line served ahead counts the serializations that have ended by `now` (one ending
+    /// exactly then only if `ended_now()`) and forgets them.
+    fn settle(&mut self, now: SimTime, ended_now: impl FnOnce() -> bool) {
+        let mut ended_now = Some(ended_now);
+        while let Some(&(end, bytes)) = self.ends.front() {
+            if end > now || (end == now && !ended_now.take().is_some_and(|f| f())) {
+                break;
+            }
+            self.ends.pop_front();
+            self.stats.sent += 1;
+            self.stats.bytes_sent += bytes as u64;
+            self.stats.busy_ps += self.tx_time(bytes).0;
+        }
+    }
+
+    /// The run ends at `until` (every event up to it has run): a line served ahead counts the
+    /// serializations ended by then.
+    pub fn finish(&mut self, until: SimTime) {
+        if self.lazy {
+            self.settle(until, || true);
+        }
     }
 
     /// The datagram at the front finished serializing at `now`: it enters the pipe. Returns
@@ -136,12 +190,21 @@ impl PacketLine {
 
     /// Datagrams waiting, in transmission or propagating.
     pub fn in_flight(&self) -> usize {
-        self.queue.len() + self.pipe.len()
+        if self.lazy {
+            self.pipe.len()
+        } else {
+            self.queue.len() + self.pipe.len()
+        }
     }
 
-    /// Datagrams waiting or in transmission.
+    /// Datagrams waiting or in transmission (for a line served ahead: as of the last time it
+    /// was brought up to date; [`PacketLine::finish`] at the end of the run).
     pub fn queued(&self) -> usize {
-        self.queue.len()
+        if self.lazy {
+            self.ends.len()
+        } else {
+            self.queue.len()
+        }
     }
 }
 
@@ -182,5 +245,79 @@ mod tests {
         assert_eq!(l.push(SimTime::ZERO, on(2, 100)), Pushed::Dropped);
         assert_eq!(l.stats.dropped, 1);
         assert_eq!(l.queued(), 2);
+    }
+
+    /// Arrivals (instant, datagram), drops, counters and final queue of a line offered
+    /// `offers` (µs since the last offer, bytes, whether an end of serialization at the same
+    /// instant comes after the offer) at 8 Mb/s (a byte a µs, so ends and offers often meet)
+    /// with 3 µs of propagation and a buffer of `limit`, until `until_us`; event by event
+    /// (`tx_done` at each end) or served ahead.
+    fn offered(
+        offers: &[(u64, u32, bool)],
+        limit: u32,
+        until_us: u64,
+        lazy: bool,
+    ) -> (Vec<(SimTime, u32)>, Vec<u32>, LineStats, usize) {
+        let us = SimDuration::from_micros;
+        let mut l = PacketLine::new(Rate::bps(8_000_000), us(3), Some(limit));
+        l.lazy = lazy;
+        let (mut arrivals, mut dropped, mut next_tx) = (Vec::new(), Vec::new(), None::<SimTime>);
+        let complete = |l: &mut PacketLine,
+                        next_tx: &mut Option<SimTime>,
+                        upto: SimTime,
+                        incl: bool,
+                        arr: &mut Vec<(SimTime, u32)>| {
+            while let Some(t) = next_tx.filter(|&t| t < upto || (incl && t == upto)) {
+                let (_, next) = l.tx_done(t);
+                *next_tx = next;
+                arr.extend(std::iter::from_fn(|| l.arrive(SimTime::MAX)).map(|p| (t + us(3), p.datagram.0)));
+            }
+        };
+        let mut now = SimTime::ZERO;
+        for (i, &(gap, bytes, before_end)) in offers.iter().enumerate() {
+            now += us(gap);
+            let p = on(i as u32, bytes);
+            let pushed = if lazy {
+                l.push_ahead(now, p, || !before_end)
+            } else {
+                complete(&mut l, &mut next_tx, now, !before_end, &mut arrivals);
+                l.push(now, p)
+            };
+            match pushed {
+                Pushed::Ahead(at) => arrivals.push((at, i as u32)),
+                Pushed::Started(t) => next_tx = Some(t),
+                Pushed::Queued => {}
+                Pushed::Dropped => dropped.push(i as u32),
+            }
+        }
+        let until = SimTime::ZERO + us(until_us);
+        if lazy {
+            l.finish(until);
+            // Arrivals served ahead are known at once; compare those by the end, as events would.
+            arrivals.retain(|&(at, _)| at <= until + us(3));
+        } else {
+            complete(&mut l, &mut next_tx, until, true, &mut arrivals);
+        }
+        (arrivals, dropped, l.stats, l.queued())
+    }
+
+    proptest::proptest! {
+        /// A line served ahead delivers the same datagrams at the same instants, drops the
+        /// same ones, and ends with the same counters and queue as one with an event at every
+        /// end of serialization, offers meeting ends on either side of them (DESIGN §2b).
+        #[test]
+        fn served_ahead_is_the_line_event_by_event(
+            offers in proptest::collection::vec((0u64..6, 1u32..6, proptest::bool::ANY), 1..60),
+            limit in 1u32..5,
+            tail in 0u64..30,
+        ) {
+            let until = offers.iter().map(|o| o.0).sum::<u64>() + tail;
+            let (a1, d1, s1, q1) = offered(&offers, limit, until, false);
+            let (a2, d2, s2, q2) = offered(&offers, limit, until, true);
+            proptest::prop_assert_eq!(d1, d2);
+            proptest::prop_assert_eq!(a1, a2);
+            proptest::prop_assert_eq!(s1, s2);
+            proptest::prop_assert_eq!(q1, q2);
+        }
     }
 }

@@ -117,12 +117,27 @@ impl Network {
         self.lines[l as usize].arrivals = batch;
     }
 
-    /// Put `p` in line `l`'s FIFO (or drop it if the buffer is full).
+    /// Put `p` in line `l`'s FIFO (or drop it if the buffer is full). A line served ahead
+    /// (`iface::pipe` module docs) has its serialization ending at this instant end first if
+    /// the running event comes after that end's `LineTx` place (a completion, generation 0).
     fn line_enqueue(&mut self, l: u32, p: OnLine) {
         let d = p.datagram;
-        match self.lines[l as usize].push(self.eng.now, p) {
+        let now = self.eng.now;
+        let line = &mut self.lines[l as usize];
+        let pushed = if line.lazy {
+            let q = &self.eng.q;
+            line.push_ahead(now, p, || {
+                q.running_prefix() > q.prefix_of(now, crate::kernel::rank(super::kind::LINE_TX, l), false)
+            })
+        } else {
+            line.push(now, p)
+        };
+        match pushed {
             Pushed::Started(t) => {
                 self.eng.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
+            }
+            Pushed::Ahead(t) => {
+                self.eng.q.schedule(t, Ev::Iface(IfaceEv::LineArrive(l)));
             }
             Pushed::Queued => {}
             Pushed::Dropped => self.datagrams.drop_ip(d, IpDrop::LineFull),
