@@ -197,8 +197,22 @@ impl Fabric {
         let Some(w) = port.held_until() else { return };
         port.wake_at = w;
         port.due = port.due.min(w);
-        if w > t {
-            self.port_event_at(ck, p, w);
+        if let Some(at) = self.wake_event(p).filter(|&at| at > t) {
+            self.port_event_at(ck, p, at);
+        }
+    }
+
+    /// When idle nwc port `p`, whose regulators hold cells, needs its next event: at the first
+    /// one's eligibility, unless it watches only frame ends and RM cells on a link that gives
+    /// no other cell an event — then at the first of those a regulator holds (none if it holds
+    /// none). Every reader brings such a port up to date first, starting the held cells at
+    /// their times, as a FIFO port's plain cells need no event.
+    fn wake_event(&self, p: PortId) -> Option<SimTime> {
+        let port = &self.ports[p.idx()];
+        if !port.watch_ends || port.notify || self.links[port.link.idx()].each & each::STEP != 0 {
+            Some(port.wake_at)
+        } else {
+            port.held_watched_until()
         }
     }
 
@@ -339,7 +353,9 @@ impl Fabric {
         let port = &self.ports[p.idx()];
         if port.in_tx.is_none() && port.wake_at != SimTime::MAX {
             // An idle nwc RCSP port waiting for eligibility (`hold`) needs its event still.
-            self.port_event_at(ck, p, port.wake_at);
+            if let Some(at) = self.wake_event(p) {
+                self.port_event_at(ck, p, at);
+            }
         }
     }
 

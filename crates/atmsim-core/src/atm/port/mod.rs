@@ -92,8 +92,10 @@
 //! regulated cells are eligible), and it has it, since a completion is carried out with its
 //! own time. Its watched cells' starts are lower bounds
 //! ([`crate::atm::priority::Priority::watched_bound`]); a non-work-conserving RCSP port idle
-//! while its regulators hold cells keeps an event for the first one's eligibility
-//! ([`OutPort::wake_at`]); a class installed or removed at the port brings it up to date
+//! while its regulators hold cells starts the first at its eligibility ([`OutPort::wake_at`])
+//! when it is next read, and keeps an event only for the first held frame end or RM cell
+//! ([`OutPort::held_watched_until`]) if it watches only those, else for the first held cell;
+//! a class installed or removed at the port brings it up to date
 //! first and re-arms it. Its host shapers keep their own events. A switch whose output ports
 //! are all served ahead goes one step further: its arrivals
 //! take no event each either, and are switched when something reads one of its ports

@@ -82,6 +82,21 @@ pub enum Watch<F: Fn(Cell) -> bool> {
 struct Regulated {
     level: u8,
     reg: Regulator,
+    /// Cells the regulator has admitted, and released, since the VC was first classified.
+    admitted: u64,
+    released: u64,
+    /// The admission numbers of the frame ends and RM cells it holds, in order: the first
+    /// one's place in `reg.waiting` is its number less `released` (as [`LevelQueue`] keeps
+    /// its marked cells).
+    marked: VecDeque<u64>,
+}
+
+impl Regulated {
+    /// The release time of the first frame end or RM cell the regulator holds.
+    fn first_marked_release(&self) -> Option<SimTime> {
+        let &m = self.marked.front()?;
+        Some(self.reg.waiting[(m - self.released) as usize].0)
+    }
 }
 
 /// The queues of a static-priority or RCSP port.
@@ -143,7 +158,15 @@ impl Priority {
                     r.level = c.level;
                     r.reg.reset(spec);
                 }
-                slot => *slot = Some(Regulated { level: c.level, reg: Regulator::new(spec, self.slot) }),
+                slot => {
+                    *slot = Some(Regulated {
+                        level: c.level,
+                        reg: Regulator::new(spec, self.slot),
+                        admitted: 0,
+                        released: 0,
+                        marked: VecDeque::new(),
+                    })
+                }
             }
         }
         if v >= self.class.len() {
@@ -197,13 +220,17 @@ impl Priority {
             return true;
         }
         let r = match self.regs.get_mut(cell.vci as usize) {
-            Some(Some(r)) => &mut r.reg,
+            Some(Some(r)) => r,
             _ => unreachable!("a classified VC at an RCSP port has a regulator"),
         };
-        let was_idle = r.waiting.is_empty();
-        match r.admit(now, cell) {
+        let was_idle = r.reg.waiting.is_empty();
+        match r.reg.admit(now, cell) {
             None => false,
             Some(t) => {
+                if cell.is_eof_or_rm() {
+                    r.marked.push_back(r.admitted);
+                }
+                r.admitted += 1;
                 if was_idle {
                     self.heads.push(Reverse((t, cell.vci)));
                 }
@@ -217,6 +244,10 @@ impl Priority {
     fn take_head(&mut self, v: u32) -> (u8, Cell) {
         let r = self.regs[v as usize].as_mut().expect("heap entry of a regulator");
         let (_, cell) = r.reg.waiting.pop_front().expect("heap entry of a non-empty regulator");
+        if r.marked.front() == Some(&r.released) {
+            r.marked.pop_front();
+        }
+        r.released += 1;
         if let Some(&(t, _)) = r.reg.waiting.front() {
             self.heads.push(Reverse((t, v)));
         }
@@ -293,13 +324,24 @@ impl Priority {
         self.heads.peek().map(|&Reverse((t, _))| t)
     }
 
+    /// The earliest time a frame end or RM cell held by a regulator becomes eligible, if any
+    /// is held: a look at each regulator holding cells.
+    fn first_marked_eligible(&self) -> Option<SimTime> {
+        self.heads
+            .iter()
+            .filter_map(|&Reverse((_, v))| self.regs[v as usize].as_ref().and_then(Regulated::first_marked_release))
+            .min()
+    }
+
     /// For a port served ahead (`atm::port` module docs, "Serving ahead"): a lower bound on how
     /// many cell times after the current cell ends the first cell `watch` names can start, as
     /// `(cells, eligible)` — at least `cells` cells go first (those ahead of it in its level's
     /// or best effort's FIFO; `None` if no queued cell is watched, looking at most `max`
     /// places of each, a queue longer than that giving `max`), and a cell still in a regulator
-    /// starts no sooner than `eligible` (the earliest eligibility time of any regulator's cell;
-    /// nwc never sends it sooner, wc sends it early only after every queued cell, `queued`).
+    /// starts no sooner than `eligible` (wc: the earliest eligibility time of any regulator's
+    /// cell, sent early only after every queued cell, `queued`; nwc, which never sends a cell
+    /// before its eligibility time: that of the first watched cell a regulator holds, when
+    /// the watched cells are the marked ones, else of any).
     /// Arrivals only add cells ahead; a regulator's release is bounded by its time; a class
     /// change re-arms. A level's frame ends and RM cells are found without a scan
     /// ([`LevelQueue`]).
@@ -342,7 +384,11 @@ impl Priority {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        (cells, self.next_eligible(), queued + be.len())
+        let eligible = match watch {
+            Watch::Marked if self.mode == Mode::RcspNwc => self.first_marked_eligible(),
+            _ => self.next_eligible(),
+        };
+        (cells, eligible, queued + be.len())
     }
 
     /// Cells held by regulators (not yet eligible).
@@ -389,6 +435,14 @@ impl OutPort {
     pub fn held_until(&self) -> Option<SimTime> {
         match &self.sched {
             super::sched::Scheduler::Priority(p) if p.mode == Mode::RcspNwc => p.next_eligible(),
+            _ => None,
+        }
+    }
+
+    /// An nwc port's [`OutPort::held_until`] for its first held frame end or RM cell.
+    pub fn held_watched_until(&self) -> Option<SimTime> {
+        match &self.sched {
+            super::sched::Scheduler::Priority(p) if p.mode == Mode::RcspNwc => p.first_marked_eligible(),
             _ => None,
         }
     }

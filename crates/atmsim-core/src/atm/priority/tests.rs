@@ -489,6 +489,20 @@ fn a_qos_port_rests_as_a_fifo_and_wakes_for_a_classified_cell() {
     assert!(at_rest(&r) && !r.classifies_at_rest(1) && r.priority_mode() == Some(Mode::RcspWc));
 }
 
+/// The earliest release time of a frame end or RM cell in any regulator of an nwc port, found
+/// by a scan (what [`OutPort::held_watched_until`] answers from its marks).
+fn held_watched_scan(p: &OutPort) -> Option<SimTime> {
+    match &p.sched {
+        Scheduler::Priority(pr) if pr.mode == Mode::RcspNwc => pr
+            .regs
+            .iter()
+            .flatten()
+            .filter_map(|r| r.reg.waiting.iter().find(|(_, c)| c.is_eof_or_rm()).map(|&(t, _)| t))
+            .min(),
+        _ => None,
+    }
+}
+
 /// One step of [`a_port_at_rest_serves_as_one_always_awake`].
 #[derive(Clone, Debug)]
 enum Op {
@@ -522,7 +536,8 @@ proptest::proptest! {
     /// Under any arrivals (a switch's cells and an adapter's frames, the transmitter started
     /// after each as the fabric starts it), class changes and sends, a port whose scheduler
     /// rests whenever it can sends the same cells at the same steps, and refuses the same, as
-    /// one woken before every step (whose steps all run the static-priority or RCSP scheduler).
+    /// one woken before every step (whose steps all run the static-priority or RCSP scheduler);
+    /// an nwc port knows its first held frame end's release time without a scan.
     #[test]
     fn a_port_at_rest_serves_as_one_always_awake(
         disc in proptest::sample::select(vec![Discipline::StaticPriority, Discipline::RcspWc, Discipline::RcspNwc]),
@@ -569,6 +584,9 @@ proptest::proptest! {
             kick(&mut awake, now);
             proptest::prop_assert_eq!(p.in_tx, awake.in_tx);
             proptest::prop_assert_eq!(p.queued_cells(), awake.queued_cells());
+            let first_held_end = held_watched_scan(&awake);
+            proptest::prop_assert_eq!(awake.held_watched_until(), first_held_end);
+            proptest::prop_assert_eq!(p.held_watched_until(), first_held_end);
         }
         proptest::prop_assert_eq!(p.stats.drop_regulator, awake.stats.drop_regulator);
     }
