@@ -363,6 +363,7 @@ impl Fabric {
     /// its VC that follow it on `l` while the same holds for each (module docs, "Cells through
     /// idle ports"). False if the cell must be admitted the usual way. Always inlined, as
     /// [`Fabric::switch_alone`] is.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn pass_through(
         &mut self,

@@ -741,7 +741,7 @@ impl OutPort {
             occupancy -= 1;
             self.vcs[next.vci as usize].queued -= 1;
             cell = next;
-            done = done + self.ser.next_unit();
+            done += self.ser.next_unit();
             n += 1;
         }
         q.drain(..n);

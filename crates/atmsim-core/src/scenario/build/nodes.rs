@@ -100,7 +100,7 @@ pub(super) fn hosts<'d>(
 /// the run's `seed`); `None` if it costs nothing either way and has no jitter.
 fn host_cpu(i: usize, h: &HostSec, seed: u64) -> Result<Option<Cpu>> {
     let f = |k: &str| format!("host[{i}].{k}");
-    let jitter = span(&f("cpu_jitter_us"), h.cpu_jitter_us, 1e-6, "µs", limits::MAX_CPU_JOB_S)?;
+    let jitter = span(f("cpu_jitter_us"), h.cpu_jitter_us, 1e-6, "µs", limits::MAX_CPU_JOB_S)?;
     let mut costs = [Cost::default(); 2];
     for (cost, dir) in costs.iter_mut().zip(["rx", "tx"]) {
         let (seg, byte) = if dir == "rx" {

@@ -44,6 +44,7 @@ fn at(i: usize, k: &str) -> String {
 /// Check `[[tcp]]` and build its connections, in document order.
 /// Each connection bound to a VC adds the bindings of its two conversations to `pvcs`.
 /// `signalling`: the scenario has a `[signalling]` section (switched VCs can be set up).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn connections(
     secs: &[TcpSec],
     names: &Names,
