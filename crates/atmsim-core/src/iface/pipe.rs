@@ -135,18 +135,23 @@ impl PacketLine {
     }
 
     /// A line served ahead counts the serializations that have ended by `now` (one ending
-    /// exactly then only if `ended_now()`) and forgets them.
+    /// exactly then only if `ended_now()`; ends are at least a bit time apart, so there is at
+    /// most one) and forgets them.
     fn settle(&mut self, now: SimTime, ended_now: impl FnOnce() -> bool) {
-        let mut ended_now = Some(ended_now);
-        while let Some(&(end, bytes)) = self.ends.front() {
-            if end > now || (end == now && !ended_now.take().is_some_and(|f| f())) {
-                break;
-            }
-            self.ends.pop_front();
-            self.stats.sent += 1;
-            self.stats.bytes_sent += bytes as u64;
-            self.stats.busy_ps += self.tx_time(bytes).0;
+        while self.ends.front().is_some_and(|&(end, _)| end < now) {
+            self.count_sent();
         }
+        if self.ends.front().is_some_and(|&(end, _)| end == now) && ended_now() {
+            self.count_sent();
+        }
+    }
+
+    /// The front serialization of a line served ahead has ended: it leaves the queue.
+    fn count_sent(&mut self) {
+        let (_, bytes) = self.ends.pop_front().expect("a serialization to count");
+        self.stats.sent += 1;
+        self.stats.bytes_sent += bytes as u64;
+        self.stats.busy_ps += self.tx_time(bytes).0;
     }
 
     /// The run ends at `until` (every event up to it has run): a line served ahead counts the

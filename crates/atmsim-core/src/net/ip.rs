@@ -117,9 +117,10 @@ impl Network {
         self.lines[l as usize].arrivals = batch;
     }
 
-    /// Put `p` in line `l`'s FIFO (or drop it if the buffer is full). A line served ahead
-    /// (`iface::pipe` module docs) has its serialization ending at this instant end first if
-    /// the running event comes after that end's `LineTx` place (a completion, generation 0).
+    /// Put `p` in line `l`'s FIFO (or drop it if the buffer is full). On a line served ahead
+    /// (`iface::pipe` module docs), a serialization ending at this instant has ended if the
+    /// running event comes after the place its `LineTx` event would have (a completion,
+    /// generation 0).
     fn line_enqueue(&mut self, l: u32, p: OnLine) {
         let d = p.datagram;
         let now = self.eng.now;
