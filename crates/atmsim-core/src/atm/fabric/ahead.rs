@@ -302,8 +302,8 @@ impl Fabric {
     #[inline]
     pub fn next_arrival(&self, l: LinkId) -> Option<SimTime> {
         let link = &self.links[l.idx()];
-        if let Some(&(t, _)) = link.pipe.front() {
-            return Some(t);
+        if !link.pipe.is_empty() {
+            return Some(link.pipe.head_time());
         }
         let from = &self.ports[link.from.idx()];
         if !from.lazy {

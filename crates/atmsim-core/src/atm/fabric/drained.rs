@@ -87,11 +87,10 @@
 
 use super::{AtmEv, Clock, Fabric};
 use crate::atm::cell::{flags, Cell};
-use crate::atm::link::{each, Sink};
+use crate::atm::link::{each, CellPipe, Sink};
 use crate::ids::{LinkId, PortId};
 use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
-use std::collections::VecDeque;
 
 const PS: SimDuration = SimDuration::from_ps(1);
 
@@ -279,17 +278,18 @@ impl Fabric {
         let (mut at, mut others) = (before, before);
         let mut mask = 0;
         for (i, &l) in sw.inputs.iter().enumerate() {
-            if let Some(&(t, _)) = self.links[l.idx()].pipe.front() {
-                if t < at {
-                    others = at;
-                    at = t;
-                    mask = 1 << i;
-                } else if t == at {
-                    others = at;
-                    mask |= 1 << i;
-                } else if t < others {
-                    others = t;
-                }
+            // An empty pipe's head is `SimTime::MAX`: never before `at` unless `at` is
+            // `before` itself, and then there is no arrival to return.
+            let t = self.links[l.idx()].pipe.head_time();
+            if t < at {
+                others = at;
+                at = t;
+                mask = 1 << i;
+            } else if t == at {
+                others = at;
+                mask |= 1 << i;
+            } else if t < others {
+                others = t;
             }
         }
         (at < before).then_some((at, mask, others))
@@ -308,7 +308,8 @@ impl Fabric {
         now: SimTime,
         hold: bool,
     ) -> bool {
-        while let Some(&(t, _)) = self.links[l.idx()].pipe.front() {
+        loop {
+            let t = self.links[l.idx()].pipe.head_time();
             if t >= limit {
                 break;
             }
@@ -384,7 +385,7 @@ impl Fabric {
             return false;
         }
         let q = port.ser.first_unit();
-        if at + q >= limit || self.links[l.idx()].pipe.front().is_some_and(|&(t, _)| t < at + q) {
+        if at + q >= limit || self.links[l.idx()].pipe.head_time() < at + q {
             return false;
         }
         let mut passed = self.pass_cell(p, cell, at);
@@ -392,7 +393,7 @@ impl Fabric {
         loop {
             if passed {
                 let pipe = &self.links[l.idx()].pipe;
-                if pipe.front().is_some_and(|&(t, _)| Self::follows_alone(pipe, vci_in, cell.flags, t + q, limit)) {
+                if Self::follows_alone(pipe, vci_in, cell.flags, pipe.head_time() + q, limit) {
                     self.pass_train(ck, s, l, vci_in, p, cell, limit);
                 }
                 return true;
@@ -416,7 +417,7 @@ impl Fabric {
     /// the train (VCI `vci_in` there, flags `flags`): it ends before `limit` and before the
     /// input's next cell arrives.
     #[inline(always)]
-    fn follows_alone(pipe: &VecDeque<(SimTime, Cell)>, vci_in: u32, flags: u8, done: SimTime, limit: SimTime) -> bool {
+    fn follows_alone(pipe: &CellPipe, vci_in: u32, flags: u8, done: SimTime, limit: SimTime) -> bool {
         pipe.front().is_some_and(|&(_, c)| Self::follows(c, pipe.get(1).map(|&(t, _)| t), vci_in, flags, done, limit))
     }
 
@@ -462,14 +463,14 @@ impl Fabric {
             return;
         }
         if self.er.wants(first) {
-            for &(t, c) in input.pipe.range(..n) {
+            for &(t, c) in input.pipe.iter().take(n) {
                 self.er.at_switch(&mut self.rm, l, c, t);
             }
         }
-        let last = input.pipe[n - 1].0;
+        let last = input.pipe.get(n - 1).expect("counted").0;
         let delay = output.delay;
-        let first_at = input.pipe[0].0 + q + delay;
-        output.pipe.extend(input.pipe.drain(..n).map(|(t, c)| (t + q + delay, Cell { vci: first.vci, ..c })));
+        let first_at = input.pipe.head_time() + q + delay;
+        input.pipe.move_front(n, &mut output.pipe, |(t, c)| (t + q + delay, Cell { vci: first.vci, ..c }));
         let due = output.each & each::DUE != 0;
         let n = n as u64;
         input.cells_delivered += n;
@@ -622,7 +623,7 @@ impl Fabric {
     #[inline(always)]
     pub(super) fn collect(&mut self, s: u32, l: LinkId, at: SimTime, now: SimTime) {
         let link = &mut self.links[l.idx()];
-        if link.pipe.front().is_none_or(|&(t, _)| t != at) {
+        if link.pipe.head_time() != at {
             return;
         }
         let (_, cell) = link.pipe.pop_front().expect("checked");

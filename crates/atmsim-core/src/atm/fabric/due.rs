@@ -96,15 +96,14 @@ impl Fabric {
     /// per cell tells the switch when it puts the cell on the link).
     fn enter_next(&mut self, l: LinkId) {
         let link = &self.links[l.idx()];
-        let next = match link.pipe.front() {
-            Some(&(t, _)) => t,
-            None => {
-                let port = &self.ports[link.from.idx()];
-                if !port.lazy || port.in_tx.is_none() {
-                    return;
-                }
-                port.tx_done + link.delay
+        let next = if !link.pipe.is_empty() {
+            link.pipe.head_time()
+        } else {
+            let port = &self.ports[link.from.idx()];
+            if !port.lazy || port.in_tx.is_none() {
+                return;
             }
+            port.tx_done + link.delay
         };
         self.due_at(l, next);
     }

@@ -395,14 +395,17 @@ impl Fabric {
             if !cell.is_eof() {
                 // The frame's next cells that have arrived, up to its end, join it in one step.
                 let link = &mut self.links[l.idx()];
-                let mut n = 1;
-                while let Some(&(t, next)) = link.pipe.front() {
-                    if t > now || next.vci != cell.vci || next.frame != cell.frame || next.flags != cell.flags {
-                        break;
-                    }
-                    link.pipe.pop_front();
-                    n += 1;
-                }
+                let same = |&&(t, next): &&(SimTime, Cell)| {
+                    t <= now && next.vci == cell.vci && next.frame == cell.frame && next.flags == cell.flags
+                };
+                // Interleaved frames (a multiplexer's) have none: one look at the head first.
+                let more = if link.pipe.front().is_some_and(|c| same(&c)) {
+                    link.pipe.iter().take_while(same).count()
+                } else {
+                    0
+                };
+                link.pipe.drop_front(more);
+                let n = 1 + more as u32;
                 link.cells_delivered += n as u64 - 1;
                 self.cells.delivered += n as u64 - 1;
                 reasm[v].push_cells(cell.frame, n);

@@ -30,7 +30,7 @@ impl Fabric {
             self.advance_feeder(ck, l);
             let now = ck.now();
             let link = &mut self.links[l.idx()];
-            if link.pipe.front().is_none_or(|&(t, _)| t > now) {
+            if link.pipe.head_time() > now {
                 // An early event (a lower bound) or a stale one: wait for the cell.
                 return self.rearm_link(ck, l);
             }

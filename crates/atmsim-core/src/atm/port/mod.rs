@@ -103,6 +103,7 @@
 //! a port bound for a host does ([`OutPort::watch_ends`]).
 
 use super::cell::{flags, Cell};
+use super::link::CellPipe;
 use super::priority::{Mode, Priority, Watch};
 use super::sched::{Discipline, Scheduler};
 use crate::ids::LinkId;
@@ -725,7 +726,7 @@ impl OutPort {
     /// the run; the caller has checked the rest of what the general step would look at
     /// ([`OutPort::runs_plain_until`]). Returns how many cells were completed.
     #[inline]
-    pub fn complete_plain_run(&mut self, t: SimTime, pipe: &mut VecDeque<(SimTime, Cell)>, delay: SimDuration) -> u64 {
+    pub fn complete_plain_run(&mut self, t: SimTime, pipe: &mut CellPipe, delay: SimDuration) -> u64 {
         let Scheduler::Fifo(q) = &mut self.sched else { return 0 };
         let Some(mut cell) = self.in_tx else { return 0 };
         let mut done = self.tx_done;
