@@ -71,6 +71,13 @@ impl ErPorts {
         get(&self.switch, link.idx(), vci)
     }
 
+    /// Whether some port has an allocator: else no switch need show it any cell
+    /// ([`ErPorts::at_switch`] finds no entry).
+    #[inline(always)]
+    pub fn listening(&self) -> bool {
+        !self.allocators.is_empty()
+    }
+
     /// Whether a switch must show `cell` to the allocators: an RM cell, or any cell when some
     /// port runs ERICA. One flag test per switched cell.
     #[inline(always)]

@@ -568,7 +568,7 @@ impl Fabric {
     #[inline(never)]
     fn switch_to_one_port(&mut self, ck: &mut impl Clock, s: u32, at: SimTime, mask: u32, p: PortId) {
         debug_assert!(mask.count_ones() > 1 && self.ports[p.idx()].arrivals.is_empty());
-        let mut bits = mask;
+        let mut bits = if self.er.listening() { mask } else { 0 };
         while bits != 0 {
             let l = self.switches[s as usize].inputs[bits.trailing_zeros() as usize];
             bits &= bits - 1;
