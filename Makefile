@@ -55,10 +55,15 @@ fuzz: setup
 
 # The Rust tests in the test profile (Cargo.toml: opt-level 3 as in release, with overflow
 # checks and debug assertions); the release profile is compiled once, for the extension.
-# MAKEFLAGS emptied: under `make test` it names the jobserver of the -j2 make, whose descriptors
-# make does not pass on, and cargo test warned that it could not open them (its doc tests).
+# The core is compiled once in the test profile: its integration tests (tests/it/) are part of
+# the library's test binary (src/lib.rs), so `--lib` runs them all, and the examples are
+# type-checked after (their build would compile the core a second time, as a plain library;
+# the core has no doc tests). MAKEFLAGS emptied: under `make test` it names the jobserver of
+# the -j2 make, whose descriptors make does not pass on, and cargo warned that it could not
+# open them.
 test-rust:
-	MAKEFLAGS= cargo test --workspace --exclude atmsim-py
+	MAKEFLAGS= cargo test -p atmsim-core --lib
+	MAKEFLAGS= cargo check --profile test -p atmsim-core --examples
 
 # pytest on PYTEST_JOBS worker processes (pytest-xdist; default: 2, the CI machine's cores),
 # the 30 slowest tests listed at the end.

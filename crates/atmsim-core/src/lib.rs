@@ -72,3 +72,13 @@ pub mod tcp;
 pub mod time;
 
 pub use error::{Error, ErrorKind, Result};
+
+// The integration tests (`tests/it/`, through the public API, as `atmsim_core::…`) are built
+// into the library's own test binary, so that `cargo test` compiles the core once in the test
+// profile, not a second time as a plain library for a separate test binary (`make test`'s
+// critical path; Cargo.toml, `autotests`).
+#[cfg(test)]
+extern crate self as atmsim_core;
+#[cfg(test)]
+#[path = "../tests/it/main.rs"]
+mod integration;

@@ -10,7 +10,7 @@
 //! freeze the VCs of a link as it fills, or a VC at its PCR), independently of the allocators,
 //! at the capacity the algorithm aims for: C for max-min, U·C for ERICA.
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::{RunOptions, RunOutput};
 use serde_json::Value;
 

@@ -4,7 +4,7 @@
 //! Varma & Ramakrishnan (1997) act on acks, runs are reproducible, and bad `abr` settings are
 //! refused with the field named.
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::{validate_str, Format, RunOptions, RunOutput};
 use serde_json::Value;
 

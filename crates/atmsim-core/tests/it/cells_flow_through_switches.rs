@@ -1,6 +1,6 @@
 //! Cell-level data path without TCP: greedy sources, links, switch ports, schedulers, drops.
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::{RunOptions, RunOutput};
 
 const ONE_SOURCE: &str = r#"

@@ -56,7 +56,7 @@ mss_bytes = 1000
 
 #[test]
 fn refused_lost_and_delivered_datagrams_balance() {
-    let out = crate::common::run_text(LOSSY, RunOptions::default());
+    let out = super::common::run_text(LOSSY, RunOptions::default());
     let d = &out.summary["conservation"]["datagrams"];
     let f = &out.summary["conservation"]["frames"];
     assert_eq!(d["balanced"], true, "{d}");
@@ -73,5 +73,5 @@ fn refused_lost_and_delivered_datagrams_balance() {
         .map(|c| c["segs_sent"].as_u64().unwrap() + c["acks_sent_by_receiver"].as_u64().unwrap())
         .sum();
     assert!(d["sent"].as_u64().unwrap() >= segs, "{d}");
-    crate::common::assert_conserved(&out.summary);
+    super::common::assert_conserved(&out.summary);
 }

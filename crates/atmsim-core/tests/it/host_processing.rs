@@ -3,7 +3,7 @@
 //! extra time per segment, uniform on [0, J), adds J/2 to the mean (`ip::cpu`, "Timing
 //! jitter").
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::RunOptions;
 
 fn magic_with_cpu(per_segment_us: f64, per_byte_ns: f64) -> String {

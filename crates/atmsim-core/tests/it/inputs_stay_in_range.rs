@@ -7,11 +7,11 @@ use atmsim_core::ErrorKind;
 use std::ops::ControlFlow;
 
 fn magic() -> String {
-    std::fs::read_to_string(crate::common::repo_file("scenarios/magic95/table1_w128k.toml")).unwrap()
+    std::fs::read_to_string(super::common::repo_file("scenarios/magic95/table1_w128k.toml")).unwrap()
 }
 
 fn greedy() -> String {
-    std::fs::read_to_string(crate::common::repo_file("scenarios/examples/greedy_rr.toml")).unwrap()
+    std::fs::read_to_string(super::common::repo_file("scenarios/examples/greedy_rr.toml")).unwrap()
 }
 
 fn refused(text: &str, field: &str, expect: &str) {
@@ -77,8 +77,8 @@ fn the_largest_valid_values_run_and_end_on_time() {
     // duration, nothing wraps round to an early instant, and the ledger balances.
     let m = edit(&magic(), "delay_ms = 2.2", "delay_ms = 1e7");
     let m = edit(&m, "name = \"dec-lawrence\"", "name = \"dec-lawrence\"\nrx_cpu_per_segment_us = 1e7");
-    let out = crate::common::run_text(&m, RunOptions::default());
-    crate::common::assert_conserved(&out.summary);
+    let out = super::common::run_text(&m, RunOptions::default());
+    super::common::assert_conserved(&out.summary);
     let c = &out.summary["connections"][0];
     // Nothing arrives within the run: the link delay alone is 10,000 s.
     assert_eq!(c["bytes_read"], 0, "{c}");
@@ -120,7 +120,7 @@ fn zero_progress_and_runaway_inputs_are_refused() {
 fn a_short_run_takes_at_least_microsecond_samples() {
     // duration 1 µs with the default interval (duration / 500 would be 2 ns): one probe.
     let g = edit(&greedy(), "duration_s = 0.5\nwarmup_s = 0.1", "duration_s = 1e-6");
-    let out = crate::common::run_text(&g, RunOptions::default());
+    let out = super::common::run_text(&g, RunOptions::default());
     let times: std::collections::BTreeSet<u64> = out.series.time_s.iter().map(|t| (t * 1e12).round() as u64).collect();
     assert_eq!(times.into_iter().collect::<Vec<_>>(), vec![1_000_000]);
 }

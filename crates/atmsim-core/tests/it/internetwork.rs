@@ -1,7 +1,7 @@
 //! The IP internetwork: forwarding through routers, LANs and serial lines at packet level,
 //! UDP, and the IP-over-ATM driver with declared PVCs — checked against closed forms.
 
-use crate::common::{assert_conserved, run_text};
+use super::common::{assert_conserved, run_text};
 use atmsim_core::api::{self, Format, RunOptions};
 
 fn udp_of<'a>(s: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {

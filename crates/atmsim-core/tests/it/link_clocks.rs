@@ -2,7 +2,7 @@
 //! runs at its nominal rate × (1 + ppm·10⁻⁶), and free-running clocks end the exact lock step
 //! that equal rates produce at a full buffer (Koçyiğit, Fig. 2 setting).
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::RunOptions;
 
 fn direct(clock: &str) -> String {

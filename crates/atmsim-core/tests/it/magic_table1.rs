@@ -2,7 +2,7 @@
 //! 8.8 ms round trip is bounded by the window, B = W/T (their Eq. 1), until the OC-3c
 //! user-level limit (≈134 Mb/s, §2.2).
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::RunOptions;
 
 /// Table 1 as published: (window bytes, throughput Mb/s).

@@ -3,7 +3,7 @@
 //! frame, datagram and signalling message is accounted for, the same conversations start
 //! under every VC policy, and the VC-management findings of Chapters 5–6 hold.
 
-use crate::common::{assert_conserved, deterministic_part, repo_file, run_text};
+use super::common::{assert_conserved, deterministic_part, repo_file, run_text};
 use atmsim_core::api::{self, Format, RunOptions};
 use serde_json::Value;
 

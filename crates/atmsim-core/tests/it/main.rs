@@ -1,4 +1,6 @@
-//! Integration tests of atmsim-core, one binary; each module is named after a behaviour.
+//! Integration tests of atmsim-core; each module is named after a behaviour. They use the
+//! public API only (as `atmsim_core::…`) and are compiled into the library's unit-test binary
+//! (`src/lib.rs`, the end; `cargo test -p atmsim-core --lib` runs them with the unit tests).
 
 mod abr_parking_lot;
 mod abr_rate_control;

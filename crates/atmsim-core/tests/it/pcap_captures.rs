@@ -1,7 +1,7 @@
 //! `[[capture]]`: pcap files of the datagrams a host sends and receives, counted exactly,
 //! deterministic, and refused with precise errors when misconfigured.
 
-use crate::common::{batching, repo_file, run_text, seed};
+use super::common::{batching, repo_file, run_text, seed};
 use atmsim_core::api::{validate_str, Format};
 
 /// The contention example, shortened, with captures at the sender `dec1` and the sink.
@@ -77,7 +77,7 @@ fn a_capture_does_not_change_the_run() {
     let plain = run_text(&contention(""), seed(3));
     let captured = run_text(&contention(CAPTURES), seed(3));
     let strip = |s: &serde_json::Value| {
-        let mut s = crate::common::deterministic_part(s);
+        let mut s = super::common::deterministic_part(s);
         s.as_object_mut().unwrap().remove("captures");
         s
     };

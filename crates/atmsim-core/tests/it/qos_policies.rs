@@ -4,7 +4,7 @@
 //! pushes refused conversations onto best-effort VCs; everything is accounted for; bad
 //! combinations are refused with the rule.
 
-use crate::common::{assert_conserved, deterministic_part, repo_file, run_text};
+use super::common::{assert_conserved, deterministic_part, repo_file, run_text};
 use atmsim_core::api::{self, Format, RunOptions};
 use serde_json::Value;
 

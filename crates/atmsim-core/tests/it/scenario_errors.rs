@@ -4,7 +4,7 @@ use atmsim_core::api::{validate_str, Format};
 use atmsim_core::ErrorKind;
 
 fn base() -> String {
-    std::fs::read_to_string(crate::common::repo_file("scenarios/magic95/table1_w128k.toml")).unwrap()
+    std::fs::read_to_string(super::common::repo_file("scenarios/magic95/table1_w128k.toml")).unwrap()
 }
 
 fn err(text: &str) -> atmsim_core::Error {
@@ -15,7 +15,7 @@ fn err(text: &str) -> atmsim_core::Error {
 fn shipped_scenarios_are_valid() {
     for entry in ["magic95", "kocyigit"]
         .iter()
-        .flat_map(|d| std::fs::read_dir(crate::common::repo_file(&format!("scenarios/{d}"))).unwrap())
+        .flat_map(|d| std::fs::read_dir(super::common::repo_file(&format!("scenarios/{d}"))).unwrap())
     {
         let p = entry.unwrap().path();
         let text = std::fs::read_to_string(&p).unwrap();

@@ -2,7 +2,7 @@
 //! their rate, shaped output conforms, and MAGIC Experiment 2 (Ewy et al. 1995, §3.2,
 //! Table 2): cell-level pacing rescues TCP across an OC-3c -> TAXI-100 mismatch.
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::RunOptions;
 
 /// A greedy source of 9180-byte frames on a VC from `a` through `sw` to `b` (OC-3c links),

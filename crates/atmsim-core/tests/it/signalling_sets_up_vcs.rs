@@ -2,7 +2,7 @@
 //! signalling when a datagram needs one, the setup takes exactly the closed-form round trip,
 //! and svc / svccache / pvc manage VCs as Mah (1996) §6.3 describes.
 
-use crate::common::{assert_conserved, run_text};
+use super::common::{assert_conserved, run_text};
 use atmsim_core::api::RunOptions;
 use atmsim_core::signalling::{setup_latency, LinkSpec};
 use atmsim_core::time::{Rate, SimDuration};

@@ -3,8 +3,8 @@
 //! of their inputs. So results are the same under every engine tie order
 //! (`simulation.tie_order`) and batching mode, and no input is favoured by its index.
 
-use crate::common::{assert_batching_invariant, assert_conserved, deterministic_part, run_text};
-use crate::link_clocks::two_greedy;
+use super::common::{assert_batching_invariant, assert_conserved, deterministic_part, run_text};
+use super::link_clocks::two_greedy;
 use atmsim_core::api::RunOptions;
 
 fn with_ties(text: &str, ties: &str) -> String {

@@ -2,7 +2,7 @@
 //! retransmits; every byte still arrives exactly once, the ledgers balance, and the run is
 //! reproducible and independent of batching.
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::RunOptions;
 
 fn contention() -> String {

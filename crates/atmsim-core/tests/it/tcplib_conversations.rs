@@ -2,7 +2,7 @@
 //! FTP conversations back to back, connection recycling under loss, access lines,
 //! determinism, and Cáceres' main finding (per-destination FIFO hurts interactive delay).
 
-use crate::common::*;
+use super::common::*;
 use atmsim_core::api::{validate_str, Format, RunOptions};
 use atmsim_core::apps::tcplib::tables;
 use atmsim_core::atm::aal5::cells_for;

@@ -1,7 +1,7 @@
 //! Sites and traffic generators: a whole site in one table, conversations between random
 //! hosts on pooled connections, the same workload under every VC policy.
 
-use crate::common::{assert_conserved, deterministic_part, repo_file, run_text};
+use super::common::{assert_conserved, deterministic_part, repo_file, run_text};
 use atmsim_core::api::{self, Format, RunOptions};
 
 fn two_sites() -> String {
