@@ -144,7 +144,7 @@ impl CellPipe {
     #[inline(always)]
     pub fn pop_front(&mut self) -> Option<(SimTime, Cell)> {
         let c = self.cells.pop_front();
-        self.head = self.cells.front().map_or(SimTime::MAX, |&(t, _)| t);
+        self.reread_head();
         c
     }
 
@@ -153,16 +153,26 @@ impl CellPipe {
     pub fn drop_front(&mut self, n: usize) {
         if n > 0 {
             self.cells.drain(..n);
-            self.head = self.cells.front().map_or(SimTime::MAX, |&(t, _)| t);
+            self.reread_head();
         }
     }
 
     /// The first `n` cells in flight, moved onto `to` (after its own) as `f` maps them.
     pub fn move_front(&mut self, n: usize, to: &mut CellPipe, f: impl FnMut((SimTime, Cell)) -> (SimTime, Cell)) {
+        let kept = to.cells.len();
         to.cells.extend(self.cells.drain(..n).map(f));
-        debug_assert!(to.cells.iter().zip(to.cells.iter().skip(1)).all(|(a, b)| a.0 <= b.0), "cells overtaking");
+        if cfg!(debug_assertions) {
+            let joined = to.cells.range(kept.saturating_sub(1)..);
+            assert!(joined.clone().zip(joined.skip(1)).all(|(a, b)| a.0 <= b.0), "cells overtaking");
+        }
+        self.reread_head();
+        to.reread_head();
+    }
+
+    /// The head's time after the first cells changed.
+    #[inline(always)]
+    fn reread_head(&mut self) {
         self.head = self.cells.front().map_or(SimTime::MAX, |&(t, _)| t);
-        to.head = to.cells.front().map_or(SimTime::MAX, |&(t, _)| t);
     }
 }
 
