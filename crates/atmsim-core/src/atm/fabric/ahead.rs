@@ -375,11 +375,15 @@ impl Fabric {
         match port.watched_end() {
             Some(Some(end)) => self.arm_arrival(ck, l, end),
             Some(None) => {}
-            None => {
-                if let Some(t) = port.next_due() {
-                    self.port_event_at(ck, p, t);
+            None => match port.watched_end_bound(ck.now()) {
+                Some(Some(end)) => self.arm_arrival_by(ck, l, end),
+                Some(None) => {}
+                None => {
+                    if let Some(t) = port.next_due() {
+                        self.port_event_at(ck, p, t);
+                    }
                 }
-            }
+            },
         }
         if shaped {
             self.arm_shapers(ck, p);
@@ -444,9 +448,13 @@ impl Fabric {
         if !port.lazy || !(port.watch_ends || port.notify) {
             return;
         }
+        let l = port.link;
         if let Some(end) = port.pushed_end(cell) {
-            let l = port.link;
             self.arm_arrival(ck, l, end);
+        } else if let Some(bound) = port.watched_end_bound(ck.now()) {
+            if let Some(end) = bound {
+                self.arm_arrival_by(ck, l, end);
+            }
         } else if let Some(t) = port.next_due_after_push(cell) {
             self.port_event_at(ck, p, t);
         }
@@ -462,6 +470,26 @@ impl Fabric {
         let link = &mut self.links[l.idx()];
         let at = end + link.delay;
         debug_assert!(at >= ck.running(), "a frame end armed in the past on link {}", link.name);
+        if at < link.armed_at {
+            link.armed_at = at;
+            ck.schedule(at, AtmEv::Arrive(l));
+        }
+    }
+
+    /// The first watched cell waiting at the static-priority or RCSP port feeding link `l` ends
+    /// no sooner than `end` ([`crate::atm::port::OutPort::watched_end_bound`]): its arrival's
+    /// event is armed at that bound, unless one no later is pending, and the port needs no
+    /// event of its own for it. If the cell has not arrived when the event fires (cells of
+    /// higher levels went first), the event brings the port up to date, the cell, if it has
+    /// started by then, gets an arrival event of its own ([`Fabric::arrival_event`]), and the
+    /// port arms again ([`Fabric::arrived`]). A bound before the running event's instant (found
+    /// while a drain switches an earlier instant) becomes that instant: the link's pending
+    /// arrival events all lie at or after it, and none of the cells they were armed for has
+    /// arrived yet.
+    #[inline]
+    fn arm_arrival_by(&mut self, ck: &mut impl Clock, l: LinkId, end: SimTime) {
+        let link = &mut self.links[l.idx()];
+        let at = (end + link.delay).max(ck.running());
         if at < link.armed_at {
             link.armed_at = at;
             ck.schedule(at, AtmEv::Arrive(l));

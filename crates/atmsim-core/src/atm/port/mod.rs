@@ -73,9 +73,12 @@
 //! event at the far end at once and needs no event of its own; that arrival arms the next
 //! ([`crate::atm::link::Link::armed_at`]). For a FIFO or round robin the start of
 //! a waiting cell follows from the service order of the cells present
-//! ([`crate::time::Serializer::peek_units`]); behind control cells, or beyond a few thousand
-//! places (64 for round robin, whose places are spread over its VCs' queues), it is a lower
-//! bound and the event looks again when it fires. A host's shapers
+//! ([`crate::time::Serializer::peek_units`]); beyond a few thousand places (64 for round
+//! robin, whose places are spread over its VCs' queues), it is a lower bound and the event
+//! looks again when it fires. Control cells go before every data cell, so a control frame's
+//! end waiting at a FIFO or round-robin port ends exactly when the control cells before it
+//! have gone: its arrival is armed at the far end as a FIFO's frame end is, and data's frame
+//! ends behind control cells wait for it to arrive ([`OutPort::watched_end_bound`]). A host's shapers
 //! feeding such a port (FIFO or round robin, no source waiting on frames) take no event per
 //! cell either: the port releases them as it is brought up to date ([`OutPort::shapers`],
 //! [`OutPort::release_at`]; a release is an arrival, after a completion at the same instant,
@@ -91,7 +94,12 @@
 //! or RCSP port is served ahead alike: its choice at a completion needs the time (which
 //! regulated cells are eligible), and it has it, since a completion is carried out with its
 //! own time. Its watched cells' starts are lower bounds
-//! ([`crate::atm::priority::Priority::watched_bound`]); a non-work-conserving RCSP port idle
+//! ([`crate::atm::priority::Priority::watched_bound`]), and so are their ends: with no control
+//! cell waiting, the first watched cell's arrival event is armed at the far end at the bound
+//! on its end, and if cells of a higher level went first meanwhile, that event finds the cell
+//! not yet there (or started, with an arrival event of its own), brings the port up to date
+//! and arms again, one event where the port's own event at the bound on its start and the
+//! cell's arrival made two ([`OutPort::watched_end_bound`]); a non-work-conserving RCSP port idle
 //! while its regulators hold cells starts the first at its eligibility ([`OutPort::wake_at`])
 //! when it is next read, and keeps an event only for the first held frame end or RM cell
 //! ([`OutPort::held_watched_until`]) if it watches only those, else for the first held cell;
@@ -883,6 +891,15 @@ impl OutPort {
     #[cold]
     #[inline(never)]
     fn priority_due(&self, pr: &Priority) -> Option<SimTime> {
+        self.priority_bounds(pr).map(|(start, _)| start)
+    }
+
+    /// Lower bounds on when the first watched cell of a static-priority or RCSP port starts
+    /// and ends: a cell with `k` cells ahead of it (`watched_bound`) starts no sooner than `k`
+    /// cell times after the current one ends and ends one more after that; a cell held by its
+    /// regulator until `e` starts no sooner than `e` (RCSP-wc: or when the queued cells are
+    /// gone) and ends a first cell time after (a line's units are never shorter).
+    fn priority_bounds(&self, pr: &Priority) -> Option<(SimTime, SimTime)> {
         // Unless sources wait on their frames, `watched` is `watch_ends && is_eof_or_rm()`.
         let watch = if self.notify {
             Watch::Each(|c| self.watched(c))
@@ -892,18 +909,54 @@ impl OutPort {
             Watch::Nothing
         };
         let (cells, eligible, queued) = pr.watched_bound(watch, DUE_SCAN_MAX);
-        let queued_start = cells.map(|k| self.tx_done + self.ser.peek_units(k as u64));
-        let held_start = eligible.map(|e| {
+        let in_queue = cells.map(|k| {
+            (self.tx_done + self.ser.peek_units(k as u64), self.tx_done + self.ser.peek_units(k as u64 + 1))
+        });
+        let held = eligible.map(|e| {
             let start = match pr.mode {
                 Mode::RcspWc => e.min(self.tx_done + self.ser.peek_units(queued as u64)),
                 _ => e,
             };
-            start.max(self.tx_done)
+            let start = start.max(self.tx_done);
+            (start, start + self.ser.first_unit())
         });
-        match (queued_start, held_start) {
-            (Some(a), Some(b)) => Some(a.min(b)),
+        match (in_queue, held) {
+            (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.min(b.1))),
             (a, b) => a.or(b),
         }
+    }
+
+    /// A lower bound on when the first watched cell waiting ends, for a port whose watched
+    /// cells' arrivals may be armed ahead at such a bound instead of the port taking an event at
+    /// the bound on their start ([`crate::atm::fabric::Fabric::arm`]): the port watches frame
+    /// ends for its link, no source waits on its frames, the cell in transmission ends after
+    /// `now` (the port is up to date), and its first watched cell is
+    /// - a control cell at a FIFO or round-robin port: control cells go before every data cell,
+    ///   so the `i`-th ends exactly `i + 1` cell times after the cell in transmission;
+    /// - or waits, with no control cell, at a static-priority or RCSP port
+    ///   (`OutPort::priority_bounds`).
+    ///
+    /// `None` if the port needs its own event instead, `Some(None)` if no cell waiting is
+    /// watched. A bound is after `now` by a cell time at least, so an arrival event armed at it
+    /// that finds the cell not yet there finds the port further on, and a later bound.
+    ///
+    /// Control cells at a priority port keep the port's events: a guaranteed level's ready cell
+    /// may go before them, and armed at the bound this gives, Mah's sp-isp configuration cut to
+    /// 300 s gave other results (not explained; docs/performance.md).
+    pub fn watched_end_bound(&self, now: SimTime) -> Option<Option<SimTime>> {
+        if self.in_tx.is_none() || self.tx_done <= now || self.notify || !self.watch_ends {
+            return None;
+        }
+        match &self.sched {
+            _ if self.ctrl.is_empty() => {}
+            Scheduler::Priority(_) => return None,
+            _ => {
+                let i = self.ctrl.iter().position(|c| c.is_eof_or_rm())?;
+                return Some(Some(self.tx_done + self.ser.peek_units(i as u64 + 1)));
+            }
+        }
+        let Scheduler::Priority(pr) = &self.sched else { return None };
+        Some(self.priority_bounds(pr).map(|(_, end)| end))
     }
 
     /// How many cells a round-robin port serves before its first watched cell, if any: the

@@ -450,3 +450,38 @@ fn a_source_waiting_on_its_frame_is_due_when_that_frame_ends() {
     start(&mut p);
     assert_eq!(p.next_due(), Some(p.tx_done));
 }
+
+#[test]
+fn a_watched_control_cell_ends_exactly_where_its_arrival_is_armed_ahead() {
+    // Control cells go before every data cell at FIFO and round-robin ports, so the first
+    // watched one (a control frame's end) ends exactly as many cell times after the cell on
+    // the wire as there are control cells up to it: checked against the port's own service.
+    for d in [Discipline::Fifo, Discipline::RoundRobin] {
+        let mut p = to_host(d);
+        offer(&mut p, &frame_cells(1, 0, 4));
+        start(&mut p);
+        // A control frame's middle cell alone is not watched: the port keeps its own event.
+        p.offer_cell(SimTime::ZERO, Cell { vci: 5, frame: 9, flags: CTRL });
+        assert_eq!(p.watched_end_bound(SimTime::ZERO), None, "{d:?}");
+        p.offer_cell(SimTime::ZERO, ctrl_cell(5, 9));
+        let bound = p.watched_end_bound(SimTime::ZERO).flatten().expect("a watched control cell");
+        let now = p.tx_done;
+        p.in_tx = None;
+        let sent = drain_with(&mut p, now, |_, _| {});
+        let end = sent.iter().find(|(_, c)| c.is_ctrl() && c.is_eof()).expect("sent").0;
+        assert_eq!(bound, end, "{d:?}");
+    }
+    // A port whose cell on the wire ended by now is not up to date: its own event first.
+    let mut p = to_host(Discipline::Fifo);
+    offer(&mut p, &frame_cells(1, 0, 2));
+    start(&mut p);
+    p.offer_cell(SimTime::ZERO, ctrl_cell(5, 9));
+    assert!(p.watched_end_bound(p.tx_done.saturating_sub(SimDuration::from_ps(1))).is_some());
+    assert_eq!(p.watched_end_bound(p.tx_done), None);
+    // Nor does a port whose sources wait on their frames, or one that does not watch ends.
+    p.notify = true;
+    assert_eq!(p.watched_end_bound(SimTime::ZERO), None);
+    p.notify = false;
+    p.watch_ends = false;
+    assert_eq!(p.watched_end_bound(SimTime::ZERO), None);
+}
