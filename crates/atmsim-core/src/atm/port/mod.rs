@@ -94,9 +94,10 @@
 //! or RCSP port is served ahead alike: its choice at a completion needs the time (which
 //! regulated cells are eligible), and it has it, since a completion is carried out with its
 //! own time. Its watched cells' starts are lower bounds
-//! ([`crate::atm::priority::Priority::watched_bound`]), and so are their ends: with no control
-//! cell waiting, the first watched cell's arrival event is armed at the far end at the bound
-//! on its end, and if cells of a higher level went first meanwhile, that event finds the cell
+//! ([`crate::atm::priority::Priority::watched_bound`]), and so are their ends: the first
+//! watched cell's arrival event is armed at the far end at the bound on its end (with control
+//! cells waiting, the sooner of theirs and the levels', since a guaranteed level's ready cell
+//! goes before control cells), and if cells of a higher level went first meanwhile, that event finds the cell
 //! not yet there (or started, with an arrival event of its own), brings the port up to date
 //! and arms again, one event where the port's own event at the bound on its start and the
 //! cell's arrival made two ([`OutPort::watched_end_bound`]); a non-work-conserving RCSP port idle
@@ -933,30 +934,30 @@ impl OutPort {
     /// `now` (the port is up to date), and its first watched cell is
     /// - a control cell at a FIFO or round-robin port: control cells go before every data cell,
     ///   so the `i`-th ends exactly `i + 1` cell times after the cell in transmission;
-    /// - or waits, with no control cell, at a static-priority or RCSP port
-    ///   (`OutPort::priority_bounds`).
+    /// - or waits at a static-priority or RCSP port: the sooner of that bound for its first
+    ///   watched control cell (a guaranteed level's ready cell may go before control cells
+    ///   there, so it is a bound) and the bound for its first watched data cell
+    ///   (`OutPort::priority_bounds`), which may be a guaranteed level's and go first.
     ///
     /// `None` if the port needs its own event instead, `Some(None)` if no cell waiting is
     /// watched. A bound is after `now` by a cell time at least, so an arrival event armed at it
     /// that finds the cell not yet there finds the port further on, and a later bound.
-    ///
-    /// Control cells at a priority port keep the port's events: a guaranteed level's ready cell
-    /// may go before them, and armed at the bound this gives, Mah's sp-isp configuration cut to
-    /// 300 s gave other results (not explained; docs/performance.md).
     pub fn watched_end_bound(&self, now: SimTime) -> Option<Option<SimTime>> {
         if self.in_tx.is_none() || self.tx_done <= now || self.notify || !self.watch_ends {
             return None;
         }
-        match &self.sched {
-            _ if self.ctrl.is_empty() => {}
-            Scheduler::Priority(_) => return None,
-            _ => {
-                let i = self.ctrl.iter().position(|c| c.is_eof_or_rm())?;
-                return Some(Some(self.tx_done + self.ser.peek_units(i as u64 + 1)));
-            }
-        }
-        let Scheduler::Priority(pr) = &self.sched else { return None };
-        Some(self.priority_bounds(pr).map(|(_, end)| end))
+        let ctrl_end = if self.ctrl.is_empty() {
+            None
+        } else {
+            let i = self.ctrl.iter().position(|c| c.is_eof_or_rm())?;
+            Some(self.tx_done + self.ser.peek_units(i as u64 + 1))
+        };
+        let Scheduler::Priority(pr) = &self.sched else { return ctrl_end.map(Some) };
+        let data_end = self.priority_bounds(pr).map(|(_, end)| end);
+        Some(match (ctrl_end, data_end) {
+            (Some(c), Some(d)) => Some(c.min(d)),
+            (c, d) => c.or(d),
+        })
     }
 
     /// How many cells a round-robin port serves before its first watched cell, if any: the

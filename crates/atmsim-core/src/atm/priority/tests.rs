@@ -591,3 +591,33 @@ proptest::proptest! {
         proptest::prop_assert_eq!(p.stats.drop_regulator, awake.stats.drop_regulator);
     }
 }
+
+/// Served ahead, a port watching frame ends arms its first watched cell's arrival at a lower
+/// bound on its end (`OutPort::watched_end_bound`). At a static-priority port a guaranteed
+/// level's frame end goes before control cells, so the bound is the sooner of the levels' and
+/// the control queue's: here the level-0 frame end's, though a control frame's end was queued
+/// first (behind one of its middle cells).
+#[test]
+fn the_first_watched_cell_to_end_is_bounded_across_levels_and_control_cells() {
+    let mut p = port(Discipline::StaticPriority);
+    (p.lazy, p.watch_ends) = (true, true);
+    p.set_vc_class(10, VcClass { level: 0, spec: None }).unwrap();
+    p.offer_cell(SimTime::ZERO, Cell { vci: 20, frame: 1, flags: 0 });
+    p.wake(SimTime::ZERO);
+    p.tx_done = p.start_next(SimTime::ZERO).expect("the best-effort cell starts");
+    p.offer_cell(SimTime::ZERO, Cell { vci: 5, frame: 2, flags: CTRL });
+    p.offer_cell(SimTime::ZERO, Cell { vci: 5, frame: 2, flags: CTRL | EOF });
+    p.offer_cell(SimTime::ZERO, Cell { vci: 10, frame: 3, flags: EOF });
+    let bound = p.watched_end_bound(SimTime::ZERO).flatten().expect("watched cells wait");
+    let (mut now, mut ends) = (p.tx_done, Vec::new());
+    p.in_tx = None;
+    while let Some(done) = p.start_next(now) {
+        let c = p.in_tx.take().unwrap();
+        if c.is_eof_or_rm() {
+            ends.push((c.vci, done));
+        }
+        now = done;
+    }
+    assert_eq!(ends, vec![(10, t(2)), (5, t(4))]);
+    assert_eq!(bound, t(2));
+}
