@@ -910,9 +910,8 @@ impl OutPort {
             Watch::Nothing
         };
         let (cells, eligible, queued) = pr.watched_bound(watch, DUE_SCAN_MAX);
-        let in_queue = cells.map(|k| {
-            (self.tx_done + self.ser.peek_units(k as u64), self.tx_done + self.ser.peek_units(k as u64 + 1))
-        });
+        let in_queue = cells
+            .map(|k| (self.tx_done + self.ser.peek_units(k as u64), self.tx_done + self.ser.peek_units(k as u64 + 1)));
         let held = eligible.map(|e| {
             let start = match pr.mode {
                 Mode::RcspWc => e.min(self.tx_done + self.ser.peek_units(queued as u64)),
