@@ -476,13 +476,14 @@ impl Fabric {
         }
     }
 
-    /// The first watched cell waiting at the static-priority or RCSP port feeding link `l` ends
-    /// no sooner than `end` ([`crate::atm::port::OutPort::watched_end_bound`]): its arrival's
-    /// event is armed at that bound, unless one no later is pending, and the port needs no
-    /// event of its own for it. If the cell has not arrived when the event fires (cells of
-    /// higher levels went first), the event brings the port up to date, the cell, if it has
-    /// started by then, gets an arrival event of its own ([`Fabric::arrival_event`]), and the
-    /// port arms again ([`Fabric::arrived`]). A bound before the running event's instant (found
+    /// The first watched cell waiting at the port feeding link `l` ends no sooner than `end`
+    /// ([`crate::atm::port::OutPort::watched_end_bound`]: a bound at a static-priority or RCSP
+    /// port, exact for a control frame's end at a FIFO or round-robin port): its arrival's
+    /// event is armed there, unless one no later is pending, and the port needs no event of
+    /// its own for it. If the cell has not arrived when the event fires (cells of higher
+    /// levels went first), the event brings the port up to date, the cell, if it has started
+    /// by then, gets an arrival event of its own ([`Fabric::arrival_event`]), and the port
+    /// arms again ([`Fabric::arrived`]). A bound before the running event's instant (found
     /// while a drain switches an earlier instant) becomes that instant: the link's pending
     /// arrival events all lie at or after it, and none of the cells they were armed for has
     /// arrived yet.
