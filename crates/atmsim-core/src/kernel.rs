@@ -1,8 +1,8 @@
 //! The event queue: the model's order of simultaneous events, cancellation, and the batching
 //! horizon.
 //!
-//! Owns: [`EventQueue`], a monotone priority queue of small `Copy` events, kept as a radix heap;
-//! [`Ranked`], the trait by which an event tells the queue its place within an instant.
+//! Owns: [`EventQueue`], a monotone priority queue of small `Copy` events, kept as a binary heap
+//! or, with many pending, a timing wheel (`wheel.rs`); [`Ranked`], the trait by which an event tells the queue its place within an instant.
 //!
 //! **Order (DESIGN §2b).** Events are delivered in non-decreasing time. Within one instant the
 //! *model* orders them, not the engine: the key of an event is
@@ -26,7 +26,7 @@
 //!
 //! Every key pushed is at least the key of the running event (a later instant, a later
 //! generation, or a higher rank in the same generation), so the queue is *monotone* under every
-//! tie order, which the radix heap needs.
+//! tie order, which the timing wheel needs.
 //!
 //! **Layout.** One `u128`: time 64 bits, generation 8, rank 28 (kind 5, entity 23), tie 28.
 //! Entities beyond 2^23 share ranks modulo 2^23 (their order falls to the tie); ties wrap after
@@ -36,17 +36,11 @@
 //!
 //! **Two structures.** While at most a few hundred events are pending (one TCP connection, a
 //! few VCs) a binary heap is fastest: it stays in L1 cache and a pop is a handful of
-//! comparisons. With thousands pending (a dumbbell of 500–2000 flows) its O(log n) pops dominate,
-//! and the queue moves its events into a radix heap (above 256 pending; back below 64).
-//!
-//! **Why a radix heap.** Every key pushed is at least the last key popped (above), so a radix
-//! heap applies (Ahuja, Mehlhorn, Orlin & Tarjan 1990): keys live in 129 buckets by the highest
-//! bit in which they differ from the last key popped; a push is an append to one bucket (O(1));
-//! a pop empties only the lowest non-empty bucket into lower ones, so each entry moves at most
-//! once per bit of the key, and in practice a few times. A binary heap pays O(log n) per
-//! operation, which was 33–40 % of the profile with thousands of pending events (issue 13). The
-//! order is exactly the binary heap's (tested against a reference heap), so results are
-//! bit-identical whichever structure holds the events.
+//! comparisons. With thousands pending (a dumbbell of 500–2000 flows, Mah's internetwork of
+//! 1,212 hosts) its O(log n) pops dominate, and the queue moves its events into a timing wheel
+//! for the next 68.7 ms with a binary heap for the rest (above 256 pending; back below 64;
+//! `wheel.rs` says why a wheel). Either gives exactly the keys' order (tested against a
+//! reference heap), so results are bit-identical whichever structure holds the events.
 //!
 //! **Cancellation.** [`EventQueue::schedule`] returns an [`EventKey`]; [`EventQueue::cancel`]
 //! marks it dead and the queue drops it when it reaches the front. Cancellation is rare in
@@ -61,6 +55,9 @@
 use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
+use wheel::Wheel;
+
+mod wheel;
 
 /// An event's place within an instant: `kind << ENTITY_BITS | entity` (module docs, "Order").
 pub trait Ranked {
@@ -168,28 +165,20 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// The queue moves its events into the radix heap when more than this many are pending...
-const TO_RADIX: usize = 256;
+/// The queue moves its events into the wheel when more than this many are pending...
+const TO_WHEEL: usize = 256;
 /// ...and back into the binary heap when fewer than this many are (hysteresis: a switch costs
 /// one pass over the pending events).
 const TO_HEAP: usize = 64;
 
-/// Number of buckets: bucket 0 holds the key equal to the last one popped; bucket `b ≥ 1` the
-/// keys whose highest bit differing from it is bit `b − 1`.
-const BUCKETS: usize = 129;
-
 /// Deterministic future-event list.
 pub struct EventQueue<E: Copy> {
-    /// The events while few are pending (`radix_on` false).
+    /// The events while few are pending (`wheel_on` false).
     heap: BinaryHeap<Entry<E>>,
-    /// The radix heap holds the events instead.
-    radix_on: bool,
-    buckets: Vec<Vec<Entry<E>>>,
-    /// Smallest key in each bucket (meaningful while the bucket is non-empty).
-    bucket_min: [u128; BUCKETS],
-    /// Bit `b` set iff bucket `b + 1` is non-empty (bucket 0 is `buckets[0]`).
-    occupied: u128,
-    /// The radix heap's reference: the last key it settled (every key pushed is at least this).
+    /// The wheel holds the events instead.
+    wheel_on: bool,
+    wheel: Wheel<E>,
+    /// The last key popped (every key pushed is at least this).
     last: u128,
     /// Time, generation and rank of the running event (popped, or taken inline), tie bits
     /// clear: what the generation of an event scheduled now is computed against. Before the
@@ -204,11 +193,6 @@ pub struct EventQueue<E: Copy> {
     tie_key: TieKey,
     /// More than [`MAX_GEN`] generations were needed in one instant (a zero-delay loop).
     gen_overflow: bool,
-}
-
-#[inline]
-fn bucket_of(key: u128, last: u128) -> usize {
-    (128 - (key ^ last).leading_zeros()) as usize
 }
 
 /// The key without its tie bits: time, generation and rank.
@@ -232,10 +216,8 @@ impl<E: Copy> EventQueue<E> {
     pub fn with_ties(ties: TieOrder) -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(1024),
-            radix_on: false,
-            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
-            bucket_min: [u128::MAX; BUCKETS],
-            occupied: 0,
+            wheel_on: false,
+            wheel: Wheel::new(),
             last: 0,
             cur: 0,
             len: 0,
@@ -246,23 +228,6 @@ impl<E: Copy> EventQueue<E> {
             tie_key: TieKey::of(ties),
             gen_overflow: false,
         }
-    }
-
-    #[inline]
-    fn push_entry(&mut self, e: Entry<E>) {
-        let b = bucket_of(e.key, self.last);
-        if b == 0 {
-            self.buckets[0].push(e);
-            return;
-        }
-        let bucket = &mut self.buckets[b];
-        if bucket.is_empty() {
-            self.occupied |= 1u128 << (b - 1);
-            self.bucket_min[b] = e.key;
-        } else if e.key < self.bucket_min[b] {
-            self.bucket_min[b] = e.key;
-        }
-        bucket.push(e);
     }
 
     /// The generation an event of `rank` scheduled at `time` gets (module docs, "Order"),
@@ -321,12 +286,12 @@ impl<E: Copy> EventQueue<E> {
         let key = p | self.tie_key.tie(seq) as u128;
         debug_assert!(key >= self.cur || self.gen_overflow, "keys are monotone");
         self.len += 1;
-        if self.radix_on {
-            self.push_entry(Entry { key, ev });
+        if self.wheel_on {
+            self.wheel.push(Entry { key, ev });
         } else {
             self.heap.push(Entry { key, ev });
-            if self.len > TO_RADIX {
-                self.spill_to_radix();
+            if self.len > TO_WHEEL {
+                self.spill_to_wheel();
             }
         }
         EventKey(key)
@@ -412,67 +377,35 @@ impl<E: Copy> EventQueue<E> {
         self.cancelled.insert(key.0);
     }
 
-    /// Move every event from the binary heap into the radix heap (`last` is the last key popped,
-    /// at most every pending key).
+    /// Move every event from the binary heap into the wheel (`last` is the last key popped, at
+    /// most every pending key).
     #[cold]
-    fn spill_to_radix(&mut self) {
-        self.radix_on = true;
-        let heap = std::mem::take(&mut self.heap);
-        let mut v = heap.into_vec();
+    fn spill_to_wheel(&mut self) {
+        self.wheel_on = true;
+        self.wheel.start(self.last);
+        let mut v = std::mem::take(&mut self.heap).into_vec();
         for e in v.drain(..) {
-            self.push_entry(e);
+            self.wheel.push(e);
         }
         self.heap = BinaryHeap::from(v);
     }
 
-    /// Move every event from the radix heap back into the binary heap.
+    /// Move every event from the wheel back into the binary heap.
     #[cold]
     fn gather_into_heap(&mut self) {
-        self.radix_on = false;
+        self.wheel_on = false;
         let mut v = std::mem::take(&mut self.heap).into_vec();
-        for b in 0..BUCKETS {
-            v.append(&mut self.buckets[b]);
-        }
-        self.occupied = 0;
+        self.wheel.drain_into(&mut v);
         self.heap = BinaryHeap::from(v);
-    }
-
-    /// Move the smallest key into bucket 0 (making it `last`), if bucket 0 is empty.
-    #[inline]
-    fn settle(&mut self) -> bool {
-        if !self.buckets[0].is_empty() {
-            return true;
-        }
-        if self.occupied == 0 {
-            return false;
-        }
-        let b = self.occupied.trailing_zeros() as usize + 1;
-        self.occupied &= !(1u128 << (b - 1));
-        self.last = self.bucket_min[b];
-        if self.buckets[b].len() == 1 {
-            // The common case with few pending events: the lone entry is the minimum.
-            let e = self.buckets[b].pop().expect("non-empty");
-            self.buckets[0].push(e);
-            return true;
-        }
-        let mut moving = std::mem::take(&mut self.buckets[b]);
-        for e in moving.drain(..) {
-            self.push_entry(e);
-        }
-        // Give the (empty) vector back to its bucket so its capacity is reused.
-        self.buckets[b] = moving;
-        true
     }
 
     /// Remove and return the earliest live event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         loop {
-            let e = if self.radix_on {
-                if !self.settle() {
-                    return None;
-                }
-                let e = self.buckets[0].pop().expect("settled");
+            let e = if self.wheel_on {
+                let e = self.wheel.pop()?;
+                self.last = e.key;
                 if self.len <= TO_HEAP {
                     self.gather_into_heap();
                 }
@@ -495,16 +428,10 @@ impl<E: Copy> EventQueue<E> {
     /// Key of the earliest pending event (cancelled ones included).
     #[inline]
     fn peek_key(&self) -> Option<u128> {
-        if !self.radix_on {
+        if !self.wheel_on {
             return self.heap.peek().map(|e| e.key);
         }
-        if let Some(e) = self.buckets[0].last() {
-            Some(e.key)
-        } else if self.occupied != 0 {
-            Some(self.bucket_min[self.occupied.trailing_zeros() as usize + 1])
-        } else {
-            None
-        }
+        self.wheel.peek()
     }
 
     /// Time of the earliest pending event (cancelled ones included: a conservative bound).
@@ -643,10 +570,10 @@ mod tests {
         assert_eq!(q.pop(), Some((SimTime(140), Ev(2, 0, 'a'))));
     }
 
-    /// The radix heap against a reference binary heap on (time, seq), with pushes interleaved
-    /// with pops the way a simulation makes them (never before the last popped time).
-    #[test]
-    fn interleaved_pushes_and_pops_follow_the_reference_order() {
+    /// The queue against a reference binary heap on (time, seq), with pushes interleaved with
+    /// pops the way a simulation makes them (never before the last popped time); `dt` draws
+    /// how far ahead of the last popped time each push lands.
+    fn follows_the_reference_order(dt: impl Fn(u64) -> u64) {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
         let mut q = EventQueue::new();
@@ -660,14 +587,9 @@ mod tests {
             x ^= x << 17;
             let pushes = if step % 7 == 0 { 3 } else { 1 };
             for _ in 0..pushes {
-                // Mostly near-future events, some far (timers), some at `now` exactly.
-                let dt = match x % 10 {
-                    0 => 0,
-                    1 => x % (1 << 40),
-                    _ => x % 3_000_000,
-                };
-                q.schedule(SimTime(now + dt), seq);
-                reference.push(Reverse((now + dt, seq)));
+                let t = now + dt(x);
+                q.schedule(SimTime(t), seq);
+                reference.push(Reverse((t, seq)));
                 seq += 1;
                 x = x.rotate_left(7);
             }
@@ -681,6 +603,7 @@ mod tests {
                 assert_eq!(q.peek_time(), reference.peek().map(|Reverse((t, _))| SimTime(*t)));
             }
         }
+        assert!(q.wheel_on);
         while let Some(want) = reference.pop() {
             assert_eq!(q.pop(), Some((SimTime(want.0 .0), want.0 .1)));
         }
@@ -688,31 +611,58 @@ mod tests {
         assert!(q.is_empty());
     }
 
-    /// The population swings across both thresholds many times: every switch between the
-    /// binary heap and the radix heap keeps the order.
+    /// Mostly events a few microseconds ahead (most in the running slot of the wheel), some far
+    /// (timers, past the wheel), some at the last popped time exactly.
     #[test]
-    fn switching_between_heap_and_radix_keeps_the_order() {
+    fn interleaved_pushes_and_pops_follow_the_reference_order() {
+        follows_the_reference_order(|x| match x % 10 {
+            0 => 0,
+            1 => x % (1 << 40),
+            _ => x % 3_000_000,
+        });
+    }
+
+    /// Events spread over every slot of the wheel and past its end, on slot boundaries and
+    /// one picosecond either side of them: the wheel wraps around many times.
+    #[test]
+    fn pushes_across_the_whole_wheel_follow_the_reference_order() {
+        const SLOT: u64 = 1 << 26;
+        follows_the_reference_order(|x| match x % 8 {
+            0 => (x >> 8) % (1200 * SLOT),
+            1 => (x >> 8) % 1200 * SLOT,
+            2 => ((x >> 8) % 1200 * SLOT).saturating_sub(1),
+            3 => (x >> 8) % 1200 * SLOT + 1,
+            4 => (x >> 8) % SLOT,
+            5 => 0,
+            _ => (x >> 8) % (40 * SLOT),
+        });
+    }
+
+    /// The population swings across both thresholds many times: every switch between the
+    /// binary heap and the wheel keeps the order.
+    #[test]
+    fn switching_between_heap_and_wheel_keeps_the_order() {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
         let mut q = EventQueue::new();
         let mut reference = BinaryHeap::new();
         let (mut x, mut now, mut seq) = (12345u64, 0u64, 0u64);
         for _ in 0..30 {
-            for _ in 0..(TO_RADIX + 150) {
+            for _ in 0..(TO_WHEEL + 150) {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let t = now + (x >> 33) % 5_000_000;
                 q.schedule(SimTime(t), seq);
                 reference.push(Reverse((t, seq)));
                 seq += 1;
             }
-            assert!(q.radix_on);
+            assert!(q.wheel_on);
             while q.len() > 10 {
                 let want = reference.pop().map(|Reverse((t, s))| (SimTime(t), s));
                 let got = q.pop();
                 assert_eq!(got, want);
                 now = got.unwrap().0 .0;
             }
-            assert!(!q.radix_on);
+            assert!(!q.wheel_on);
         }
     }
 
@@ -771,7 +721,7 @@ mod tests {
                 let label = char::from_u32(0x4E00 + i).unwrap();
                 q.schedule(SimTime(u64::from(i % 7)), Ev(1 + i % 3, 0, label));
             }
-            assert!(q.radix_on, "every tie order keeps the queue monotone");
+            assert!(q.wheel_on, "every tie order keeps the queue monotone");
             std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e.0, e.2))).collect()
         };
         let fifo = run(TieOrder::Fifo);
