@@ -404,12 +404,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         loop {
             let e = if self.wheel_on {
-                let e = self.wheel.pop()?;
-                self.last = e.key;
-                if self.len <= TO_HEAP {
-                    self.gather_into_heap();
-                }
-                e
+                self.pop_wheel()?
             } else {
                 let e = self.heap.pop()?;
                 self.last = e.key;
@@ -423,6 +418,18 @@ impl<E: Copy> EventQueue<E> {
             self.popped += 1;
             return Some((SimTime((e.key >> 64) as u64), e.ev));
         }
+    }
+
+    /// [`EventQueue::pop`]'s step while the wheel holds the events, out of line: the binary
+    /// heap's pop stays inline in the run loop.
+    #[inline(never)]
+    fn pop_wheel(&mut self) -> Option<Entry<E>> {
+        let e = self.wheel.pop()?;
+        self.last = e.key;
+        if self.len <= TO_HEAP {
+            self.gather_into_heap();
+        }
+        Some(e)
     }
 
     /// Key of the earliest pending event (cancelled ones included).

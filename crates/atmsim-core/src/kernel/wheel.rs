@@ -143,7 +143,7 @@ impl<E: Copy> Wheel<E> {
         }
         self.base = s;
         if self.cur.len() > 1 {
-            self.cur.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+            self.cur.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
         }
     }
 
