@@ -10,9 +10,10 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pandas as pd
 import tomli_w
 
-from atmsim import Results
+from atmsim import Results, Scenario
 from atmsim.run_results import SERIES_FILE, SUMMARY_FILE
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,6 +67,21 @@ def test_the_check_itself_sees_pandas_when_a_run_has_samples(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "pyarrow" in imported and "matplotlib" in imported
     assert SERIES_FILE in {p.name for p in out.iterdir()}
+
+
+def test_a_run_with_samples_writes_its_series_without_pandas(tmp_path):
+    """series.parquet is built from the core's columns through Arrow buffers
+    (`atmsim.series_arrow`): pyarrow is imported, pandas is not, and the file reads back as
+    the series the same run holds in memory."""
+    scenario = trivial_scenario(tmp_path, 0.1)
+    out = tmp_path / "out"
+    proc, imported = run_and_list_modules(scenario, out, "--quiet", "--no-plot")
+    assert proc.returncode == 0, proc.stderr
+    assert "pyarrow" in imported and "pandas" not in imported, imported
+    saved = Results.load(out).series
+    in_memory = Scenario.from_toml(scenario).run().series
+    assert len(saved) > 0
+    pd.testing.assert_frame_equal(saved, in_memory)
 
 
 def test_a_run_without_samples_removes_an_earlier_series_and_loads_empty(tmp_path):

@@ -39,6 +39,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .errors import ScenarioError
 from .output import atomic_file, create_temp, make_temp_dir
+from .series_arrow import series_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,28 +76,13 @@ def _series_frame(columns: Mapping[str, Any] | None) -> pd.DataFrame:
 
 def _series_table(series: pd.DataFrame | Mapping[str, Any]) -> pa.Table:
     """The series as an Arrow table: entity and metric dictionary-encoded, as the results
-    store writes them, and read back by pandas as categoricals."""
-    import numpy as np
+    store writes them, and read back by pandas as categoricals. The core's columns are
+    converted without importing pandas (`series_arrow`)."""
+    if isinstance(series, Mapping):
+        return series_table(series)
     import pyarrow as pa
 
-    if not isinstance(series, Mapping):  # a DataFrame
-        return pa.Table.from_pandas(series, preserve_index=False)
-
-    def categories(values: Any) -> pa.DictionaryArray:
-        # Sorted categories, as pandas.Categorical makes them: a saved series reads back equal.
-        values = list(values)
-        names = sorted(set(values))
-        code = {name: i for i, name in enumerate(names)}
-        return pa.DictionaryArray.from_arrays(pa.array([code[v] for v in values], pa.int32()), pa.array(names, pa.string()))
-
-    return pa.table(
-        {
-            "time_s": pa.array(np.asarray(series["time_s"], dtype=np.float64)),
-            "entity": categories(series["entity"]),
-            "metric": categories(series["metric"]),
-            "value": pa.array(np.asarray(series["value"], dtype=np.float64)),
-        }
-    )
+    return pa.Table.from_pandas(series, preserve_index=False)
 
 
 _NODE_COLUMNS = ("forwarded", "no_route")
