@@ -50,13 +50,26 @@ const PS: SimDuration = SimDuration::from_ps(1);
 /// docs).
 #[derive(Debug, Default)]
 pub struct DueInputs {
-    /// (the input link's [`Fabric::link_due`](super::Fabric::link_due) when entered, the link), earliest first;
-    /// stale entries are skipped when taken.
-    heap: BinaryHeap<Reverse<(SimTime, u32)>>,
+    /// (the input link's [`Fabric::link_due`](super::Fabric::link_due) when entered, the link),
+    /// packed into one `u128` ([`entry`]) so that the heap compares without branches, earliest
+    /// first; stale entries are skipped when taken.
+    heap: BinaryHeap<Reverse<u128>>,
     /// The inputs fed by ports of drained switches, brought up to date at every drain.
     pub upstream: Vec<LinkId>,
     /// Scratch: the inputs with a cell at the instant being switched, in index order.
     instant: Vec<LinkId>,
+}
+
+/// A heap entry: the time in the high 64 bits, the link below (the order of `(time, link)`).
+#[inline(always)]
+fn entry(at: SimTime, l: u32) -> u128 {
+    (at.0 as u128) << 64 | l as u128
+}
+
+/// The time of a heap entry.
+#[inline(always)]
+fn entry_time(e: u128) -> SimTime {
+    SimTime((e >> 64) as u64)
 }
 
 impl Fabric {
@@ -88,7 +101,7 @@ impl Fabric {
             unreachable!("a host link told of an arrival")
         };
         let due = self.switches[switch.idx()].due.as_mut().expect("a switch drained through its inputs");
-        due.heap.push(Reverse((at, l.0)));
+        due.heap.push(Reverse(entry(at, l.0)));
     }
 
     /// Input link `l`, whose entry was taken, enters again under its next cell: the head of its
@@ -132,7 +145,7 @@ impl Fabric {
             let due = self.switches[s as usize].due.as_mut().expect("due inputs");
             let held = if due.instant.len() == 1 {
                 let l = due.instant[0];
-                let limit = due.heap.peek().map_or(before, |e| e.0 .0.min(before));
+                let limit = due.heap.peek().map_or(before, |e| entry_time(e.0).min(before));
                 let held = self.switch_run(ck, s, l, limit, now, hold);
                 self.enter_next(l);
                 held
@@ -159,7 +172,8 @@ impl Fabric {
         self.switches[s as usize].due.as_mut().expect("due inputs").instant.clear();
         loop {
             let due = self.switches[s as usize].due.as_mut().expect("due inputs");
-            let Some(&Reverse((k, l))) = due.heap.peek() else { break };
+            let Some(&Reverse(e)) = due.heap.peek() else { break };
+            let (k, l) = (entry_time(e), e as u32);
             if k >= before || k > at {
                 break;
             }
