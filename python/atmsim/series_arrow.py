@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 __all__ = ["series_table"]
 
-# Arrow's int32 codes and string offsets are C ints here.
-_INT32 = "i" if array("i").itemsize == 4 else "l"
+# The `array` type code of 32-bit integers (Arrow's dictionary codes and string offsets).
+_INT32 = next(code for code in "il" if array(code).itemsize == 4)
 
 
 def series_table(columns: Mapping[str, Any]) -> pa.Table:

@@ -2,7 +2,8 @@
 //! horizon.
 //!
 //! Owns: [`EventQueue`], a monotone priority queue of small `Copy` events, kept as a binary heap
-//! or, with many pending, a timing wheel (`wheel.rs`); [`Ranked`], the trait by which an event tells the queue its place within an instant.
+//! or, with many pending, a timing wheel (`wheel.rs`); [`Ranked`], the trait by which an event
+//! tells the queue its place within an instant.
 //!
 //! **Order (DESIGN §2b).** Events are delivered in non-decreasing time. Within one instant the
 //! *model* orders them, not the engine: the key of an event is

@@ -79,8 +79,8 @@
 //! end waiting at a FIFO or round-robin port ends exactly when the control cells before it
 //! have gone: its arrival is armed at the far end as a FIFO's frame end is, and data's frame
 //! ends behind control cells wait for it to arrive ([`OutPort::watched_end_bound`]). A host's
-//! shapers feeding such a port (FIFO or round robin, no source waiting on frames) take no event per
-//! cell either: the port releases them as it is brought up to date ([`OutPort::shapers`],
+//! shapers feeding such a port (FIFO or round robin, no source waiting on frames) take no event
+//! per cell either: the port releases them as it is brought up to date ([`OutPort::shapers`],
 //! [`OutPort::release_at`]; a release is an arrival, after a completion at the same instant,
 //! and at an instant it waits for its place in the instant's order), and the link's next
 //! arrival event is armed for the first released cell. If the port watches frame ends, it
@@ -101,7 +101,8 @@
 //! event finds the cell not yet there (or started, with an arrival event of its own), brings
 //! the port up to date and arms again, one event where the port's own event at the bound on
 //! its start and the cell's arrival made two ([`OutPort::watched_end_bound`]); a
-//! non-work-conserving RCSP port idle while its regulators hold cells starts the first at its eligibility ([`OutPort::wake_at`])
+//! non-work-conserving RCSP port idle while its regulators hold cells starts the first at its
+//! eligibility ([`OutPort::wake_at`])
 //! when it is next read, and keeps an event only for the first held frame end or RM cell
 //! ([`OutPort::held_watched_until`]) if it watches only those, else for the first held cell;
 //! a class installed or removed at the port brings it up to date
