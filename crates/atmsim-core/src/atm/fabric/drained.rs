@@ -60,7 +60,9 @@
 //! link's pipe, as the port's completion would have put it there. The cells of its VC that
 //! follow it on the same input pass alike, one after another, while each meets the same
 //! conditions (a train: no lookup, no admission, since the VC's frame state is as the first
-//! left it; `OutPort::pass_again_run`). In a lightly loaded
+//! left it; `OutPort::pass_again_run`); so do the input's cells of other VCs routed to the
+//! same port, each translated and admitted on its own VC (`pass_following`: the far switch of
+//! a TCP dumbbell passes its bottleneck's interleaved VCs so). In a lightly loaded
 //! switch this is how most of a frame's cells cross (MAGIC's 9180-byte frames: all but the
 //! last of about 192 cells); a frame's last cell keeps the usual path, since its arrival
 //! event stops the drain at its own instant.
@@ -396,6 +398,7 @@ impl Fabric {
                 if Self::follows_alone(pipe, vci_in, cell.flags, pipe.head_time() + q, limit) {
                     self.pass_train(ck, s, l, vci_in, p, cell, limit);
                 }
+                self.pass_following(ck, s, l, p, limit);
                 return true;
             }
             let link = &mut self.links[l.idx()];
@@ -411,6 +414,50 @@ impl Fabric {
             passed = self.pass_cell(p, Cell { vci: cell.vci, ..next }, t);
         }
         true
+    }
+
+    /// The cells of input `l` that follow cells just passed through idle port `p`, of any VC
+    /// routed to `p`, pass it one after another while each meets the conditions of
+    /// [`Fabric::pass_through`]: a plain data cell (no frame end, RM or control cell) that
+    /// ends before `limit` and before the input's next cell arrives, at a port that is not
+    /// waiting for a class at rest. Each arrives once the cell before it has ended (the
+    /// conditions that cell passed under), so the port is idle again; each is translated and
+    /// admitted on its own VC, and a run of its VC's cells behind it passes as a train. The
+    /// TCP dumbbell's far switch passes its bottleneck's cells, one VC after another, this way.
+    #[inline(never)]
+    fn pass_following(&mut self, ck: &mut impl Clock, s: u32, l: LinkId, p: PortId, limit: SimTime) {
+        let q = self.ports[p.idx()].ser.first_unit();
+        loop {
+            let link = &self.links[l.idx()];
+            let Some(&(t, next)) = link.pipe.front() else { return };
+            let done = t + q;
+            if next.flags & (flags::EOF | flags::RM) != 0
+                || next.vci == SIG_VCI
+                || done >= limit
+                || link.pipe.get(1).is_some_and(|&(t2, _)| t2 < done)
+            {
+                return;
+            }
+            let Some(r) = link.route(next.vci) else { return };
+            let port = &self.ports[p.idx()];
+            if r.port != p || (port.classifies_at_rest(r.vci) && !port.starts_alone()) {
+                return;
+            }
+            debug_assert!(port.is_idle_fifo(), "a port passed through is idle again");
+            let link = &mut self.links[l.idx()];
+            link.pipe.pop_front();
+            link.cells_delivered += 1;
+            self.switches[s as usize].drained_to = t;
+            ck.set_now(t);
+            self.meet_allocators(l, next, t);
+            let cell = Cell { vci: r.vci, ..next };
+            if self.pass_cell(p, cell, t) {
+                let pipe = &self.links[l.idx()].pipe;
+                if Self::follows_alone(pipe, next.vci, next.flags, pipe.head_time() + q, limit) {
+                    self.pass_train(ck, s, l, next.vci, p, cell, limit);
+                }
+            }
+        }
     }
 
     /// Whether the head of input pipe `pipe`, ending at `done` if passed, is the next cell of
