@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -206,29 +207,44 @@ def test_the_command_line_starts_without_the_heavy_libraries():
     assert proc.returncode == 0, proc.stderr
 
 
-def test_run_loads_no_cli_extras_before_the_simulation(tmp_path):
-    """What `atmsim run --quiet` has imported when the simulation starts (the core's run is
-    replaced by one that records sys.modules and stops the process): no pandas, pyarrow, numpy
-    (they load once the core has returned), rich, typer, pydantic, matplotlib, DuckDB or dask;
-    and `atmsim check` never imports rich's tables."""
-    scenario = REPO / "scenarios" / "magic95" / "table1_w128k.toml"
+def _modules_when_the_simulation_starts(tmp_path, scenario: Path, *options: str) -> tuple[set[str], set[str]]:
+    """Run `atmsim run SCENARIO --quiet OPTIONS` with the core's run replaced by one that
+    records which top-level modules are loaded and stops the process: those loaded when it
+    is called, and those loaded once the prefetch thread (`atmsim.prefetch`) has finished."""
     code = (
-        "import json, os, sys\n"
+        "import json, os, sys, threading\n"
         "import atmsim._core as core\n"
         "def run(*args, **kwargs):\n"
-        "    print(json.dumps(sorted(sys.modules)), flush=True)\n"
+        "    first = sorted(sys.modules)\n"
+        "    for t in threading.enumerate():\n"
+        "        if t.name == 'atmsim-prefetch':\n"
+        "            t.join()\n"
+        "    print(json.dumps([first, sorted(sys.modules)]), flush=True)\n"
         "    os._exit(0)\n"
         "core.run = run\n"
         "from atmsim.cli import main\n"
-        f"sys.argv = ['atmsim', 'run', {str(scenario)!r}, '--quiet', '--no-plot', '--out', {str(tmp_path / 'out')!r}]\n"
+        f"sys.argv = ['atmsim', 'run', {str(scenario)!r}, '--quiet', *{list(options)!r}, '--out', {str(tmp_path / 'out')!r}]\n"
         "main()\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    modules = {m.split(".")[0] for m in json.loads(proc.stdout)}
-    assert "click" in modules  # the control: the command line was parsed
-    heavy = {"pandas", "pyarrow", "numpy", "rich", "typer", "pydantic", "matplotlib", "duckdb", "dask"}
-    assert not modules & heavy, modules & heavy
+    first, then = json.loads(proc.stdout)
+    return {m.split(".")[0] for m in first}, {m.split(".")[0] for m in then}
+
+
+HEAVY = {"pandas", "pyarrow", "numpy", "rich", "typer", "pydantic", "matplotlib", "duckdb", "dask"}
+
+
+def test_run_loads_no_cli_extras_before_the_simulation(tmp_path):
+    """What `atmsim run --quiet` has imported when the simulation starts: none of pandas, rich,
+    typer, pydantic, matplotlib, DuckDB or dask, and while it simulates only what writing
+    series.parquet needs (pyarrow, and numpy beneath it), in the background; and `atmsim
+    check` never imports rich's tables."""
+    scenario = REPO / "scenarios" / "magic95" / "table1_w128k.toml"
+    first, then = _modules_when_the_simulation_starts(tmp_path, scenario, "--no-plot")
+    assert "click" in first  # the control: the command line was parsed
+    assert not first & (HEAVY - {"pyarrow", "numpy"}), first & HEAVY
+    assert then & HEAVY == {"pyarrow", "numpy"}
 
     code = (
         "import sys\n"
@@ -244,6 +260,35 @@ def test_run_loads_no_cli_extras_before_the_simulation(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"ok: {scenario}\n"
+
+
+def test_run_prefetches_what_its_writers_need_and_nothing_else(tmp_path):
+    """With figures, pandas and matplotlib load in the background too; a scenario without
+    samples loads none of them (no series, no figures), then or after."""
+    scenario = REPO / "scenarios" / "magic95" / "table1_w128k.toml"
+    first, then = _modules_when_the_simulation_starts(tmp_path, scenario)
+    assert not first & (HEAVY - {"pyarrow", "numpy", "pandas", "matplotlib"}), first & HEAVY
+    assert then & HEAVY == {"pyarrow", "numpy", "pandas", "matplotlib"}
+    quiet = tmp_path / "no_samples.toml"
+    quiet.write_text(scenario.read_text().replace("sample_interval_ms = 10\n", "sample_interval_ms = 0\n", 1))
+    assert "sample_interval_ms = 0\n" in quiet.read_text()
+    for options in [(), ("--no-plot",)]:
+        first, then = _modules_when_the_simulation_starts(tmp_path, quiet, *options)
+        assert not then & HEAVY, (options, then & HEAVY)
+
+
+def test_a_failed_prefetch_is_left_to_the_writer_and_an_error_does_not_wait():
+    from atmsim.prefetch import prefetched
+
+    calls = []
+    with prefetched("atmsim_no_such_module", lambda: calls.append("after")):
+        pass
+    assert calls == []  # the first failure ends the thread quietly
+    release = threading.Event()
+    with pytest.raises(KeyboardInterrupt), prefetched(release.wait):
+        raise KeyboardInterrupt  # leaves at once: the thread still waits on `release`
+    assert [t for t in threading.enumerate() if t.name == "atmsim-prefetch"]
+    release.set()
 
 
 def test_reproduce_ends_with_the_verdicts_counted_as_the_report_summary_counts_them(tmp_path):

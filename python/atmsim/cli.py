@@ -21,7 +21,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,7 @@ from .run_tables import (  # the tables `run` prints; tests import them from her
     traffic_table,
     udp_table,
 )
+from .prefetch import prefetched
 from .scenario import SEED_MAX, Scenario, check_seed, printable, validate_file
 
 if TYPE_CHECKING:
@@ -223,6 +224,23 @@ def _quiet_option(text: str):  # noqa: ANN202
 SEED_HELP = f"0 to {SEED_MAX}"
 
 
+def _writers_libraries(scen: Scenario, plot: bool) -> list[str | Callable[[], object]]:
+    """What writing a run's results will import, to be loaded while it simulates
+    (:mod:`atmsim.prefetch`): pyarrow for ``series.parquet`` if the scenario samples (unless
+    ``simulation.sample_interval_ms`` is 0), and with figures pandas and pyplot. A run that
+    writes neither loads nothing."""
+    try:
+        samples = scen.get("simulation.sample_interval_ms") != 0
+    except ScenarioError:  # not given: the default interval
+        samples = True
+    libraries: list[str | Callable[[], object]] = ["pyarrow.parquet"] if samples else []
+    if plot and samples:
+        from .report import pyplot
+
+        libraries += ["pandas", pyplot]
+    return libraries
+
+
 @app.command()
 @_scenario_arg
 @click.option("--seed", type=int, metavar="N", callback=_seed_option, help=f"Override simulation.seed ({SEED_HELP}).",
@@ -246,13 +264,14 @@ def run(scenario: Path, seed: int | None, out: Path | None, no_batching: bool, q
         # The bar only on a terminal: elsewhere it would print its last state as a line of
         # its own (also when interrupted, before the one `error:` line). With --quiet, rich
         # is not imported before the simulation.
-        if quiet or not (console := _stderr()).is_terminal:
-            results = scen.run(seed=seed, batching=batching)
-        else:
-            from .progress import progress_bar
+        with prefetched(*_writers_libraries(scen, plot)):
+            if quiet or not (console := _stderr()).is_terminal:
+                results = scen.run(seed=seed, batching=batching)
+            else:
+                from .progress import progress_bar
 
-            with progress_bar(scenario.stem, console=console) as report:
-                results = scen.run(seed=seed, batching=batching, progress=report)
+                with progress_bar(scenario.stem, console=console) as report:
+                    results = scen.run(seed=seed, batching=batching, progress=report)
         results.save(out_dir)
         if plot:
             from .plots import write_run_report

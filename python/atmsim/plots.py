@@ -15,7 +15,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .report import figure_path, save_figure, write_report
+from .report import figure_path, pyplot, save_figure, write_report
 from .run_results import Results, internetwork_nodes
 from .topology import topology_svg
 
@@ -24,12 +24,7 @@ if TYPE_CHECKING:
 
 
 def _line_plot(frames: list[tuple[pd.DataFrame, str]], ylabel: str, title: str, path: Path, scale: float = 1.0) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    fig, ax = pyplot().subplots(figsize=(7.0, 3.6))
     colors: dict[str, str] = {}
     for k, (frame, style) in enumerate(frames):
         for col in frame.columns:

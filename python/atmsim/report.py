@@ -57,14 +57,19 @@ def save_figure(fig, path: Path, dpi: int) -> Path:
     return path
 
 
-def new_axes(figsize: tuple[float, float] = (6.4, 4.4)):
-    """A fresh ``(figure, axes)`` pair on matplotlib's non-interactive backend."""
+def pyplot():
+    """matplotlib's ``pyplot`` on its non-interactive backend (Agg)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    return plt.subplots(figsize=figsize)
+    return plt
+
+
+def new_axes(figsize: tuple[float, float] = (6.4, 4.4)):
+    """A fresh ``(figure, axes)`` pair on matplotlib's non-interactive backend."""
+    return pyplot().subplots(figsize=figsize)
 
 
 def save_axes(fig, ax, path: Path, *, xlabel: str, ylabel: str, title: str, legend: str = "small", dpi: int = 120) -> Path:
