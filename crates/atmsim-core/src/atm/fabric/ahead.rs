@@ -433,21 +433,22 @@ impl Fabric {
     }
 
     /// [`Fabric::arm`] after `cell` joined the tail of served-ahead port `p`'s queue. Only a
-    /// frame end or an RM cell can be watched, so any other cell needs nothing.
+    /// frame end or an RM cell can be watched, and only at a port that watches its frame ends
+    /// or tells a source of them, so any other cell or port needs nothing (and no call).
     #[inline(always)]
     pub fn arm_after_push(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
         if cell.flags & (flags::EOF | flags::RM) != 0 {
-            self.arm_after_watched_push(ck, p, cell);
+            let port = &self.ports[p.idx()];
+            if port.lazy && (port.watch_ends || port.notify) {
+                self.arm_after_watched_push(ck, p, cell);
+            }
         }
     }
 
-    /// [`Fabric::arm_after_push`] for a frame end or an RM cell.
+    /// [`Fabric::arm_after_push`] for a frame end or an RM cell at a port that watches it.
     #[inline(never)]
     fn arm_after_watched_push(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
         let port = &self.ports[p.idx()];
-        if !port.lazy || !(port.watch_ends || port.notify) {
-            return;
-        }
         let l = port.link;
         if let Some(end) = port.pushed_end(cell) {
             self.arm_arrival(ck, l, end);

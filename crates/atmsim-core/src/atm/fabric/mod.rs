@@ -425,14 +425,20 @@ impl Fabric {
     }
 
     /// Start the transmitter of port `p` if it is idle and has cells (a served-ahead port is
-    /// up to date: whoever queued the cells brought it there first).
-    #[inline]
+    /// up to date: whoever queued the cells brought it there first). The test is inlined; a
+    /// busy port, the usual case at a switch, costs no call.
+    #[inline(always)]
     pub fn kick(&mut self, ck: &mut impl Clock, p: PortId) {
+        if !self.ports[p.idx()].is_busy() {
+            self.kick_idle(ck, p);
+        }
+    }
+
+    /// [`Fabric::kick`] of idle port `p`.
+    #[inline(never)]
+    fn kick_idle(&mut self, ck: &mut impl Clock, p: PortId) {
         let now = ck.now();
         let port = &mut self.ports[p.idx()];
-        if port.is_busy() {
-            return;
-        }
         port.wake(now);
         match port.start_next(now) {
             Some(done) if port.lazy => {
