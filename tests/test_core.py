@@ -41,9 +41,20 @@ def test_series_columns():
     series = fake_run()["series"]
     assert isinstance(series["time_s"], array) and series["time_s"].typecode == "d"
     assert list(series["time_s"]) == SERIES[0]
-    assert series["entity"] == SERIES[1] and series["metric"] == SERIES[2]
     assert list(series["value"]) == SERIES[3]
-    assert series["entity"][0] is series["entity"][1]  # repeated names share one object
+    # Names as int32 codes into the sorted distinct names (the dictionary of a categorical).
+    for key, rows in [("entity", SERIES[1]), ("metric", SERIES[2])]:
+        codes, names = series[key], series[f"{key}_names"]
+        assert isinstance(codes, array) and codes.typecode == "i" and codes.itemsize == 4
+        assert names == sorted(set(rows))
+        assert [names[c] for c in codes] == rows
+
+
+def test_series_names_are_coded_in_sorted_order_whatever_order_they_first_appear_in():
+    rows = ["tcp1", "sw0.p1", "tcp0", "tcp1", "Ünïcode", "a"]
+    series = _core._fake_run(json.dumps(SUMMARY), [0.0] * 6, rows, ["m"] * 6, [1.0] * 6)["series"]
+    assert series["entity_names"] == sorted(set(rows))  # Python's order of strings: code points
+    assert [series["entity_names"][c] for c in series["entity"]] == rows
 
 
 def test_results_from_binding_output():

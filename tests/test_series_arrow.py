@@ -23,14 +23,37 @@ def _columns(n: int) -> dict:
     }
 
 
+def _pandas_frame(cols: dict) -> pd.DataFrame:
+    """The frame pandas itself makes of columns of names (the oracle)."""
+    return pd.DataFrame(
+        {
+            "time_s": pd.Series(list(cols["time_s"]), dtype="float64"),
+            "entity": pd.Categorical(cols["entity"]),
+            "metric": pd.Categorical(cols["metric"]),
+            "value": pd.Series(cols["value"], dtype="float64"),
+        }
+    )
+
+
+def _as_the_core_gives_them(cols: dict) -> dict:
+    """The same columns with each name column as int32 codes into its sorted names."""
+    out = dict(cols)
+    for key in ("entity", "metric"):
+        names = sorted(set(cols[key]))
+        out[key] = array("i", (names.index(v) for v in cols[key]))
+        out[f"{key}_names"] = names
+    return out
+
+
 def test_the_table_reads_back_as_the_frame_pandas_makes():
     for n in (0, 1, 5, 1000):
-        cols = _columns(n)
-        table = series_table(cols)
-        assert table.column_names == ["time_s", "entity", "metric", "value"]
-        assert table.schema.field("entity").type == pa.dictionary(pa.int32(), pa.string())
-        assert table.schema.field("value").type == pa.float64()
-        pd.testing.assert_frame_equal(table.to_pandas(), _series_frame(cols))
+        for cols in (_columns(n), _as_the_core_gives_them(_columns(n))):
+            table = series_table(cols)
+            assert table.column_names == ["time_s", "entity", "metric", "value"]
+            assert table.schema.field("entity").type == pa.dictionary(pa.int32(), pa.string())
+            assert table.schema.field("value").type == pa.float64()
+            pd.testing.assert_frame_equal(table.to_pandas(), _pandas_frame(_columns(n)))
+            pd.testing.assert_frame_equal(_series_frame(cols), _pandas_frame(_columns(n)))
 
 
 def test_the_dictionary_is_sorted_as_pandas_orders_categories():

@@ -39,7 +39,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .errors import ScenarioError
 from .output import atomic_file, create_temp, make_temp_dir
-from .series_arrow import series_table
+from .series_arrow import coded, series_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -62,12 +62,17 @@ def _series_frame(columns: Mapping[str, Any] | None) -> pd.DataFrame:
 
     if columns is None:
         columns = {k: [] for k in SERIES_COLUMNS}
-    # array("d") columns from the core expose the buffer protocol: no copy here.
+
+    def categorical(key: str) -> pd.Categorical:
+        codes, names = coded(columns, key)
+        return pd.Categorical.from_codes(np.frombuffer(codes, dtype=np.int32), categories=names)
+
+    # array("d") and array("i") columns from the core expose the buffer protocol: no copy here.
     return pd.DataFrame(
         {
             "time_s": np.asarray(columns["time_s"], dtype=np.float64),
-            "entity": pd.Categorical(list(columns["entity"])),
-            "metric": pd.Categorical(list(columns["metric"])),
+            "entity": categorical("entity"),
+            "metric": categorical("metric"),
             "value": np.asarray(columns["value"], dtype=np.float64),
         },
         columns=list(SERIES_COLUMNS),

@@ -10,6 +10,10 @@ with pyarrow alone (docs/performance.md, "A trivial atmsim run").
 The table: ``time_s`` and ``value`` as float64, ``entity`` and ``metric`` dictionary-encoded
 (int32 codes into the sorted distinct names, as ``pandas.Categorical`` orders its
 categories, so a saved series reads back equal to the one in memory).
+
+The columns come in one of two shapes (:func:`coded` reads either): the core's, each name
+column an ``array("i")`` of those codes with its names beside it (``entity_names``,
+``metric_names``), or plain sequences of names, coded here.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["series_table"]
+__all__ = ["coded", "series_table"]
 
 # The `array` type code of 32-bit integers (Arrow's dictionary codes and string offsets).
 _INT32 = next(code for code in "il" if array(code).itemsize == 4)
@@ -34,8 +38,8 @@ def series_table(columns: Mapping[str, Any]) -> pa.Table:
     return pa.Table.from_arrays(
         [
             _float64(columns["time_s"]),
-            _categories(columns["entity"]),
-            _categories(columns["metric"]),
+            _categories(*coded(columns, "entity")),
+            _categories(*coded(columns, "metric")),
             _float64(columns["value"]),
         ],
         names=["time_s", "entity", "metric", "value"],
@@ -50,14 +54,26 @@ def _float64(values: Iterable[float]) -> pa.Array:
     return pa.Array.from_buffers(pa.float64(), len(buf), [None, pa.py_buffer(buf)])
 
 
-def _categories(values: Iterable[str]) -> pa.DictionaryArray:
-    """A dictionary-encoded string column whose dictionary is the sorted distinct values."""
-    import pyarrow as pa
-
-    values = list(values)
+def coded(columns: Mapping[str, Any], key: str) -> tuple[array, list[str]]:
+    """Name column ``key`` as int32 codes into its sorted distinct names, and those names:
+    as the core gives them (``key`` and ``key + "_names"``), or coded from a sequence of
+    names."""
+    names = columns.get(f"{key}_names")
+    if names is not None:
+        codes = columns[key]
+        if not (isinstance(codes, array) and codes.itemsize == 4):
+            codes = array(_INT32, codes)
+        return codes, list(names)
+    values = list(columns[key])
     names = sorted(set(values))
     code = {name: i for i, name in enumerate(names)}
-    codes = array(_INT32, (code[v] for v in values))
+    return array(_INT32, (code[v] for v in values)), names
+
+
+def _categories(codes: array, names: list[str]) -> pa.DictionaryArray:
+    """A dictionary-encoded string column: int32 ``codes`` into ``names``."""
+    import pyarrow as pa
+
     encoded = [name.encode("utf-8") for name in names]
     offsets = array(_INT32, [0])
     for e in encoded:

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
 from .errors import StoreError, StoreLockedError
+from .series_arrow import series_table
 
 __all__ = [
     "DEFAULT_STORE",
@@ -229,17 +229,9 @@ class RunRecord:
 
 
 def _series_table(columns: Mapping[str, Any]) -> pa.Table | None:
-    time_s = np.asarray(columns["time_s"], dtype=np.float64)
-    if len(time_s) == 0:
+    if len(columns["time_s"]) == 0:
         return None
-    return pa.table(
-        {
-            "time_s": pa.array(time_s),
-            "entity": pa.array(list(columns["entity"]), pa.string()).dictionary_encode(),
-            "metric": pa.array(list(columns["metric"]), pa.string()).dictionary_encode(),
-            "value": pa.array(np.asarray(columns["value"], dtype=np.float64)),
-        }
-    )
+    return series_table(columns)
 
 
 def _timestamp(posix: float) -> _dt.datetime:
