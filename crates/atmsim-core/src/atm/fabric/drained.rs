@@ -431,10 +431,11 @@ impl Fabric {
             let link = &self.links[l.idx()];
             let Some(&(t, next)) = link.pipe.front() else { return };
             let done = t + q;
+            let after = link.pipe.get(1).copied();
             if next.flags & (flags::EOF | flags::RM) != 0
                 || next.vci == SIG_VCI
                 || done >= limit
-                || link.pipe.get(1).is_some_and(|&(t2, _)| t2 < done)
+                || after.is_some_and(|(t2, _)| t2 < done)
             {
                 return;
             }
@@ -451,7 +452,10 @@ impl Fabric {
             ck.set_now(t);
             self.meet_allocators(l, next, t);
             let cell = Cell { vci: r.vci, ..next };
-            if self.pass_cell(p, cell, t) {
+            // A train of its VC behind it (the cell after it is of the same VC, the rest
+            // checked as `pass_through` does).
+            let same = after.is_some_and(|(_, c)| c.vci == next.vci && c.flags == next.flags);
+            if self.pass_cell(p, cell, t) && same {
                 let pipe = &self.links[l.idx()].pipe;
                 if Self::follows_alone(pipe, next.vci, next.flags, pipe.head_time() + q, limit) {
                     self.pass_train(ck, s, l, next.vci, p, cell, limit);

@@ -56,7 +56,8 @@ pub struct DueInputs {
     heap: BinaryHeap<Reverse<u128>>,
     /// The inputs fed by ports of drained switches, brought up to date at every drain.
     pub upstream: Vec<LinkId>,
-    /// Scratch: the inputs with a cell at the instant being switched, in index order.
+    /// Scratch: the inputs with a cell at the instant being switched when there are several,
+    /// in index order.
     instant: Vec<LinkId>,
 }
 
@@ -141,10 +142,9 @@ impl Fabric {
     /// instants before `before` in time order, or up to one that holds.
     pub(super) fn switch_due_until(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, hold: bool) -> bool {
         let now = ck.now();
-        while let Some(at) = self.next_due_instant(ck, s, before, now) {
-            let due = self.switches[s as usize].due.as_mut().expect("due inputs");
-            let held = if due.instant.len() == 1 {
-                let l = due.instant[0];
+        while let Some((at, alone)) = self.next_due_instant(ck, s, before, now) {
+            let held = if let Some(l) = alone {
+                let due = self.switches[s as usize].due.as_ref().expect("due inputs");
                 let limit = due.heap.peek().map_or(before, |e| entry_time(e.0).min(before));
                 let held = self.switch_run(ck, s, l, limit, now, hold);
                 self.enter_next(l);
@@ -162,14 +162,22 @@ impl Fabric {
         self.switched_until(ck, s, before, now)
     }
 
-    /// The next instant before `before` at which a cell reaches switch `s`, with the inputs
-    /// that bring one then taken from the heap into [`DueInputs::instant`], in index order;
-    /// each input taken has its feeding port brought up to the drain's bound first, at the
-    /// drain's instant `now`, and one without a cell then enters again under its next.
-    fn next_due_instant(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, now: SimTime) -> Option<SimTime> {
+    /// The next instant before `before` at which a cell reaches switch `s`, with the input
+    /// that brings one then if it is the only one (taken from the heap), or else `None` and
+    /// the inputs that do taken into [`DueInputs::instant`], in index order; each input taken
+    /// has its feeding port brought up to the drain's bound first, at the drain's instant
+    /// `now`, and one without a cell then enters again under its next.
+    fn next_due_instant(
+        &mut self,
+        ck: &mut impl Clock,
+        s: u32,
+        before: SimTime,
+        now: SimTime,
+    ) -> Option<(SimTime, Option<LinkId>)> {
         ck.set_now(now);
         let mut at = SimTime::MAX;
-        self.switches[s as usize].due.as_mut().expect("due inputs").instant.clear();
+        // The first input with a cell at `at`, while it is the only one.
+        let mut alone = None;
         loop {
             let due = self.switches[s as usize].due.as_mut().expect("due inputs");
             let Some(&Reverse(e)) = due.heap.peek() else { break };
@@ -187,9 +195,17 @@ impl Fabric {
             let (from, reach) = (link.from, link.delay + PS);
             self.advance(ck, from, before.saturating_sub(reach));
             match self.links[l.idx()].pipe.front() {
-                Some(&(t, _)) if t == k => {
+                Some(&(t, _)) if t == k && at == SimTime::MAX => {
                     at = k;
-                    self.switches[s as usize].due.as_mut().expect("due inputs").instant.push(l);
+                    alone = Some(l);
+                }
+                Some(&(t, _)) if t == k => {
+                    let instant = &mut self.switches[s as usize].due.as_mut().expect("due inputs").instant;
+                    if let Some(first) = alone.take() {
+                        instant.clear();
+                        instant.push(first);
+                    }
+                    instant.push(l);
                 }
                 _front => {
                     debug_assert!(_front.is_none_or(|&(t, _)| t > k), "a cell before its input's entry");
@@ -197,9 +213,13 @@ impl Fabric {
                 }
             }
         }
-        let due = self.switches[s as usize].due.as_mut().expect("due inputs");
-        due.instant.sort_unstable();
-        (at != SimTime::MAX).then_some(at)
+        if at == SimTime::MAX {
+            return None;
+        }
+        if alone.is_none() {
+            self.switches[s as usize].due.as_mut().expect("due inputs").instant.sort_unstable();
+        }
+        Some((at, alone))
     }
 
     /// Switch `s` switches the cells arriving at `at` on the inputs taken for the instant
