@@ -239,6 +239,9 @@ impl Fabric {
     #[inline(never)]
     fn arrival_event_for(&mut self, ck: &mut impl Clock, l: LinkId, at: SimTime, cell: Cell) {
         let link = &mut self.links[l.idx()];
+        if link.each == each::DUE && cell.flags & (flags::EOF | flags::RM) == 0 {
+            return self.due_at(l, at);
+        }
         let (wake, due) = match link.to {
             Sink::Switch { switch, .. } if self.switches[switch.idx()].drained => {
                 (cell.flags & (flags::EOF | flags::RM) != 0 && at != link.armed_at, link.each & each::DUE != 0)
