@@ -139,8 +139,10 @@ class Results:
     * ``captures`` — capture name -> the bytes of its pcap file.
     * ``scenario`` — the :class:`atmsim.Scenario` that ran (``None`` after :meth:`load`).
 
-    ``series`` may be given as a DataFrame, as the core's column mapping (``time_s``,
-    ``entity``, ``metric``, ``value``) or as ``None`` (no samples).
+    ``series`` may be given as a DataFrame, as a mapping of columns (``time_s``, ``entity``,
+    ``metric``, ``value``; each name column a sequence of names, or, as the core gives it,
+    int32 codes into the sorted names given beside it as ``entity_names`` and
+    ``metric_names``) or as ``None`` (no samples).
     """
 
     def __init__(
