@@ -390,34 +390,19 @@ impl Fabric {
         if at + q >= limit || self.links[l.idx()].pipe.head_time() < at + q {
             return false;
         }
-        let mut passed = self.pass_cell(p, cell, at);
-        // The port is idle again, with nothing queued, when each of these arrives.
-        loop {
-            if passed {
-                let pipe = &self.links[l.idx()].pipe;
-                if Self::follows_alone(pipe, vci_in, cell.flags, pipe.head_time() + q, limit) {
-                    self.pass_train(ck, s, l, vci_in, p, cell, limit);
-                }
-                self.pass_following(ck, s, l, p, limit);
-                return true;
+        if self.pass_cell(p, cell, at) {
+            let pipe = &self.links[l.idx()].pipe;
+            if Self::follows_alone(pipe, vci_in, cell.flags, pipe.head_time() + q, limit) {
+                self.pass_train(ck, s, l, vci_in, p, cell, limit);
             }
-            let link = &mut self.links[l.idx()];
-            let Some(&(t, next)) = link.pipe.front() else { break };
-            if !Self::follows_alone(&link.pipe, vci_in, cell.flags, t + q, limit) {
-                break;
-            }
-            link.pipe.pop_front();
-            link.cells_delivered += 1;
-            self.switches[s as usize].drained_to = t;
-            ck.set_now(t);
-            self.meet_allocators(l, next, t);
-            passed = self.pass_cell(p, Cell { vci: cell.vci, ..next }, t);
         }
+        // The port is idle again, with nothing queued, when the input's next cell arrives.
+        self.pass_following(ck, s, l, p, limit);
         true
     }
 
-    /// The cells of input `l` that follow cells just passed through idle port `p`, of any VC
-    /// routed to `p`, pass it one after another while each meets the conditions of
+    /// The cells of input `l` that follow a cell just passed through (or dropped at) idle port
+    /// `p`, of any VC routed to `p`, pass it one after another while each meets the conditions of
     /// [`Fabric::pass_through`]: a plain data cell (no frame end, RM or control cell) that
     /// ends before `limit` and before the input's next cell arrives, at a port that is not
     /// waiting for a class at rest. Each arrives once the cell before it has ended (the
