@@ -49,6 +49,15 @@
 //! "round-trip delay observed by a TELNET conversation" of Cáceres §4 (Fig. 3–4). Every
 //! sample is kept with the time of its write.
 //!
+//! **TELNET with keystrokes** ([`ConvApp::telnet_keystrokes`], Mah §3.3.1): the client types
+//! single-byte keystrokes, one per gap, and the server answers each keystroke as soon as it
+//! reads it with a response of `telnet_pktsize` bytes ("a keystroke echo generates only a
+//! single byte in return", a finished command many bytes: tcplib's table is the thesis'
+//! "size of responses"). The response's size is drawn when the key is typed, from the same
+//! stream, so the run is the same whichever end draws first. Its **response time** is the
+//! time from the keystroke's write until the client has read the whole response (Mah §3.4:
+//! "the time needed to get a response to user keystroke packets"); one sample per keystroke.
+//!
 //! Writers follow BSD `sosend` as the bulk sender does: a blocked write resumes when at
 //! least the send low-water mark (or the rest of the write) fits. Readers read everything
 //! in order as soon as it arrives. Applications write only once their endpoint is
@@ -135,6 +144,9 @@ pub struct ConvApp {
     /// them only the message and the server's reply (Mah §3.3.4: "not any of the
     /// handshaking").
     pub smtp_handshake: bool,
+    /// TELNET: single-byte keystrokes, each answered by a response of `telnet_pktsize`
+    /// bytes (Mah §3.3.1), instead of `telnet_pktsize`-byte packets echoed (Cáceres §2.1).
+    pub telnet_keystrokes: bool,
     /// A script given by the caller (kinds without a tcplib script of their own).
     preset: Option<Vec<Msg>>,
     /// Message indices the script may not pass until the caller opens them, in order.
@@ -159,11 +171,17 @@ pub struct ConvApp {
     close_requested: bool,
     /// TELNET: bytes the server read and has not yet echoed.
     echo_pending: u64,
-    /// TELNET: client bytes written and server bytes read by the client, this conversation.
+    /// TELNET: client bytes written, server bytes the client will have read once every
+    /// packet written so far is answered, and server bytes read by the client (this
+    /// conversation).
     c2s_written: u64,
+    s2c_owed: u64,
     s2c_read: u64,
-    /// TELNET: (end offset in the client's stream, time of the write) of packets not echoed.
+    /// TELNET: (end offset in the server's stream of the answer, time of the write) of
+    /// packets not yet answered.
     unechoed: VecDeque<(u64, SimTime)>,
+    /// TELNET with keystrokes: response sizes of the keystrokes the server has not read.
+    responses: VecDeque<u64>,
     /// The pending application timer (only this one is acted on).
     pub timer_at: Option<SimTime>,
     /// When the client endpoint was first seen ESTABLISHED, when the client read the
@@ -200,6 +218,7 @@ impl ConvApp {
             item_scale,
             connection_per_item: false,
             smtp_handshake: true,
+            telnet_keystrokes: false,
             preset: None,
             gates: VecDeque::new(),
             rng,
@@ -217,8 +236,10 @@ impl ConvApp {
             close_requested: false,
             echo_pending: 0,
             c2s_written: 0,
+            s2c_owed: 0,
             s2c_read: 0,
             unechoed: VecDeque::new(),
+            responses: VecDeque::new(),
             timer_at: None,
             established_at: None,
             script_done_at: None,
@@ -314,8 +335,10 @@ impl ConvApp {
         self.close_requested = false;
         self.echo_pending = 0;
         self.c2s_written = 0;
+        self.s2c_owed = 0;
         self.s2c_read = 0;
         self.unechoed.clear();
+        self.responses.clear();
         self.timer_at = None;
         self.established_at = None;
         self.script_done_at = None;
@@ -457,7 +480,17 @@ impl ConvApp {
         let n = tcp.recv(u64::MAX);
         self.bytes_c2s += n;
         if self.kind == Kind::Telnet {
-            self.echo_pending += n;
+            if self.telnet_keystrokes {
+                // Every byte is a keystroke: answer each with its response.
+                for _ in 0..n {
+                    match self.responses.pop_front() {
+                        Some(r) => self.echo_pending += r,
+                        None => self.unexpected_bytes += 1,
+                    }
+                }
+            } else {
+                self.echo_pending += n;
+            }
             self.c2s_bytes_in_complete_msgs += n;
             if Self::open(tcp) {
                 Self::write(tcp, &mut self.echo_pending, self.lowat);
@@ -485,9 +518,14 @@ impl ConvApp {
             self.close_requested = true;
         } else {
             let p = draw_bytes(&mut self.rng, &tables().telnet_pktsize);
-            self.c2s_written += p;
-            self.unechoed.push_back((self.c2s_written, now));
-            self.write_left += p;
+            let (typed, answer) = if self.telnet_keystrokes { (1, p) } else { (p, p) };
+            if self.telnet_keystrokes {
+                self.responses.push_back(answer);
+            }
+            self.c2s_written += typed;
+            self.s2c_owed += answer;
+            self.unechoed.push_back((self.s2c_owed, now));
+            self.write_left += typed;
             let g = self.gap();
             let t = (now + g).min(self.telnet_end);
             self.set_timer(t, &mut a);
@@ -742,5 +780,45 @@ mod tests {
         assert_eq!(app.echo_samples.len() as u64, packets - 1);
         // No network delay here: every echo arrives at the instant of its write.
         assert!(app.echo_samples.iter().all(|&(_, d)| d == 0.0));
+    }
+
+    /// Mah §3.3.1: keystrokes of one byte up; each answered by a response whose sizes follow
+    /// tcplib's table (mean 25.2 B, shared/data/SOURCES.md §1), one response time per key.
+    #[test]
+    fn telnet_keystrokes_are_single_bytes_answered_by_tcplib_sized_responses() {
+        let mut app = ConvApp::new(Kind::Telnet, 1.0, stream(6, Purpose::App, 0), 2048);
+        app.telnet_keystrokes = true;
+        let cfg = TcpConfig { mss_bytes: 512, ..TcpConfig::default() };
+        let mut now = SimTime::ZERO;
+        let mut keys = 0u64;
+        let mut one_byte = 0u64;
+        while keys < 5_000 {
+            let (mut c, mut s) = (TcpConn::new(cfg, 1000), TcpConn::new(cfg, 9000));
+            app.start(now);
+            s.open_passive();
+            c.open_active(now);
+            shuttle(&mut app, &mut c, &mut s, now);
+            while let Some(t) = app.timer_at {
+                now = t;
+                let (up, down) = (app.bytes_c2s, app.bytes_s2c);
+                app.on_timer(&mut c, now);
+                shuttle(&mut app, &mut c, &mut s, now);
+                if app.bytes_c2s > up {
+                    assert_eq!(app.bytes_c2s - up, 1, "a keystroke is one byte");
+                    keys += 1;
+                    one_byte += u64::from(app.bytes_s2c - down == 1);
+                }
+            }
+            assert!(app.client_closed());
+            now = now + SimDuration::from_secs(1);
+        }
+        assert_eq!(app.bytes_c2s, keys);
+        assert_eq!(app.echo_samples.len() as u64, keys);
+        assert_eq!(app.unexpected_bytes, 0);
+        let mean = app.bytes_s2c as f64 / keys as f64;
+        assert!((mean - 25.2).abs() < 0.15 * 25.2, "mean response {mean} B, tcplib 25.2 B");
+        // Most responses are a single byte (echoes); tcplib puts about two thirds there.
+        let ones = one_byte as f64 / keys as f64;
+        assert!((0.5..0.8).contains(&ones), "one-byte responses {ones}");
     }
 }

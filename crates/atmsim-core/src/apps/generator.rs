@@ -31,8 +31,9 @@ pub enum Arrivals {
 #[derive(Clone, Debug, PartialEq)]
 pub enum GenApp {
     /// A tcplib conversation of this kind on one connection: item sizes scaled, (FTP) a
-    /// connection per item, (SMTP) with or without the handshake exchanges.
-    Conv { kind: ConvKind, scale: f64, per_item: bool, handshake: bool },
+    /// connection per item, (SMTP) with or without the handshake exchanges, (TELNET)
+    /// single-byte keystrokes answered by tcplib-sized responses instead of echoes.
+    Conv { kind: ConvKind, scale: f64, per_item: bool, handshake: bool, keystrokes: bool },
     /// An FTP session: a control connection and a data connection per file (Mah §3.3.2).
     FtpSession { scale: f64 },
     /// A Web browser placed on a workstation that has none, running until the end of the

@@ -38,11 +38,12 @@ impl Network {
         let key = ((g as u64) << 40) | n;
         let stream = |k: u64| rng::stream(seed, Purpose::TrafficConn, key * 3 + k);
         match gen.app.clone() {
-            GenApp::Conv { kind, scale, per_item, handshake } => {
+            GenApp::Conv { kind, scale, per_item, handshake, keystrokes } => {
                 let lowat = gen.tcp.snd_lowat_bytes as u64;
                 let mut a = ConvApp::new(kind, scale, stream(2), lowat);
                 a.connection_per_item = per_item;
                 a.smtp_handshake = handshake;
+                a.telnet_keystrokes = keystrokes;
                 let port = gen.server_port;
                 self.open_tcp(g, (client, server), (0, port), App::Conv(Box::new(a)), [stream(0), stream(1)], None);
             }

@@ -480,8 +480,15 @@ pub enum AppSec {
         #[serde(default = "yes")]
         handshake: bool,
     },
-    /// tcplib TELNET conversations (the server echoes).
-    Telnet {},
+    /// tcplib TELNET conversations.
+    Telnet {
+        /// Mah §3.3.1: the client types single-byte keystrokes and the server answers each
+        /// with a response of `telnet_pktsize` bytes (`[[traffic]]` only). Default false:
+        /// the client writes packets of `telnet_pktsize` bytes and the server echoes them
+        /// (Cáceres §2.1).
+        #[serde(default)]
+        keystrokes: bool,
+    },
     /// A Web browser of Mah's HTTP model (App. A), placed on a workstation without one and
     /// browsing until the end of the run (`[[traffic]]` only).
     Http {},

@@ -152,3 +152,22 @@ fn generated_ftp_with_a_connection_per_item_keeps_its_slot_between_items() {
     let mean = |g: &serde_json::Value| g["duration_mean_s"].as_f64().unwrap();
     assert!(mean(&fb) > mean(&fa), "per item {} s vs one connection {} s", mean(&fb), mean(&fa));
 }
+
+/// Mah §3.3.1 TELNET (`keystrokes = true`): the same arrivals and conversations as the echo
+/// model, every byte accounted for, one response time per keystroke; refused in `[[tcp]]`.
+#[test]
+fn telnet_with_keystrokes_runs_the_same_conversations_and_is_refused_in_tcp_slots() {
+    let echo = two_sites();
+    let keys = echo.replace("app = { kind = \"telnet\" }", "app = { kind = \"telnet\", keystrokes = true }");
+    assert_ne!(echo, keys);
+    let (e, k) = (run_text(&echo, RunOptions::default()).summary, run_text(&keys, RunOptions::default()).summary);
+    assert_conserved(&k);
+    let (te, tk) = (&e["applications"]["telnet"], &k["applications"]["telnet"]);
+    assert_eq!(te["started"], tk["started"], "arrivals do not depend on the TELNET model");
+    let n = tk["metrics"]["response_s"]["n"].as_u64().unwrap();
+    assert!(n > 200, "{tk}");
+    assert_ne!(te["metrics"]["response_s"], tk["metrics"]["response_s"]);
+    let slot = "[[tcp]]\nname = \"t\"\nclient = \"berkeley-ws0\"\nserver = \"urbana-srv0\"\napp = { kind = \"telnet\", keystrokes = true }\n";
+    let err = error(&format!("{echo}\n{slot}"));
+    assert!(err.contains("tcp[0].app.keystrokes") && err.contains("only in [[traffic]]"), "{err}");
+}

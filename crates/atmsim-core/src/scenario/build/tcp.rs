@@ -320,7 +320,10 @@ fn app_spec(i: usize, app: &AppSec) -> Result<AppSpec> {
         AppSec::Smtp { item_scale, .. } => {
             AppSpec::Conv(ConvKind::Smtp, item_scale_in(f("app.item_scale"), *item_scale)?, false)
         }
-        AppSec::Telnet {} => AppSpec::Conv(ConvKind::Telnet, 1.0, false),
+        AppSec::Telnet { keystrokes: true } => {
+            return invalid(f("app.keystrokes"), "expected false: TELNET with keystrokes runs only in [[traffic]]")
+        }
+        AppSec::Telnet { .. } => AppSpec::Conv(ConvKind::Telnet, 1.0, false),
         AppSec::Http {} | AppSec::Audio { .. } | AppSec::Video { .. } => {
             return invalid(
                 f("app.kind"),

@@ -116,9 +116,18 @@ pub(super) fn generators(doc: &ScenarioDoc, names: &Names, run: &Run) -> Result<
 /// The application of `traffic[i]` and its server's well-known port (RFC 1700).
 fn app(i: usize, a: &AppSec) -> Result<(GenApp, u16)> {
     let f = |k: &str| format!("traffic[{i}].app.{k}");
-    let conv = |kind, scale, per_item, handshake| GenApp::Conv { kind, scale, per_item, handshake };
+    let conv = |kind, scale, per_item, handshake| GenApp::Conv { kind, scale, per_item, handshake, keystrokes: false };
     Ok(match a {
-        AppSec::Telnet {} => (conv(ConvKind::Telnet, 1.0, false, true), 23),
+        AppSec::Telnet { keystrokes } => (
+            GenApp::Conv {
+                kind: ConvKind::Telnet,
+                scale: 1.0,
+                per_item: false,
+                handshake: true,
+                keystrokes: *keystrokes,
+            },
+            23,
+        ),
         AppSec::Ftp { item_scale, data_connections: true, connection_per_item } => {
             if *connection_per_item {
                 return invalid(f("connection_per_item"), "expected false with data_connections = true");
