@@ -18,6 +18,7 @@ STUDIES = {
     "kocyigit": "atmsim.reproduce.kocyigit",
     "magic95": "atmsim.reproduce.magic95",
     "mah96": "atmsim.reproduce.mah96",
+    "mah96-calibration": "atmsim.reproduce.mah96.calibrate",
 }
 
 __all__ = ["STUDIES"]

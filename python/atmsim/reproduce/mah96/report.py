@@ -20,6 +20,7 @@ import numpy as np
 from ...output import atomic_file
 from ...report import figure_path
 from ...study import Kind, Verdict, write_study_report
+from . import calibration as calibration
 from . import figures as figures
 from . import oracle as oracle
 from . import tables as tables
@@ -47,15 +48,15 @@ def verdicts(study) -> list[tuple[oracle.Row, oracle.Verdict]]:
     return [(row, oracle.judge(row, st, study.mode.at_scale, study.mode.label(), diffs)) for row in oracle.ROWS]
 
 
-#: The rows the 1024-cell port buffer was chosen from (docs/mah96.md, "Buffer sizes"): the
-#: switch cell drop rate, the telnet connect median and the audio overdue rate.
-CALIBRATED_ROWS = frozenset({"M-15 levels", "K-6", "K-13"})
+#: The rows the buffers and socket buffers were fitted to: the calibration set declared in
+#: :mod:`.calibration` (docs/mah96.md, "Calibration").
+CALIBRATED_ROWS = calibration.CALIBRATION_ROWS
 
 
 def kind_of(row: oracle.Row) -> Kind:
     """What an ``agrees`` of ``row`` is worth: pvc ≡ svccache is the model against itself;
-    prose and the thesis' self-conflicting numbers compare with nothing; the rows the buffer
-    size was chosen from are calibrated; every other row is validated."""
+    prose and the thesis' self-conflicting numbers compare with nothing; the rows of the
+    calibration set are calibrated; every other row is validated."""
     if row.kind == "identical":
         return Kind.MODEL
     if row.kind in ("qos", "conflict"):
