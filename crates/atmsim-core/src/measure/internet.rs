@@ -5,7 +5,9 @@
 //! in the summary. Driver counters follow Mah (1996) §3.4/§6.6 and spec decisions:
 //! setups requested (cache misses), cache hits, setups completed and failed, teardowns, the
 //! maximum of VCs in use (bound + cached) over the 1-s samples, and the peak of setups
-//! requested in any 1-s bin.
+//! requested in any 1-s bin; under a QoS policy other than noqos also the guaranteed
+//! setups requested and refused, the guaranteed cache hits and the two failure rates, per
+//! setup request and per VC request (hits + setups; `iface::ipoa::counters`).
 
 use crate::iface::ipoa::qos::Scheme;
 use crate::net::Network;
@@ -49,6 +51,8 @@ pub fn hosts(net: &Network) -> Vec<Value> {
                     v["ipoa"]["guaranteed_requested"] = json!(c.guaranteed_requested);
                     v["ipoa"]["guaranteed_refused"] = json!(c.guaranteed_refused);
                     v["ipoa"]["guaranteed_failure_rate"] = json!(c.guaranteed_failure_rate());
+                    v["ipoa"]["guaranteed_hits"] = json!(c.guaranteed_hits);
+                    v["ipoa"]["guaranteed_failure_rate_per_vc_request"] = json!(c.guaranteed_failure_rate_per_vc_request());
                 }
             }
             v

@@ -104,10 +104,22 @@
 //! Bound" column of Tab 4-2: the largest bound not above `d` ([`level_for_delay`], spec
 //! §4.4 "Derived", A-25). A `d` below level 0's 16 cell times cannot be met and is an error
 //! ([`SpecError::DelayBelowLevel0`]): the caller must use best effort for that conversation.
+//!
+//! # Other readings (analysis only)
+//!
+//! `Reading` (crate-internal) holds the choices the thesis leaves to the reader: the `d_m`
+//! the delay test uses (Tab 4-2's RCSP column, or its switch column, or another), whether
+//! `b_j`, `s_max` and the rate test count 48-byte payloads against the link's 53-byte cells
+//! (Tab 4-5's kb/s column), whether the delay test runs at all, and whether higher levels
+//! count against a lower level's budget. `Reading::THESIS` is the reading above and the only
+//! one a network uses: no scenario can choose another. The others exist so that the tests can
+//! count, through this code, how many HTTP-down VCs each reading admits per T1 port
+//! (`docs/mah96.md`, "Admission: which reading of the delay-bound test": none admits more than
+//! 32, and none reconciles the thesis' failure rates).
 
 use super::admission::Admission;
 use super::Descriptor;
-use crate::atm::cell::CELL_BITS;
+use crate::atm::cell::{CELL_BITS, CELL_BYTES, CELL_PAYLOAD_BYTES};
 use crate::ids::PortId;
 use crate::time::{Rate, SimDuration, PS_PER_SEC};
 use std::collections::BTreeMap;
@@ -123,6 +135,31 @@ pub const BEST_EFFORT: Descriptor = Descriptor(u32::MAX);
 
 /// Picosecond·bit/s in one cell: `τ = CELL_PS_BPS / R` ps.
 const CELL_PS_BPS: u128 = CELL_BITS as u128 * PS_PER_SEC as u128;
+
+/// Picosecond·bit/s in one cell's payload (the rate test of [`Reading::payload_bytes`]).
+const PAYLOAD_PS_BPS: u128 = 8 * CELL_PAYLOAD_BYTES as u128 * PS_PER_SEC as u128;
+
+/// How the admission test is read (module docs, "Other readings"). Internal: a network
+/// always uses [`Reading::THESIS`]; the other readings are for the analysis tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reading {
+    /// `d_m` of the delay test per level [cell times of the port]; Tab 4-2's RCSP column.
+    pub bounds: [u64; LEVELS],
+    /// Count `b_j` and `s_max` in 48-byte payloads against `53·d_m/τ` bytes of line, and the
+    /// rate test as `Σ 384 bit / X_ave ≤ R` (Tab 4-5's kb/s column against 1,536 kb/s).
+    pub payload_bytes: bool,
+    /// Run the delay test; when off only the rate test admits.
+    pub delay_test: bool,
+    /// Level `m`'s sum counts levels `k ≤ m` (Zhang–Ferrari); when off, level `m` only.
+    pub higher_levels_count: bool,
+}
+
+impl Reading {
+    /// The test of the module docs: Tab 4-2's bounds, whole cells, both tests, every level
+    /// at or above `m` counted in level `m`'s sum.
+    pub const THESIS: Reading =
+        Reading { bounds: TAB_4_2_CELLS, payload_bytes: false, delay_test: true, higher_levels_count: true };
+}
 
 /// A bad traffic specification or port table; each message names the field and what it
 /// must be. Construction fails; nothing is half-built.
@@ -258,6 +295,7 @@ struct PortState {
 pub struct DelayBoundAdmission {
     specs: Vec<TrafficSpec>,
     ports: Vec<PortState>,
+    reading: Reading,
 }
 
 impl DelayBoundAdmission {
@@ -271,7 +309,14 @@ impl DelayBoundAdmission {
             return Err(SpecError::TableTooLarge { len: specs.len(), max: BEST_EFFORT.0 as usize });
         }
         let ports = port_rates.iter().map(|&rate| PortState { rate, admitted: BTreeMap::new() }).collect();
-        Ok(DelayBoundAdmission { specs, ports })
+        Ok(DelayBoundAdmission { specs, ports, reading: Reading::THESIS })
+    }
+
+    /// The same admission under another reading of the test (analysis only; module docs).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn with_reading(mut self, reading: Reading) -> Self {
+        self.reading = reading;
+        self
     }
 
     /// The specification `d` stands for (`None` for best effort or an unknown descriptor).
@@ -294,8 +339,9 @@ impl DelayBoundAdmission {
             for (&d, &count) in &p.admitted {
                 let spec = &self.specs[d as usize];
                 out[spec.level as usize].1 += count;
-                for (m, slot) in out.iter_mut().enumerate().skip(spec.level as usize) {
-                    let cells = spec.envelope_cells(TAB_4_2_CELLS[m], p.rate);
+                let counted = if self.reading.higher_levels_count { LEVELS } else { spec.level as usize + 1 };
+                for (m, slot) in out.iter_mut().enumerate().take(counted).skip(spec.level as usize) {
+                    let cells = spec.envelope_cells(self.reading.bounds[m], p.rate);
                     slot.0 = slot.0.saturating_add(cells.saturating_mul(count as u64));
                 }
             }
@@ -307,14 +353,29 @@ impl DelayBoundAdmission {
     fn fits(&self, port: &PortState, spec: &TrafficSpec, pid: PortId) -> bool {
         let load = self.level_load(pid);
         let k = spec.level as usize;
-        let delay_ok = (k..LEVELS).filter(|&m| m == k || load[m].1 > 0).all(|m| {
-            let bound = TAB_4_2_CELLS[m];
-            load[m].0.saturating_add(spec.envelope_cells(bound, port.rate)) < bound
-        });
+        let r = &self.reading;
+        let last = if r.higher_levels_count { LEVELS } else { k + 1 };
+        let delay_ok = !r.delay_test
+            || (k..last).filter(|&m| m == k || load[m].1 > 0).all(|m| {
+                let bound = r.bounds[m];
+                self.delay_fits(load[m].0.saturating_add(spec.envelope_cells(bound, port.rate)), bound)
+            });
         delay_ok && self.rate_ok(port, spec)
     }
 
-    /// `Σ τ/X_ave ≤ 1` with the candidate, i.e. `Σ 1/X_ave ≤ R / (424·10¹²)`, exactly.
+    /// `Σ b + s_max ≤ l·d_m` with `cells = Σ b` and `d_m = bound` cell times: in cells
+    /// `cells + 1 ≤ bound`; under [`Reading::payload_bytes`] `48·(cells + 1) ≤ 53·bound`.
+    fn delay_fits(&self, cells: u64, bound: u64) -> bool {
+        let need = cells.saturating_add(1) as u128;
+        if self.reading.payload_bytes {
+            need * CELL_PAYLOAD_BYTES as u128 <= bound as u128 * CELL_BYTES as u128
+        } else {
+            need <= bound as u128
+        }
+    }
+
+    /// `Σ τ/X_ave ≤ 1` with the candidate, i.e. `Σ 1/X_ave ≤ R / (424·10¹²)`, exactly
+    /// (`384·10¹²` under [`Reading::payload_bytes`]).
     fn rate_ok(&self, port: &PortState, spec: &TrafficSpec) -> bool {
         let held = port.admitted.iter().map(|(&d, &c)| (self.specs[d as usize].x_ave, c));
         let mut sum = Frac::ZERO;
@@ -324,7 +385,8 @@ impl DelayBoundAdmission {
                 None => return false,
             }
         }
-        frac_le(sum.num, sum.den, port.rate.as_bps() as u128, CELL_PS_BPS)
+        let per_cell = if self.reading.payload_bytes { PAYLOAD_PS_BPS } else { CELL_PS_BPS };
+        frac_le(sum.num, sum.den, port.rate.as_bps() as u128, per_cell)
     }
 }
 

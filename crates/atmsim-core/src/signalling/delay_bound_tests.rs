@@ -250,6 +250,126 @@ fn best_effort_unknown_descriptors_and_ports() {
     assert_eq!(fill(&mut a, P0, HI), 15);
 }
 
+// ---- readings that could admit more HTTP-down VCs (docs/mah96.md, "Admission: which reading")
+
+/// How many VCs of `spec` one T1 port admits under `reading`.
+fn per_t1_port(reading: Reading, spec: TrafficSpec) -> usize {
+    let mut a = DelayBoundAdmission::new(&[T1], vec![spec]).unwrap().with_reading(reading);
+    fill(&mut a, P0, Descriptor(0))
+}
+
+/// Tab 4-2 with level 3's `d_m` replaced [cell times].
+fn level_3_bound(cells: u64) -> Reading {
+    Reading { bounds: [16, 32, 64, cells], ..Reading::THESIS }
+}
+
+#[test]
+fn readings_of_b_and_of_the_level_3_bound_admit_thirteen_to_fifteen() {
+    // HTTP down (Tab 4-5): X_min 4 ms, X_ave 8 ms, I 1000 ms; τ = 276.04 µs. While d_m is
+    // below the 500 ms burst (125 cells 4 ms apart), b(d_m) ≈ d_m/X_min, so every reading
+    // of d_m admits about (d_m/τ)/(d_m/X_min) = X_min/τ = 14.49 VCs.
+    let http = spec(ms(4), ms(8), ms(1000), 3);
+    let rows: [(&str, Reading, usize); 6] = [
+        // b(128 τ = 35.33 ms) = ⌈8.83⌉ = 9: ⌊(128 − 1)/9⌋.
+        ("shipped: RCSP column, whole cells", Reading::THESIS, 14),
+        // No s_max term ≡ one more cell of bound: ⌊128/9⌋.
+        ("without the non-preemption cell", level_3_bound(129), 14),
+        // Switch column 37.5 ms = 136 τ: b = ⌈37.54/4⌉ = 10, ⌊135/10⌋.
+        ("switch delay bound, 136 τ", level_3_bound(136), 13),
+        // The requested d = 40 ms = 144.9 τ (144 whole cells): b(39.75 ms) = 10, ⌊143/10⌋.
+        ("requested d = 40 ms", level_3_bound(144), 14),
+        // "128" taken as 128 ms = 463.7 τ: b(127.8 ms) = ⌈31.95⌉ = 32, ⌊462/32⌋.
+        ("128 ms instead of 128 cell times", level_3_bound(463), 14),
+        // 48-byte payloads against 53-byte cell times: 48·(9N + 1) ≤ 53·128 → N ≤ 15.6.
+        ("b and s_max in payload bytes", Reading { payload_bytes: true, ..Reading::THESIS }, 15),
+    ];
+    for (name, reading, want) in rows {
+        assert_eq!(per_t1_port(reading, http), want, "{name}");
+    }
+}
+
+#[test]
+fn readings_that_count_a_vc_as_more_traffic_admit_fewer() {
+    // End-to-end 40 ms split over 5 hops: 8 ms per hop → level 0 (16 τ = 4.42 ms),
+    // b = ⌈1.10⌉ = 2: ⌊15/2⌋ = 7.
+    assert_eq!(level_for_delay(ms(8), T1), Ok(0));
+    assert_eq!(per_t1_port(Reading::THESIS, spec(ms(4), ms(8), ms(1000), 0)), 7);
+    // The whole interval's n = 125 cells as one burst (X_min → 0): ⌊127/125⌋ = 1.
+    assert_eq!(per_t1_port(Reading::THESIS, spec(SimDuration::from_ps(1), ms(8), ms(1000), 3)), 1);
+    // X_min per 552-byte datagram (12 cells) rather than per cell: a packet VC is 12 cell
+    // VCs in step, and of the 14 cell VCs only one whole group of 12 fits.
+    let mut a = DelayBoundAdmission::new(&[T1], vec![spec(ms(4), ms(8), ms(1000), 3)]).unwrap();
+    let groups = (0..10).take_while(|_| (0..12).all(|_| a.admit(P0, &Descriptor(0)))).count();
+    assert_eq!(groups, 1);
+}
+
+#[test]
+fn rate_based_readings_admit_at_most_thirty_two() {
+    let rate_only = Reading { delay_test: false, ..Reading::THESIS };
+    let rate_only_payload = Reading { payload_bytes: true, ..rate_only };
+    // b from the average rate (X_min read as X_ave = 8 ms): b = ⌈4.42⌉ = 5, ⌊127/5⌋ = 25.
+    assert_eq!(per_t1_port(Reading::THESIS, spec(ms(8), ms(8), ms(1000), 3)), 25);
+    // Rate test alone, in cells: ⌊X_ave/τ⌋ = ⌊8/0.27604⌋ = ⌊28.98⌋ = 28 — also the ceiling
+    // of the shipped test, whatever its delay reading.
+    let http = spec(ms(4), ms(8), ms(1000), 3);
+    assert_eq!(per_t1_port(rate_only, http), 28);
+    // Tab 4-5's kb/s column against 1,536 kb/s: 48 kb/s average → 32; 96 kb/s peak → 16.
+    assert_eq!(per_t1_port(rate_only_payload, http), 32);
+    assert_eq!(per_t1_port(rate_only_payload, spec(ms(4), ms(4), ms(1000), 3)), 16);
+    // The delay test never admits past the rate test: even a level-3 bound of 1 s (b = 125,
+    // ⌊3621/125⌋ = 28) stops at 28.
+    assert_eq!(per_t1_port(level_3_bound(3622), http), 28);
+}
+
+#[test]
+fn the_ports_of_one_path_admit_what_one_port_does() {
+    // A site router's adapter and its site switch's uplink carry the same VCs (one router
+    // per site switch), so testing both, or switch ports only, admits the same 14; the
+    // first refusal releases the reservation already made, as a REJECT does.
+    let http = spec(ms(4), ms(8), ms(1000), 3);
+    let mut a = DelayBoundAdmission::new(&[T1, T1], vec![http]).unwrap();
+    let d = Descriptor(0);
+    let both = (0..100)
+        .take_while(|_| {
+            let first = a.admit(P0, &d);
+            let second = first && a.admit(P1, &d);
+            if first && !second {
+                a.release(P0, &d);
+            }
+            second
+        })
+        .count();
+    assert_eq!(both, 14);
+    assert_eq!(a.reserved(P0), a.reserved(P1));
+}
+
+#[test]
+fn mixes_http_up_and_telnet_share_level_3() {
+    // HTTP up (X_min 50 ms): b(35.33 ms) = 1 cell. Telnet (level 1) counts at level 3 with
+    // b = ⌈35.33/10⌉ = 4 (down) and ⌈35.33/20⌉ = 2 (up).
+    let specs = vec![
+        spec(ms(4), ms(8), ms(1000), 3),      // 0: HTTP down
+        spec(ms(50), ms(100), ms(10_000), 3), // 1: HTTP up
+        spec(ms(10), ms(20), ms(1000), 1),    // 2: telnet down
+        spec(ms(20), ms(50), ms(500), 1),     // 3: telnet up
+    ];
+    let (down, up, tdown, tup) = (Descriptor(0), Descriptor(1), Descriptor(2), Descriptor(3));
+    let port = |reading: Reading| DelayBoundAdmission::new(&[T1], specs.clone()).unwrap().with_reading(reading);
+    // nwc-http: 10 HTTP-up VCs leave ⌊(127 − 10)/9⌋ = 13 HTTP down.
+    let mut a = port(Reading::THESIS);
+    (0..10).for_each(|_| assert!(a.admit(P0, &up)));
+    assert_eq!(fill(&mut a, P0, down), 13);
+    // nwc-isp: 5 telnet pairs take 5·(4 + 2) = 30 cells: ⌊(127 − 30)/9⌋ = 10 HTTP down.
+    let mut a = port(Reading::THESIS);
+    (0..5).for_each(|_| assert!(a.admit(P0, &tdown) && a.admit(P0, &tup)));
+    assert_eq!(fill(&mut a, P0, down), 10);
+    // If level 3's budget ignored level 1 it would stay at 14.
+    let mut a = port(Reading { higher_levels_count: false, ..Reading::THESIS });
+    (0..5).for_each(|_| assert!(a.admit(P0, &tdown) && a.admit(P0, &tup)));
+    assert_eq!(fill(&mut a, P0, down), 14);
+    assert_eq!(a.level_load(P0)[3], (126, 14));
+}
+
 // ---- the brute-force worst case ----------------------------------------------------------
 
 /// Every VC sends its greedy pattern from t = 0 through a non-preemptive static-priority

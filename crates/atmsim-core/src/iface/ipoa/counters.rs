@@ -10,6 +10,13 @@
 //! `cache_hits / (cache_hits + setups_requested)`. The per-second bins count requests too:
 //! the thesis' "virtual circuit establishments performed each second" are the calls a router
 //! places. Bins are `[k s, (k+1) s)` of simulated time.
+//!
+//! Guaranteed VCs (Chapter 4) have two failure rates (issue 28): per *setup request*,
+//! `guaranteed_refused / guaranteed_requested` (A-32: the thesis' VC failure rate, cache hits
+//! excluded), and per *VC request*, `guaranteed_refused / (guaranteed_hits +
+//! guaranteed_requested)`: the share of all guaranteed requests for a VC, served from the
+//! cache or by a setup, that ended on a best-effort fallback. A hit on a cached fallback VC
+//! after a refusal is not a guaranteed hit: its request was counted as a setup already.
 
 use crate::time::{SimTime, PS_PER_SEC};
 
@@ -29,6 +36,9 @@ pub struct DriverCounters {
     /// fallback request. The thesis' VC failure rate is this over
     /// `guaranteed_requested` (A-32: cache hits excluded).
     pub guaranteed_refused: u64,
+    /// Guaranteed requests served by a cached guaranteed VC, with no setup (counted in
+    /// `cache_hits` too).
+    pub guaranteed_hits: u64,
     /// VCs this driver released (idle svc VCs and expired cached VCs).
     pub teardowns: u64,
     /// Datagrams that waited for a pending setup.
@@ -81,6 +91,13 @@ impl DriverCounters {
         (self.guaranteed_requested > 0).then(|| self.guaranteed_refused as f64 / self.guaranteed_requested as f64)
     }
 
+    /// Refused guaranteed setups over every guaranteed request for a VC, served by a cache
+    /// hit or a setup (module docs); `None` before the first.
+    pub fn guaranteed_failure_rate_per_vc_request(&self) -> Option<f64> {
+        let all = self.guaranteed_hits + self.guaranteed_requested;
+        (all > 0).then(|| self.guaranteed_refused as f64 / all as f64)
+    }
+
     /// Cache hits over all requests for a VC that found none bound; `None` before the first.
     pub fn hit_rate(&self) -> Option<f64> {
         let all = self.cache_hits + self.setups_requested;
@@ -120,5 +137,19 @@ mod tests {
         c.sample_in_use();
         assert_eq!(c.max_vcs_in_use_sampled, 5);
         assert_eq!(c.hit_rate(), None);
+    }
+
+    #[test]
+    fn guaranteed_failures_per_setup_and_per_vc_request() {
+        let mut c = DriverCounters::default();
+        assert_eq!((c.guaranteed_failure_rate(), c.guaranteed_failure_rate_per_vc_request()), (None, None));
+        c.guaranteed_requested = 4;
+        c.guaranteed_refused = 2;
+        c.guaranteed_hits = 4;
+        assert_eq!(c.guaranteed_failure_rate(), Some(0.5));
+        assert_eq!(c.guaranteed_failure_rate_per_vc_request(), Some(0.25), "2 refused of 4 hits + 4 setups");
+        c.guaranteed_requested = 0;
+        c.guaranteed_refused = 0;
+        assert_eq!(c.guaranteed_failure_rate_per_vc_request(), Some(0.0), "hits only: no failure");
     }
 }

@@ -117,6 +117,9 @@ impl IpoaDriver {
             Some((vc, _pending)) => self.queue(vc, datagram),
             None => {
                 if let Some(vc) = self.reuse_cached(now, key, egress, class) {
+                    if descriptor != TrafficDescriptor::BestEffort {
+                        self.counters.guaranteed_hits += 1;
+                    }
                     out.push(Action::Send { datagram, vc });
                     self.arm(vc, now + self.cfg.idle_timeout, out);
                 } else {

@@ -556,4 +556,26 @@ fn under_svccache_a_refusal_takes_a_cached_fallback_vc_at_once() {
     assert!(drv.vc_info(second).is_none(), "the refused handle is free");
     let c = drv.counters();
     assert_eq!((c.cache_hits, c.guaranteed_refused, c.setups_requested), (1, 2, 3));
+    assert_eq!(c.guaranteed_hits, 0, "a fallback hit is not a guaranteed hit");
+    assert_eq!(c.guaranteed_failure_rate_per_vc_request(), Some(1.0), "2 refused of 0 hits + 2 setups");
+}
+
+#[test]
+fn a_guaranteed_request_served_by_a_cached_guaranteed_vc_is_a_guaranteed_hit() {
+    let mut drv = qos_driver("nwc-telnet-conv-svccache");
+    let mut out = Vec::new();
+    drv.transmit(SimTime::ZERO, &telnet(1, 21, 40_000), WEST, DatagramId(0), &mut out);
+    let (vc, _, _) = setup_request(&out);
+    drv.setup_result(at_ms(50), vc, SetupOutcome::Connected, &mut out);
+    let Some(&Action::ArmTimer { at, token }) = out.last() else { panic!("{out:?}") };
+    drv.timer_fired(at, token, &mut out);
+    assert_eq!(drv.vc_info(vc).map(|i| i.state), Some(VcState::Cached));
+    // A later telnet conversation takes the cached guaranteed VC; SMTP, best effort, does not count.
+    out.clear();
+    drv.transmit(at_s(30), &telnet(1, 21, 40_001), WEST, DatagramId(1), &mut out);
+    assert_eq!(out.first(), Some(&Action::Send { datagram: DatagramId(1), vc }));
+    drv.transmit(at_s(31), &tcp(1, 40_002, 21, 25), WEST, DatagramId(2), &mut out);
+    let c = drv.counters();
+    assert_eq!((c.cache_hits, c.guaranteed_hits, c.guaranteed_requested, c.guaranteed_refused), (1, 1, 1, 0));
+    assert_eq!(c.guaranteed_failure_rate_per_vc_request(), Some(0.0));
 }
