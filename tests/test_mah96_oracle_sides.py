@@ -28,12 +28,29 @@ def _paired(row, b_of) -> dict[str, list[dict]]:
     return _runs(values, row.stats)
 
 
+def _sized_b(z, sig, k: int, x: float) -> float:
+    """Seed ``k``'s B value for a statistic with a published magnitude ``z``: the change of the
+    means at the middle of the range; significant (A × (1 + c), or A + c) unless the thesis says
+    "not sig.", where the three B values straddle the A triple (the nine differences span zero)."""
+    c = (z.lo + z.hi) / 2
+    if sig is not False:
+        return x + c if z.delta else x * (1 + c)
+    mean = sum(BASE) / len(BASE)
+    m = mean + c if z.delta else mean * (1 + c)
+    return m + (k - 1) * (abs(m - mean) + 2.0)
+
+
 def _shift(row, agree: bool) -> dict[str, list[dict]]:
     sign = {"lower": -1.0, "higher": 1.0, None: 0.0}[row.expect]
-    if agree:
-        step = 5.0 if row.sig else 0.2
-        return _paired(row, lambda x: x + sign * step)
-    return _paired(row, lambda x: x - (sign or -1.0) * 5.0)  # significant, on the other side
+    if not agree:
+        return _paired(row, lambda x: x - (sign or -1.0) * 5.0)  # significant, on the other side
+    step = 5.0 if row.sig else 0.2
+    sizes = {z.stat: z for z in row.size}
+    runs = _paired(row, lambda x: x + sign * step)
+    for _, b in row.pairs:  # a statistic with a published magnitude gets it (issue 28: within 5×)
+        for k, (x, r) in enumerate(zip(BASE, runs[b])):
+            r.update({st: _sized_b(z, row.sig, k, x) for st, z in sizes.items()})
+    return runs
 
 
 def _level(row, agree: bool) -> dict[str, list[dict]]:

@@ -5,14 +5,16 @@ per-run values (no simulation)."""
 from __future__ import annotations
 
 import copy
+import math
 import re
 
 import pytest
 
 from atmsim.reproduce.mah96 import oracle as o
+from atmsim.reproduce.mah96 import report as report
 from atmsim.reproduce.mah96 import qos_rows as q
 from atmsim.reproduce.mah96 import tables as t
-from atmsim.reproduce.mah96.rows import CANONICAL, Row, chg_row
+from atmsim.reproduce.mah96.rows import CANONICAL, Row, Size, chg_row, cmp_row, resolve_sizes
 
 from test_mah96 import SUMMARY
 
@@ -192,6 +194,100 @@ def test_ratio_row_reads_the_mux_from_full_names():
     assert v.word == o.AGREES and "app:" in v.ours and "conv:" in v.ours
 
 
+# ----- magnitudes of comparison rows (issue 28: a direction match 5× off is not agreement) ------
+
+
+def test_size_factor_is_ours_over_the_nearest_end_of_the_published_range():
+    assert o.size_factor(0.5, 0.32, 0.78) == 1.0  # inside
+    assert o.size_factor(3.9, 0.32, 0.78) == pytest.approx(5.0)  # beyond hi: over hi
+    assert o.size_factor(0.064, 0.32, 0.78) == pytest.approx(0.2)  # below lo: over lo
+    assert o.size_factor(-0.02, -0.46, -0.36) == pytest.approx(0.02 / 0.36)  # a decrease too small
+    assert o.size_factor(-0.1, 0.32, 0.78) < 0  # the opposite sign
+    assert o.size_factor(None, 0.32, 0.78) == math.inf  # A's mean 0: unbounded
+    assert o.size_ok(5.0) and o.size_ok(0.2) and o.size_ok(1.0)
+    assert not o.size_ok(5.01) and not o.size_ok(0.199) and not o.size_ok(-1.0) and not o.size_ok(math.inf)
+
+
+def test_comparison_rows_carry_the_published_magnitudes_once():
+    rows = {r.id: r for r in o.ROWS}
+    q7 = rows["Q-7"]
+    assert [(z.stat, z.lo, z.hi, z.source) for z in q7.size] == [("telnet.response.p90", 0.32, 0.78, "Q-7 change")]
+    assert {z.stat for z in rows["Q-9"].size} == {"audio.loss", "video.loss"}
+    assert (rows["Q-20"].size[0].lo, rows["Q-20"].size[0].hi) == (1.0, 3.0)  # ×2–4
+    assert [(z.lo, z.hi) for z in rows["M-18"].size] == [(3.10, 8.80)]  # +310–880 %
+    assert {z.agg for z in rows["Q-3"].size} == {"mean"}  # "averaging about 20 %", "almost 40 %"
+    # Every link names a change row whose range is the size (resolve_sizes), and only comparisons have sizes.
+    for r in o.ROWS:
+        assert not r.size or r.kind == "shift", r.id
+        for z in r.size:
+            if z.source:
+                src = rows[z.source]
+                assert src.kind == "change" and (z.lo, z.hi) == src.change and z.stat in src.stats, r.id
+            assert z.stat in r.stats, r.id
+    with pytest.raises(ValueError, match="one sign"):
+        Size("audio.loss", -0.1, 0.2)
+    with pytest.raises(ValueError, match="names no row"):
+        resolve_sizes((cmp_row("X", "", "", "", (("a", "b"),), ("audio.loss",), "higher", None, size_of=("nope",)),))
+
+
+def test_direction_right_and_magnitude_within_5x_agrees_6x_off_differs_at_any_scale():
+    q7 = _row("Q-7")  # sp-ftp: telnet response 90th higher, sig.; thesis +32–78 %
+    base = [0.15, 0.16, 0.17]
+    for at_scale in (True, False):  # quick mode too: the rule does not depend on the scale
+        assert o.judge(q7, _policy("sp-ftp", "telnet.response.p90", base, 1.5), at_scale, "").word == o.AGREES  # +50 %
+        within = o.judge(q7, _policy("sp-ftp", "telnet.response.p90", base, 1 + 4.5 * 0.78), at_scale, "")
+        assert within.word == o.AGREES, within.reason  # 4.5× the upper end
+        off = o.judge(q7, _policy("sp-ftp", "telnet.response.p90", base, 1 + 6 * 0.78), at_scale, "")
+        assert off.word == o.DIFFERS  # 6× the upper end: direction and significance right, magnitude not
+        assert "+468 % (f 6)" in off.test and "[+32 %, +78 %]" in off.test
+        assert "magnitude off by more than 5×" in off.reason and "6× the nearest end" in off.reason
+        assert "not met" not in off.reason
+    # Too small by more than 5×: +5 % against +32 % (significant: the triples do not overlap).
+    tight = [0.150, 0.151, 0.152]
+    small = o.judge(q7, _policy("sp-ftp", "telnet.response.p90", tight, 1.05), False, "quick")
+    assert small.word == o.DIFFERS and "+5 %" in small.reason
+
+
+def test_quick_mode_q7_at_555_percent_differs_and_its_verdict_shows_both_magnitudes():
+    q7 = _row("Q-7")
+    v = o.judge(q7, _policy("sp-ftp", "telnet.response.p90", [0.15, 0.16, 0.17], 6.55), False, "quick")
+    assert v.word == o.DIFFERS
+    (sv,) = report.study_verdicts([(q7, v)])
+    assert str(sv.outcome) == "differs"
+    assert "+555 %" in sv.rule and "[+32 %, +78 %]" in sv.rule and "+555 %" in sv.detail
+
+
+def test_a_magnitude_need_and_aggregates():
+    # Q-3: the means over the four setups, −20 % (median) and −40 % (90th); −2 % is 10× too small.
+    q3 = _row("Q-3")
+    runs = _policy("sp-telnet", "telnet.response.median", [0.080, 0.0801, 0.0802], 0.8)
+    for c, rs in _policy("sp-telnet", "telnet.response.p90", [0.175, 0.176, 0.177], 0.6).items():
+        for r, x in zip(runs[c], rs):
+            r.update(x)
+    assert o.judge(q3, runs, False, "quick").word == o.AGREES
+    for s in SETUPS:
+        runs[f"sp-telnet-{s}"] = [r | {"telnet.response.median": v * 0.98} for r, v in zip(runs[f"noqos-{s}"], (0.080, 0.0801, 0.0802))]
+    v = o.judge(q3, runs, False, "quick")
+    assert v.word == o.DIFFERS and "mean over the pairs" in v.reason and "−2 %" in v.reason.replace("-", "−")
+    # Q-17 needs 3 of 4: one setup 10× too small still agrees; two do not.
+    q17 = _row("Q-17")  # −29–39 %
+    runs = _policy("sp-isp", "telnet.response.p90", [0.170, 0.171, 0.172], 0.66)
+    runs["sp-isp-conv-svccache"] = [{"telnet.response.p90": v * 0.97} for v in (0.170, 0.171, 0.172)]
+    assert o.judge(q17, runs, False, "quick").word == o.AGREES
+    runs["sp-isp-conv-svc"] = runs["sp-isp-conv-svccache"]
+    assert o.judge(q17, runs, False, "quick").word == o.DIFFERS
+
+
+def test_a_zero_baseline_is_an_unbounded_magnitude():
+    m18 = _row("M-18")  # conv → router audio loss +310–880 %, sig.
+    runs = _runs({"noqos-conv-svc": [0.0] * 3, "noqos-conv-svccache": [0.0] * 3,
+                  "noqos-router-svc": [0.010, 0.011, 0.012], "noqos-router-svccache": [0.010, 0.011, 0.012]}, "audio.loss")
+    v = o.judge(m18, runs, False, "quick")
+    assert v.word == o.DIFFERS and "unbounded" in v.test
+    runs |= _runs({"noqos-conv-svc": [0.0020, 0.0021, 0.0022], "noqos-conv-svccache": [0.0020, 0.0021, 0.0022]}, "audio.loss")
+    assert o.judge(m18, runs, False, "quick").word == o.AGREES  # ×5.2: +424 %
+
+
 # ----- the guaranteed-VC failure rate ---------------------------------------------------------
 
 
@@ -206,6 +302,41 @@ def test_guaranteed_failure_rate_sums_the_routers_and_is_none_without_requests()
     assert t.run_stats(s)["vc.guaranteed_failure_rate"] == pytest.approx(35 / 150)
     assert "vc.guaranteed_failure_rate" in t.STATS and "vc.guaranteed_failure_rate" not in t.TABLE_3_3
     assert t.STATS["vc.guaranteed_failure_rate"].show(35 / 150) == "23.3"
+
+
+def test_guaranteed_failure_rate_per_vc_request_counts_hits_and_setups():
+    s = copy.deepcopy(SUMMARY)
+    counts = {"berkeley": (100, 30, 50), "illinois": (50, 5, 0), "lbl": (0, 0, 10)}  # requested, refused, hits
+    for h in s["hosts"]:
+        site = h["name"].removesuffix("-router")
+        if site in counts:
+            ipoa = h["ipoa"]
+            ipoa["guaranteed_requested"], ipoa["guaranteed_refused"], ipoa["guaranteed_hits"] = counts[site]
+    r = t.run_stats(s)
+    assert r["vc.guaranteed_failure_rate"] == pytest.approx(35 / 150)  # per setup request
+    assert r["vc.guaranteed_failure_rate_per_vc_request"] == pytest.approx(35 / (150 + 60))  # per VC request
+    assert t.run_stats(SUMMARY)["vc.guaranteed_failure_rate_per_vc_request"] is None  # noqos
+    del next(h for h in s["hosts"] if h["name"] == "berkeley-router")["ipoa"]["guaranteed_hits"]
+    assert t.run_stats(s)["vc.guaranteed_failure_rate_per_vc_request"] is None  # a core that did not count hits
+
+
+def test_report_shows_both_failure_rates_beside_the_hit_rate():
+    from types import SimpleNamespace
+
+    h = report._HEADLINE
+    assert h.index("vc.guaranteed_failure_rate") == h.index("vc.hit_rate") + 1
+    assert h.index("vc.guaranteed_failure_rate_per_vc_request") == h.index("vc.hit_rate") + 2
+    row = {k: None for k in t.STATS} | {"vc.hit_rate": 0.6, "vc.guaranteed_failure_rate": 0.5,
+                                        "vc.guaranteed_failure_rate_per_vc_request": 0.2}
+    study = SimpleNamespace(stats={"nwc-http-conv-svccache": [row] * 3}, configs=("nwc-http-conv-svccache",))
+    table = report._config_table(study)
+    assert "per setup request" in table and "per VC request (hits + setups)" in table
+    assert "<td>60.0</td><td>50.0</td><td>20.0</td>" in table
+    # rows.csv's atmsim column (the verdict's ``ours``) of Q-46 and V-14 shows them beside each other.
+    q46 = o.judge(_row("Q-46"), {"nwc-http-conv-svccache": [row] * 3}, True, "full")
+    assert "nwc-http-conv-svccache: 50.0 %" in q46.ours and "per VC request (hits + setups) 20.0 %, hit rate 60.0 %" in q46.ours
+    v14 = o.judge(_row("V-14"), {"nwc-isp-conv-svccache": [row] * 3}, False, "quick")
+    assert "60.0 %" in v14.ours and "guaranteed failures per setup request 50.0 %, per VC request 20.0 %" in v14.ours
 
 
 # ----- recommendations ------------------------------------------------------------------------

@@ -4,8 +4,9 @@ The rows are those of the spec's oracle (``shared/specs/mah96.md`` §5.2 Q-1…Q
 :mod:`.qos_rows`, §5.3 M-1…M-20, §5.4 V-1…V-21, §5.6 calibration levels, §5.8 item 16)
 with the thesis' numbers, checked against the thesis' text (Chapters 4–6). Configurations are
 named canonically, ``<qos>-<mux>-<vc>`` (:mod:`.rows`). Every row gets one of three
-verdicts, by a rule fixed here before the first report (none changed after seeing a verdict)
-and stated in the report:
+verdicts, by a rule fixed here before the first report (none changed after seeing a verdict;
+one added after, the magnitude condition of comparisons, which can only turn an agreement into
+a difference) and stated in the report:
 
 * **comparisons** (``kind="shift"``): configuration A against B (B − A) on per-run statistics,
   by Mann-Whitney's shift interval (:func:`atmsim.stats.compare`) at 90 %; with 3 runs against
@@ -15,6 +16,23 @@ and stated in the report:
   match — "sig." needs our 90 % interval to exclude zero on the thesis' side; "not sig." needs
   the Hodges-Lehmann shift on the thesis' side and the 90 % interval to include zero; a change
   stated without a test needs the direction only (its significance is reported).
+  **Magnitude (issue 28): a direction match with a magnitude off by more than 5× is not
+  agreement.** Where the thesis publishes a magnitude for the comparison (a :class:`.rows.Size`:
+  given on the row, or the range of the change row that states it), the row shows ours beside
+  it, in every mode: ``m``, the change of the means over seeds, B / A − 1 (B − A where the
+  thesis gives only a difference) — the number the change rows compute — for each pair, or
+  the pairs' mean or maximum where the thesis says so. Against the published range [lo, hi]
+  (one sign) its factor is ``f = m / e``, ``e`` the end of the range nearest to ``m`` (``e = lo``
+  when ``m < lo``, ``hi`` when ``m > hi``; ``f = 1`` inside; :func:`size_factor`); ``f`` outside
+  [1/5, 5] (:data:`MAGNITUDE_FACTOR`) — more than 5× too large or too small, of the opposite
+  sign, or unbounded because A's mean is 0 — makes that comparison fail (with ``need``, it
+  does not count towards it; an aggregated magnitude off fails the row). A decrease cannot
+  pass B / A − 1 = −100 %, so it can be 5× too large only where the thesis' is under 20 %.
+  This rule is looser than the change rows' (the published range widened by 25 %, thesis'
+  scale only) and, unlike them, applies at every scale. The magnitudes are the thesis' own:
+  the change rows' ranges, and the per cents or differences stated with M-10, M-11, M-13,
+  M-16…M-20, V-19 and V-20; changes implied by two published levels (M-15, V-8, V-9,
+  V-15/16) are judged by those levels' rows, and V-2's self-contradictory one (C-2) not at all.
 * **no differences beyond chance** (``kind="chance"``): the thesis saw no (or "few")
   significant differences among many tests; it agrees when the number significant at 90 %
   is at most the 95th percentile of Binomial(n tests, 1 − achieved level) — what identical
@@ -48,7 +66,7 @@ import numpy as np
 
 from ... import stats
 from .rows import ALL_CONFIGS, CONFIGS, NOQOS4, SETUPS, Row, name, parse  # noqa: F401  (re-exported)
-from .rows import FAVOURED, SCHEMES, chg_row, cmp_row, lvl_row, mux_pairs, prose_row, vc_pairs
+from .rows import FAVOURED, SCHEMES, Size, chg_row, cmp_row, lvl_row, mux_pairs, prose_row, resolve_sizes, vc_pairs
 from .qos_rows import QOS_ROWS
 from .tables import STATS, TABLE_3_3
 
@@ -59,6 +77,9 @@ TOL_LEVEL = 0.25
 TOL_HIT_PP = 2.0
 #: "One or two orders of magnitude" fewer setups with caching (V-21): svc / svccache ≥ this.
 ORDER_OF_MAGNITUDE = 10.0
+#: A comparison whose direction matches but whose magnitude is more than this factor from the
+#: thesis' published one (:func:`size_factor` outside [1 / this, this]) does not agree.
+MAGNITUDE_FACTOR = 5.0
 AGREES, DIFFERS, NOT_COMPARABLE = "agrees", "differs", "not comparable"
 _cmp, _lvl = cmp_row, lvl_row
 
@@ -81,20 +102,22 @@ RATIOS = {"conv": 168_936 / 4337, "app": 71_136 / 1424}
 _BE_ROWS: tuple[Row, ...] = (
     # ---- Chapter 5: multiplexing (spec §5.3)
     _cmp("M-1 svccache", "§5.4.1, Fig 5-4", "app→conv (sp-ftp, svccache): telnet connect 90th",
-         "+40–80 ms (14–18 %); sig. only with svccache", mux_pairs("sp-ftp", ("svccache",)), ("telnet.connect.p90",), "higher", True),
+         "+40–80 ms (14–18 %); sig. only with svccache", mux_pairs("sp-ftp", ("svccache",)), ("telnet.connect.p90",), "higher", True,
+         size_of=("M-1 change",)),
     _cmp("M-1 svc", "§5.4.1, Fig 5-4", "app→conv (sp-ftp, svc): telnet connect 90th",
-         "larger on average with svc, but not sig.", mux_pairs("sp-ftp", ("svc",)), ("telnet.connect.p90",), "higher", False),
+         "larger on average with svc, but not sig.", mux_pairs("sp-ftp", ("svc",)), ("telnet.connect.p90",), "higher", False,
+         size_of=("M-1 change",)),
     chg_row("M-1 change", "§5.4.1", "app→conv (sp-ftp, svc and svccache): telnet connect 90th, change of the means",
             "+14–18 % (+40–80 ms)", mux_pairs("sp-ftp"), ("telnet.connect.p90",), 0.14, 0.18),
     _cmp("M-2 svccache", "§5.4.1", "app→conv (sp-ftp, svccache): telnet response 90th", "+30–90 ms (12–30 %); sig. only with svccache",
-         mux_pairs("sp-ftp", ("svccache",)), ("telnet.response.p90",), "higher", True),
+         mux_pairs("sp-ftp", ("svccache",)), ("telnet.response.p90",), "higher", True, size_of=("M-2 change",)),
     _cmp("M-2 svc", "§5.4.1", "app→conv (sp-ftp, svc): telnet response 90th", "larger on average with svc, but not sig.",
-         mux_pairs("sp-ftp", ("svc",)), ("telnet.response.p90",), "higher", False),
+         mux_pairs("sp-ftp", ("svc",)), ("telnet.response.p90",), "higher", False, size_of=("M-2 change",)),
     chg_row("M-2 change", "§5.4.1", "app→conv (sp-ftp, svc and svccache): telnet response 90th, change of the means",
             "+12–30 % (+30–90 ms)", mux_pairs("sp-ftp"), ("telnet.response.p90",), 0.12, 0.30),
     _cmp("M-3", "§5.4.2, Figs 5-5/5-6", "app→conv (sp-ftp, svc and svccache): FTP file median and 90th",
          "longer with conv, \"most pronounced\" under sp-ftp (no test given)", mux_pairs("sp-ftp"),
-         ("ftp.file.median", "ftp.file.p90"), "higher", None),
+         ("ftp.file.median", "ftp.file.p90"), "higher", None, size_of=("M-3 median", "M-3 90th")),
     chg_row("M-3 median", "§5.4.2", "app→conv (sp-ftp): FTP file median, change of the means", "+27–33 % (+60–90 ms)",
             mux_pairs("sp-ftp"), ("ftp.file.median",), 0.27, 0.33),
     chg_row("M-3 90th", "§5.4.2", "app→conv (sp-ftp): FTP file 90th, change of the means", "+8–10 % (+110–120 ms)",
@@ -128,16 +151,19 @@ _BE_ROWS: tuple[Row, ...] = (
     _lvl("M-9", "§5.5", "noqos-conv-svc: VC establishments per run, every run", "162,000–174,000", ("noqos-conv-svc",),
          "vc.setups", 162_000, 174_000, every_run=True),
     _cmp("M-10 svc", "§5.5.1", "conv→router (svc): telnet connect median, 90th", "−62 % / −57 %, sig.",
-         [CR_SVC], ("telnet.connect.median", "telnet.connect.p90"), "lower", True),
+         [CR_SVC], ("telnet.connect.median", "telnet.connect.p90"), "lower", True,
+         size=(Size("telnet.connect.median", -0.62, -0.62), Size("telnet.connect.p90", -0.57, -0.57))),
     _cmp("M-10 svccache", "§5.5.1", "conv→router (svccache): telnet connect median, 90th", "minor reductions, not sig.",
          [CR_CACHE], ("telnet.connect.median", "telnet.connect.p90"), "lower", False),
     _cmp("M-11", "§5.5.1", "conv→router (svc, svccache): telnet response median, 90th",
-         "−0.5–12 % / −14–15 %, not sig.", [CR_SVC, CR_CACHE], ("telnet.response.median", "telnet.response.p90"), "lower", False),
+         "−0.5–12 % / −14–15 %, not sig.", [CR_SVC, CR_CACHE], ("telnet.response.median", "telnet.response.p90"), "lower", False,
+         size=(Size("telnet.response.median", -0.12, -0.005), Size("telnet.response.p90", -0.15, -0.14))),
     _cmp("M-12 svc", "§5.5.2", "conv→router (svc): FTP file median", "\"slightly smaller\", sig.", [CR_SVC], ("ftp.file.median",), "lower", True),
     _cmp("M-12 svccache", "§5.5.2", "conv→router (svccache): FTP file median", "smaller, not sig. (sig. only svc)",
          [CR_CACHE], ("ftp.file.median",), "lower", False),
     _cmp("M-13", "§5.5.2", "conv→router (svccache): FTP file 90th, session median and 90th", "router worse by 10–22 %, not sig.",
-         [CR_CACHE], ("ftp.file.p90", "ftp.session.median", "ftp.session.p90"), "higher", False),
+         [CR_CACHE], ("ftp.file.p90", "ftp.session.median", "ftp.session.p90"), "higher", False,
+         size=tuple(Size(st, 0.10, 0.22) for st in ("ftp.file.p90", "ftp.session.median", "ftp.session.p90"))),
     _lvl("M-14", "§5.5.2", "noqos-conv-svccache: cache hit rate", "97 %", ("noqos-conv-svccache",), "vc.hit_rate", 0.97, 0.97,
          tol_pp=True, full_only=False),
     _cmp("M-15", "§5.5.2", "conv→router (svccache): switch cell drop rate", "0.051 % → 0.064 %, not sig. (sig. without one outlying conv run)",
@@ -145,21 +171,25 @@ _BE_ROWS: tuple[Row, ...] = (
     _lvl("M-15 levels", "§5.5.2", "switch cell drop rate, conv / router (svccache)", "0.051 % / 0.064 %", (), "switch.drop_rate",
          targets={"noqos-conv-svccache": (0.00051, 0.00051), "noqos-router-svccache": (0.00064, 0.00064)}),
     _cmp("M-16", "§5.5.3", "conv→router (svc): HTTP item and page median", "router faster by ≈140 ms (no test given)",
-         [CR_SVC], ("http.item.median", "http.page.median"), "lower", None),
+         [CR_SVC], ("http.item.median", "http.page.median"), "lower", None,
+         size=(Size("http.item.median", -0.14, -0.14, delta=True), Size("http.page.median", -0.14, -0.14, delta=True))),
     _cmp("M-17", "§5.5.3", "conv→router (svccache): HTTP item 90th, page 90th", "+300 ms (29 %) / +500 ms (13 %), not sig.",
-         [CR_CACHE], ("http.item.p90", "http.page.p90"), "higher", False),
+         [CR_CACHE], ("http.item.p90", "http.page.p90"), "higher", False,
+         size=(Size("http.item.p90", 0.29, 0.29), Size("http.page.p90", 0.13, 0.13))),
     _cmp("M-18", "§5.5.4", "conv→router (svc, svccache): audio loss", "<0.25 % → >1 %, +310–880 %, \"in all cases\", \"dramatically\"",
-         [CR_SVC, CR_CACHE], ("audio.loss",), "higher", True),
+         [CR_SVC, CR_CACHE], ("audio.loss",), "higher", True, size=(Size("audio.loss", 3.10, 8.80),)),
     _lvl("M-18 levels", "§5.5.4", "audio loss, conv and router (svc, svccache)", "conv < 0.25 %, router > 1 %", (), "audio.loss",
          targets={"noqos-conv-svc": (None, 0.0025), "noqos-conv-svccache": (None, 0.0025), "noqos-router-svc": (0.01, None), "noqos-router-svccache": (0.01, None)}),
-    _cmp("M-19", "§5.5.4", "conv→router (svc, svccache): audio overdue", "−20–32 %, not sig.", [CR_SVC, CR_CACHE], ("audio.overdue",), "lower", False),
-    _cmp("M-20 svc", "§5.5.5", "conv→router (svc): video loss", "−19 %, not sig.", [CR_SVC], ("video.loss",), "lower", False),
+    _cmp("M-19", "§5.5.4", "conv→router (svc, svccache): audio overdue", "−20–32 %, not sig.", [CR_SVC, CR_CACHE], ("audio.overdue",),
+         "lower", False, size=(Size("audio.overdue", -0.32, -0.20),)),
+    _cmp("M-20 svc", "§5.5.5", "conv→router (svc): video loss", "−19 %, not sig.", [CR_SVC], ("video.loss",), "lower", False,
+         size=(Size("video.loss", -0.19, -0.19),)),
     _cmp("M-20 svccache", "§5.5.5", "conv→router (svccache): video loss", "1.1 % → 2.2 % (doubled), \"not significantly affected\"",
-         [CR_CACHE], ("video.loss",), "higher", False),
+         [CR_CACHE], ("video.loss",), "higher", False, size=(Size("video.loss", 1.0, 1.0),)),
     # ---- Chapter 6: VC management (spec §5.4)
     _cmp("V-1", "§6.4.1, Fig 6-1", "svc→svccache (wc-telnet, app and conv): telnet connect median, 90th",
          "−158–165 ms (69–70 %) / −134–142 ms (41–42 %), sig.", vc_pairs("wc-telnet"),
-         ("telnet.connect.median", "telnet.connect.p90"), "lower", True),
+         ("telnet.connect.median", "telnet.connect.p90"), "lower", True, size_of=("V-1 median", "V-1 90th")),
     chg_row("V-1 median", "§6.4.1", "svc→svccache (wc-telnet): telnet connect median, change of the means", "−69–70 %",
             vc_pairs("wc-telnet"), ("telnet.connect.median",), -0.70, -0.69),
     chg_row("V-1 90th", "§6.4.1", "svc→svccache (wc-telnet): telnet connect 90th, change of the means", "−41–42 %",
@@ -174,26 +204,28 @@ _BE_ROWS: tuple[Row, ...] = (
     # median. We follow the thesis' label and judge the per cent, not the ms.
     _cmp("V-3", "§6.4.2, Figs 6-3/6-4", "svc→svccache (sp-ftp, app and conv): FTP file median; session 90th",
          "−13–17 % (34–61 ms); −14–20 % (298–466 ms; C-4), sig.", vc_pairs("sp-ftp"), ("ftp.file.median", "ftp.session.p90"),
-         "lower", True),
+         "lower", True, size_of=("V-3 file", "V-3 session")),
     chg_row("V-3 file", "§6.4.2", "svc→svccache (sp-ftp): FTP file median, change of the means", "−13–17 %",
             vc_pairs("sp-ftp"), ("ftp.file.median",), -0.17, -0.13),
     chg_row("V-3 session", "§6.4.2", "svc→svccache (sp-ftp): FTP session 90th (thesis' label, C-4), change of the means",
             "−14–20 %", vc_pairs("sp-ftp"), ("ftp.session.p90",), -0.20, -0.14),
     _cmp("V-4", "§6.4.2, Fig 6-5", "svc→svccache (wc-ftp, conv): FTP file median, session median",
-         "−0.13 s (27 %) / −1.8 s (10 %), sig.", vc_pairs("wc-ftp", ("conv",)), ("ftp.file.median", "ftp.session.median"), "lower", True),
+         "−0.13 s (27 %) / −1.8 s (10 %), sig.", vc_pairs("wc-ftp", ("conv",)), ("ftp.file.median", "ftp.session.median"), "lower", True,
+         size_of=("V-4 file", "V-4 session")),
     chg_row("V-4 file", "§6.4.2", "svc→svccache (wc-ftp, conv): FTP file median, change of the means", "−27 %",
             vc_pairs("wc-ftp", ("conv",)), ("ftp.file.median",), -0.27, -0.27),
     chg_row("V-4 session", "§6.4.2", "svc→svccache (wc-ftp, conv): FTP session median, change of the means", "−10 % (−1.8 s)",
             vc_pairs("wc-ftp", ("conv",)), ("ftp.session.median",), -0.10, -0.10),
     _cmp("V-5", "§6.4.2", "svc→svccache (wc-ftp, app): FTP file median, session median", "−0.03 s / −0.87 s, not sig.",
-         vc_pairs("wc-ftp", ("app",)), ("ftp.file.median", "ftp.session.median"), "lower", False),
+         vc_pairs("wc-ftp", ("app",)), ("ftp.file.median", "ftp.session.median"), "lower", False,
+         size_of=("V-5 file", "V-5 session")),
     chg_row("V-5 file", "§6.4.2", "svc→svccache (wc-ftp, app): FTP file median, difference of the means", "−0.03 s",
             vc_pairs("wc-ftp", ("app",)), ("ftp.file.median",), -0.03, -0.03, delta=True),
     chg_row("V-5 session", "§6.4.2", "svc→svccache (wc-ftp, app): FTP session median, difference of the means", "−0.87 s",
             vc_pairs("wc-ftp", ("app",)), ("ftp.session.median",), -0.87, -0.87, delta=True),
     _cmp("V-6", "§6.4.3, Figs 6-6/6-7", "svc→svccache (nwc-http, app and conv): HTTP item median, page median",
          "−120–259 ms (16–36 %) / −299–383 ms (22–32 %), sig. for both", vc_pairs("nwc-http"),
-         ("http.item.median", "http.page.median"), "lower", True),
+         ("http.item.median", "http.page.median"), "lower", True, size_of=("V-6 item", "V-6 page")),
     chg_row("V-6 item", "§6.4.3", "svc→svccache (nwc-http): HTTP item median, change of the means", "−16–36 %",
             vc_pairs("nwc-http"), ("http.item.median",), -0.36, -0.16),
     chg_row("V-6 page", "§6.4.3", "svc→svccache (nwc-http): HTTP page median, change of the means", "−22–32 %",
@@ -231,8 +263,10 @@ _BE_ROWS: tuple[Row, ...] = (
          "15 → 15, \"the same regardless\"", [SC_APP], ("vc.peak_busy",), None, False),
     _lvl("V-15–18 peak levels", "§6.6", "peak setups per second at the two busiest-server routers",
          "conv 37 / 25, app 15 / 15 (svc / svccache)", (), "vc.peak_busy", targets={c: (v, v) for c, v in PEAKS.items()}),
-    _cmp("V-19", "§6.6", "svc→svccache (app): max VCs in use per router", "162 → 200 (+24 %, no test given)", [SC_APP], ("vc.max_in_use",), "higher", None),
-    _cmp("V-20", "§6.6", "svc→svccache (conv): max VCs in use per router", "341 → 472 (+38 %, no test given)", [SC_CONV], ("vc.max_in_use",), "higher", None),
+    _cmp("V-19", "§6.6", "svc→svccache (app): max VCs in use per router", "162 → 200 (+24 %, no test given)", [SC_APP], ("vc.max_in_use",),
+         "higher", None, size=(Size("vc.max_in_use", 0.24, 0.24),)),
+    _cmp("V-20", "§6.6", "svc→svccache (conv): max VCs in use per router", "341 → 472 (+38 %, no test given)", [SC_CONV],
+         ("vc.max_in_use",), "higher", None, size=(Size("vc.max_in_use", 0.38, 0.38),)),
     _lvl("V-19/20 levels", "§6.6", "max VCs in use per router", "app 162 / 200, conv 341 / 472 (svc / svccache)", (),
          "vc.max_in_use", targets={c: (v, v) for c, v in MAX_VCS.items()}),
     Row("V-21", "§6.6", "svc / svccache VC setups per run (app, conv)", "\"more than an order of magnitude\"; thesis 39× (conv), 50× (app)",
@@ -261,8 +295,9 @@ _BE_ROWS: tuple[Row, ...] = (
     _lvl("K-14", "§5.6 (Q-16, Q-31, Q-43, M-20)", "video loss, noqos", "≈1–2 % (1.1–2.6 %)", NOQOS4, "video.loss", 0.010, 0.026),
 )
 
-#: Every row: Chapter 4 (:mod:`.qos_rows`), then Chapters 5–6 and the implied levels.
-ROWS: tuple[Row, ...] = QOS_ROWS + _BE_ROWS
+#: Every row: Chapter 4 (:mod:`.qos_rows`), then Chapters 5–6 and the implied levels, with the
+#: comparisons' published magnitudes taken from their change rows (:func:`.rows.resolve_sizes`).
+ROWS: tuple[Row, ...] = resolve_sizes(QOS_ROWS + _BE_ROWS)
 
 #: §5.7: the thesis' own numbers that disagree (noted, not fitted).
 CONSISTENCY = (
@@ -420,19 +455,124 @@ def untestable(tests: list[Test]) -> str | None:
     return f"{len(t.a_vals)} run(s) against {len(t.b_vals)}: no 90 % interval, significance cannot be judged"
 
 
+def size_factor(ours: float | None, lo: float, hi: float) -> float:
+    """Our change ``ours`` over the end of the published range [lo, hi] nearest to it: 1
+    inside the range, negative for the opposite sign, +∞ when ours is undefined (A's mean 0)."""
+    if ours is None:
+        return math.inf
+    if lo <= ours <= hi:
+        return 1.0
+    return ours / (lo if ours < lo else hi)
+
+
+def size_ok(factor: float) -> bool:
+    """Whether a magnitude factor is within :data:`MAGNITUDE_FACTOR` of the thesis' (both ways)."""
+    return 1 / MAGNITUDE_FACTOR * (1 - 1e-9) <= factor <= MAGNITUDE_FACTOR * (1 + 1e-9)
+
+
+@dataclass(frozen=True)
+class SizeCheck:
+    """Our magnitude against one published :class:`.rows.Size`: for one pair (``pair``) or
+    aggregated over the pairs (``pair`` None); ``ours`` None when A's mean is 0."""
+
+    size: Size
+    pair: tuple[str, str] | None
+    ours: float | None
+
+    @property
+    def factor(self) -> float:
+        return size_factor(self.ours, self.size.lo, self.size.hi)
+
+    @property
+    def ok(self) -> bool:
+        return size_ok(self.factor)
+
+
+def _size_num(z: Size, x: float | None) -> str:
+    if x is None:
+        return "— (A is 0: unbounded)"
+    if z.delta:
+        return f"{'+' if x > 0 else ''}{_num(z.stat, x)} {STATS[z.stat].unit}".rstrip()
+    v = 100 * x
+    return (f"{v:+.0f}" if abs(v) >= 10 else f"{v:+.1f}".rstrip("0").rstrip(".")) + " %"
+
+
+def _size_range(z: Size) -> str:
+    return _size_num(z, z.lo) if z.lo == z.hi else f"[{_size_num(z, z.lo)}, {_size_num(z, z.hi)}]"
+
+
+def _factor_text(c: SizeCheck) -> str:
+    f = c.factor
+    if f == 1.0:
+        return "inside"
+    if math.isinf(f):
+        return "unbounded"
+    return "opposite sign" if f < 0 else f"{f:.2g}× the nearest end"
+
+
+def _factor_short(c: SizeCheck) -> str:
+    f = c.factor
+    return "inside" if f == 1.0 else "unbounded" if math.isinf(f) else "opposite sign" if f < 0 else f"f {f:.2g}"
+
+
+def size_checks(row: Row, tests: list[Test]) -> list[SizeCheck]:
+    """Our magnitude against every published one of ``row`` (module docs): per test for a
+    magnitude of each pair, one check for a mean or maximum over the pairs."""
+    out = []
+    for z in row.size:
+        mine = [t for t in tests if t.stat == z.stat and (not z.pairs or (t.a, t.b) in z.pairs)]
+        changes = [mean_change(t.a_vals, t.b_vals, z.delta) for t in mine]
+        if z.agg == "each":
+            out.extend(SizeCheck(z, (t.a, t.b), c) for t, c in zip(mine, changes))
+        elif mine:
+            agg = None if None in changes else float(np.mean(changes) if z.agg == "mean" else max(changes))
+            out.append(SizeCheck(z, None, agg))
+    return out
+
+
+def _size_text(checks: list[SizeCheck]) -> str:
+    """Ours beside the thesis' magnitude, per published magnitude."""
+    parts, seen = [], []
+    for c in checks:
+        if c.size in seen:
+            continue
+        seen.append(c.size)
+        z = c.size
+        mine = [x for x in checks if x.size == z]
+        what = "B − A of the means" if z.delta else "B / A − 1 of the means"
+        over = "" if z.agg == "each" else f", {z.agg} over the pairs"
+        ours = ", ".join(f"{_size_num(z, x.ours)} ({_factor_short(x)})" for x in mine)
+        parts.append(f"{STATS[z.stat].label} ({what}{over}): ours {ours} vs thesis {_size_range(z)}"
+                     + (f" ({z.source})" if z.source else ""))
+    rule = f"magnitude, f = ours / the nearest end of the thesis' range, needed in [{1 / MAGNITUDE_FACTOR:g}, {MAGNITUDE_FACTOR:g}]: "
+    return (rule + "; ".join(parts)) if parts else ""
+
+
 def _judge_shift(row: Row, runs: dict[str, list[dict]]) -> Verdict:
     tests, missing = _tests(row, runs)
     if missing:
         return Verdict(NOT_COMPARABLE, "", "", "no samples: " + ", ".join(missing))
+    checks = size_checks(row, tests)
+    test_text = "; ".join([*map(_test_text, tests), *filter(None, [_size_text(checks)])])
     if row.sig is not None and (why := untestable(tests)):
-        return Verdict(NOT_COMPARABLE, "; ".join(map(_ours_text, tests)), "; ".join(map(_test_text, tests)), why)
-    oks = [judge_test(t, row.expect, row.sig) for t in tests]
+        return Verdict(NOT_COMPARABLE, "; ".join(map(_ours_text, tests)), test_text, why)
+    matched = {((t.a, t.b), t.stat) for t in tests if judge_test(t, row.expect, row.sig)}
+    # Magnitudes off: every aggregated one, and each pair's where its direction matched.
+    off = [c for c in checks if not c.ok and (c.pair is None or (c.pair, c.size.stat) in matched)]
+    oks = [((t.a, t.b), t.stat) in matched and not any(c.pair == (t.a, t.b) and c.size.stat == t.stat for c in off)
+           for t in tests]
     need = row.need or len(tests)
-    ok = sum(oks) >= need
-    bad = [f"{STATS[t.stat].label} ({t.a} → {t.b}): {t.direction}, {t.sig_text()}" for t, o in zip(tests, oks) if not o]
+    ok = sum(oks) >= need and not any(c.pair is None for c in off)
+    bad = [f"{STATS[t.stat].label} ({t.a} → {t.b}): {t.direction}, {t.sig_text()}" for t in tests
+           if ((t.a, t.b), t.stat) not in matched]
+    big = [f"{STATS[c.size.stat].label} ({' → '.join(c.pair) if c.pair else c.size.agg + ' over the pairs'}): "
+           f"{_size_num(c.size, c.ours)} vs {_size_range(c.size)} ({_factor_text(c)})" for c in off]
     reason = (f"expected {_expectation(row)}" + (f" in ≥ {need} of {len(tests)}" if need < len(tests) else "")
-              + ("" if not bad else "; not met: " + "; ".join(bad)))
-    return Verdict(AGREES if ok else DIFFERS, "; ".join(map(_ours_text, tests)), "; ".join(map(_test_text, tests)), reason)
+              + (f", with a magnitude within {MAGNITUDE_FACTOR:g}× of the thesis'" if row.size else "")
+              + ("" if not bad else "; not met: " + "; ".join(bad))
+              + ("" if not big else f"; magnitude off by more than {MAGNITUDE_FACTOR:g}× (a direction match with a "
+                 f"magnitude off by more than {MAGNITUDE_FACTOR:g}× is not agreement): " + "; ".join(big)))
+    return Verdict(AGREES if ok else DIFFERS, "; ".join(map(_ours_text, tests)), test_text, reason)
 
 
 def _judge_chance(row: Row, runs: dict[str, list[dict]]) -> Verdict:
@@ -447,6 +587,16 @@ def _judge_chance(row: Row, runs: dict[str, list[dict]]) -> Verdict:
     test = f"{len(sig)} of {len(tests)} tests significant at 90 %; identical configurations give ≤ {allowed} in 95 % of repetitions"
     reason = "" if not missing else "no samples: " + ", ".join(missing)
     return Verdict(AGREES if len(sig) <= allowed else DIFFERS, ours, test, reason)
+
+
+#: Shown beside a level row's statistic for each configuration (issue 28: the guaranteed-VC
+#: failure rates per setup and per VC request beside the hit rate): (statistic, label).
+_BESIDE = {
+    "vc.hit_rate": (("vc.guaranteed_failure_rate", "guaranteed failures per setup request"),
+                    ("vc.guaranteed_failure_rate_per_vc_request", "per VC request")),
+    "vc.guaranteed_failure_rate": (("vc.guaranteed_failure_rate_per_vc_request", "per VC request (hits + setups)"),
+                                   ("vc.hit_rate", "hit rate")),
+}
 
 
 def _judge_level(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: str) -> Verdict:
@@ -464,6 +614,9 @@ def _judge_level(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: s
         each = ", ".join(STATS[stat].show(v) for v in vals)
         rate = _values(runs, config, "vc.rate") if stat == "vc.setups" else []
         extra = f", {show('vc.rate', float(np.mean(rate)))} per router" if rate else ""
+        for key, label in _BESIDE.get(stat, ()):
+            if vals_b := _values(runs, config, key):
+                extra += f", {label} {show(key, float(np.mean(vals_b)))}"
         parts.append(f"{config}: {show(stat, float(np.mean(vals)))} (runs {each}){extra}")
         ranges.append(f"{config} [{_num(stat, low)}, {_num(stat, high)}]")
     tol = "" if row.exact else f" {TOL_HIT_PP:g} points" if row.tol_pp else f" {100 * TOL_LEVEL:.0f} %"

@@ -14,6 +14,8 @@ checks on the per-run statistics — the same Mann-Whitney machinery as the orac
 
 A recommendation *agrees* when every check judged agrees, *differs* when one differs, and is
 *not comparable* when a configuration is missing or nothing could be judged at this scale.
+The direction checks carry no magnitude: a recommendation states a direction, not a size, and
+the sizes behind it are judged on the oracle rows it rests on (the 5× rule of :mod:`.oracle`).
 :func:`recommendations` returns ``(id, where, text, word, ours)`` for each.
 """
 

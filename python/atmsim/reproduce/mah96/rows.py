@@ -5,12 +5,16 @@ names of the thesis (§2.6, §3.5.1: ``<qos>-<mux>-<vc>``, 103 configurations) a
 :class:`Row` record with its constructors. The rows themselves live in
 :mod:`.oracle` (best effort, Chapters 5–6) and :mod:`.qos_rows` (Chapter 4 and
 the QoS comparisons of Chapters 5–6); the verdict rules in :mod:`.oracle`.
+
+A comparison row (kind ``shift``) may carry the magnitude the thesis publishes for it, as
+:class:`Size` records: given inline (``size=``) or taken from the change rows that state it
+(``size_of=``, resolved by :func:`resolve_sizes`, so each published number is written once).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: §4.4–4.6: the three schedulers and the eight favoured conversation types.
 SCHEMES = ("sp", "wc", "nwc")
@@ -59,6 +63,28 @@ def vc_pairs(policy: str, muxes=("app", "conv")) -> tuple[tuple[str, str], ...]:
 
 
 @dataclass(frozen=True)
+class Size:
+    """A magnitude the thesis publishes for one statistic of a comparison: the change of the
+    means over seeds, B / A − 1 (or B − A in stored units with ``delta``), in [``lo``, ``hi``],
+    for each pair or for the pairs' ``mean`` or ``max`` (``agg``). ``pairs``: the pairs it
+    covers (empty: every pair of its row); ``source``: the change row it was taken from."""
+
+    stat: str
+    lo: float
+    hi: float
+    agg: str = "each"
+    delta: bool = False
+    pairs: tuple[tuple[str, str], ...] = ()
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if not (self.lo <= self.hi and self.lo * self.hi > 0):
+            raise ValueError(f"{self.stat}: a published magnitude is a range [lo, hi] of one sign, without 0")
+        if self.agg not in ("each", "mean", "max"):
+            raise ValueError(f"{self.stat}: agg is each, mean or max, not {self.agg!r}")
+
+
+@dataclass(frozen=True)
 class Row:
     id: str
     where: str
@@ -79,11 +105,38 @@ class Row:
     agg: str = "each"  # change rows: "each" pair, the "mean" or the "max" over the pairs
     delta: bool = False  # change rows: B − A in stored units, not B / A − 1
     note: str = ""  # kind "qos": why the row is not judged
+    size: tuple[Size, ...] = ()  # kind "shift": the magnitudes the thesis publishes
+    size_of: tuple[str, ...] = ()  # kind "shift": change rows whose ranges are its magnitudes
 
 
-def cmp_row(rid, where, what, thesis, pairs, st, expect, sig, need=None) -> Row:
-    """A comparison row (kind ``shift``)."""
-    return Row(rid, where, what, thesis, "shift", tuple(pairs), tuple(st), expect, sig, need)
+def cmp_row(rid, where, what, thesis, pairs, st, expect, sig, need=None, size=(), size_of=()) -> Row:
+    """A comparison row (kind ``shift``); ``size``: the magnitudes the thesis publishes for it
+    (:class:`Size`), ``size_of``: the ids of change rows that publish them."""
+    return Row(rid, where, what, thesis, "shift", tuple(pairs), tuple(st), expect, sig, need,
+               size=tuple(size), size_of=tuple(size_of))
+
+
+def sizes_of(change: Row) -> tuple[Size, ...]:
+    """The magnitudes a change row publishes, one per statistic."""
+    if change.kind != "change" or change.change is None:
+        raise ValueError(f"{change.id} is not a change row")
+    lo, hi = change.change
+    return tuple(Size(st, lo, hi, change.agg, change.delta, change.pairs, change.id) for st in change.stats)
+
+
+def resolve_sizes(rows: tuple[Row, ...]) -> tuple[Row, ...]:
+    """``rows`` with every comparison's ``size_of`` turned into :class:`Size` records (added to
+    its ``size``); ValueError for an id that names no change row."""
+    by_id = {r.id: r for r in rows}
+    out = []
+    for r in rows:
+        if r.size_of:
+            missing = [i for i in r.size_of if i not in by_id]
+            if missing:
+                raise ValueError(f"{r.id}: size_of names no row: {missing}")
+            r = replace(r, size=r.size + tuple(z for i in r.size_of for z in sizes_of(by_id[i])))
+        out.append(r)
+    return tuple(out)
 
 
 def lvl_row(rid, where, what, thesis, configs, stat, lo=None, hi=None, targets=None, **kw) -> Row:
