@@ -1,9 +1,10 @@
 """`atmsim reproduce STUDY` on a pseudo-terminal, run once per pytest run.
 
 Each study runs its quick mode through the CLI, under the live progress bar (rich draws it
-only on a terminal), into a results store. Three are made smaller so that the tests stay short:
+only on a terminal), into a results store. Four are made smaller so that the tests stay short:
 mah96 by its own options (one configuration, two seeds); kocyigit and caceres93 (two seeds, a
-fifth of the run length) by shrinking their quick sizes in the child process before the CLI
+fifth of the run length) and mah96-calibration (two buffers, one socket buffer, one candidate
+scale, 6 workstations × 60 s) by shrinking their quick sizes in the child process before the CLI
 starts (the shapes of their progress calls do not depend on them).
 
 :func:`first_run` is that run, made once however many tests read it (the ``shared`` fixture of
@@ -33,6 +34,9 @@ SMALLER = {
                  "setattr(self, 'seeds', self.seeds[:2]), setattr(self, 'duration_s', self.duration_s / 5), "
                  "setattr(self, 'warmup_s', self.warmup_s / 5))[0]; ",
 }
+SMALLER["mah96-calibration"] = ("import atmsim.reproduce.mah96 as m, atmsim.reproduce.mah96.calibrate as c, "
+                                 "atmsim.reproduce.mah96.calibration as cal; c.QUICK = m.Mode(6, 60.0, 2); "
+                                 "cal.BUFFERS = (256, 1024); cal.WINDOWS = (8192,); c.SCALES = ((4, 60.0),); ")
 OPTIONS = {"mah96": ["--configs", "noqos-conv-svc", "--seeds", "2", "--jobs", "1"]}
 
 

@@ -83,9 +83,12 @@ def _point(config: str, ws: int, dur: float, buffer_cells: int, window_bytes: in
     return cal.apply(scenario(config, ws, dur), buffer_cells, window_bytes)
 
 
-def plan(ws: int, dur: float, seeds: list[int], buffers=cal.BUFFERS, windows=cal.WINDOWS, scales=SCALES):
+def plan(ws: int, dur: float, seeds: list[int], buffers=None, windows=None, scales=None):
     """Every run of the calibration as one sweep, and what each run is for: ``(plan, keys)``
-    with ``keys[run_id]`` a list of ``(phase, key)`` (a run may serve several phases)."""
+    with ``keys[run_id]`` a list of ``(phase, key)`` (a run may serve several phases).
+    ``buffers``, ``windows``, ``scales``: the declared ones unless given."""
+    buffers, windows = buffers or cal.BUFFERS, windows or cal.WINDOWS
+    scales = scales or SCALES
     kept_w = cal.KEPT["window_bytes"]
     want: list[tuple[str, object, Scenario]] = []
     for b in buffers:
