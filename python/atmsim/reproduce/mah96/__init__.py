@@ -20,10 +20,12 @@ is its scenario document and seed, so a study run again simulates only what is m
 Modes. ``--full`` is the thesis' scale (§3.2, §3.5.1): 200 workstations per site, 4000 s
 simulated, 3 seeds (the thesis ran "at least three"). Quick mode keeps 3 seeds — fewer would
 leave no 90 % Mann-Whitney interval (2 against 2 reaches only 67 %) — and shrinks the load
-and the length: 50 workstations per site (50 Web browsers instead of 200; the other Table
-3-2 arrival rates are per site and unchanged) and 600 s simulated. Measured on two cores:
-quick mode's 309 runs 15 min; one seed of the 103 at full scale 42 min (docs/mah96.md).
-Levels and magnitudes that depend on the offered load are judged at the thesis' scale only.
+and the length: 100 workstations per site (100 Web browsers instead of 200; the other Table
+3-2 arrival rates are per site and unchanged) and 600 s simulated. That is the cheapest scale
+whose switch drop rate, audio loss and video loss are each within 2× of the thesis' scale's
+(the calibration study, :mod:`.calibrate`: at 50 workstations they were 25–50× lower, a
+nearly lossless regime); :data:`.calibration.QUICK_SCALE` holds it. Levels and magnitudes
+that depend on the offered load are still judged at the thesis' scale only.
 
 Per run (:mod:`.tables`): the Table 3-3 statistics, the §6.6 counters and the
 guaranteed-VC failure rate; the verdict rules are stated in :mod:`.oracle`.
@@ -43,6 +45,7 @@ from ...scenario import Scenario
 from ...study import Mode as StudyMode
 from ...study import Progress
 from ...study import resources
+from . import calibration as calibration
 from . import oracle as oracle
 from . import report as report
 from . import tables as tables
@@ -73,7 +76,7 @@ class Mode:
 
 
 FULL = Mode(200, 4000.0, 3)
-QUICK = Mode(50, 600.0, 3)
+QUICK = Mode(*calibration.QUICK_SCALE, 3)
 
 
 def ipoa_of(config: str) -> dict[str, str]:

@@ -196,8 +196,9 @@ def verdicts(c: Calibration) -> list[Verdict]:
     words = f"each of {', '.join(QUICK_STATS)} within {QUICK_FACTOR:g}x of the thesis' scale's, at some candidate"
     out.append(Verdict.judged("quick scale", Kind.MODEL, "a quick scale at the thesis' operating point (issue 28)",
                               holds(words, chosen is not None),
-                              detail=f"cheapest passing: {chosen[0]} workstations x {chosen[1]:g} s" if chosen
-                              else "no candidate passes"))
+                              detail=(f"cheapest passing: {chosen[0]} workstations x {chosen[1]:g} s" if chosen
+                                      else "no candidate passes")
+                              + f"; quick mode runs {cal.QUICK_SCALE[0]} workstations x {cal.QUICK_SCALE[1]:g} s"))
     return out
 
 
@@ -266,13 +267,18 @@ def _heatmap(c: Calibration, out: Path, reading: str) -> str:
     bs = sorted({b for b, _ in c.grid})
     ws = sorted({w for _, w in c.grid})
     z = np.array([[cal.loss(c.grid[(b, w)], reading) if (b, w) in c.grid else np.nan for b in bs] for w in ws])
+    from matplotlib.colors import LogNorm
+
     fig, ax = new_axes((6.0, 3.6))
-    im = ax.imshow(z, origin="lower", cmap="viridis_r", aspect="auto")
+    finite = z[np.isfinite(z) & (z > 0)]
+    norm = LogNorm(vmin=finite.min(), vmax=finite.max()) if finite.size > 1 and finite.min() < finite.max() else None
+    im = ax.imshow(z, origin="lower", cmap="viridis_r", aspect="auto", norm=norm)
     ax.set_xticks(range(len(bs)), [str(b) for b in bs])
     ax.set_yticks(range(len(ws)), [str(w) for w in ws])
     for i in range(len(ws)):
         for j in range(len(bs)):
-            ax.text(j, i, f"{z[i, j]:.2f}", ha="center", va="center", color="w", fontsize=8)
+            dark = norm is not None and np.isfinite(z[i, j]) and z[i, j] > 0 and norm(z[i, j]) > 0.5
+            ax.text(j, i, f"{z[i, j]:.2f}", ha="center", va="center", color="w" if dark else "k", fontsize=8)
     fig.colorbar(im, ax=ax, label="loss (Σ squared log distance)")
     ax.set_xlabel("port buffer (cells)")
     ax.set_ylabel("socket buffer (bytes)")

@@ -50,7 +50,7 @@ VC_SHARE = 0.25
 KEPT = {"buffer_cells": 1024, "window_bytes": 8192}
 #: Quick mode's scale (workstations per site, simulated seconds): the cheapest whose losses are
 #: within 2x of the thesis' scale's (:func:`.calibrate.quick_scale`; docs/mah96.md, "Quick mode").
-QUICK_SCALE = (50, 600.0)
+QUICK_SCALE = (100, 600.0)
 
 FIXED = {
     "signalling processing": "1 ms per message per switch (spec A-8); the telnet connect rows (K-6, K-8, K-9, V-1) "

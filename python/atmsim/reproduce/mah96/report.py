@@ -233,7 +233,8 @@ def write(study, out: Path) -> Path:
     """Write ``report.html``, its figures and CSV files for ``study`` into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     judged = verdicts(study)
-    mode = "full" if study.mode.at_scale else "quick" if study.mode.workstations == 50 else "custom"
+    quick = (study.mode.workstations, study.mode.duration_s) == calibration.QUICK_SCALE
+    mode = "full" if study.mode.at_scale else "quick" if quick else "custom"
     util = [r["bottleneck.util"] for rs in study.stats.values() for r in rs if r["bottleneck.util"] is not None]
     load = (f"The 30 ms HW–HE bottleneck is busy {100 * min(util):.0f}–{100 * max(util):.0f} % of the time in its busier "
             "direction over these runs. " if util else "")
@@ -244,8 +245,10 @@ def write(study, out: Path) -> Path:
         "30 ms bottleneck, the Table 3-2 workload), every site router's IP-over-ATM driver set to each configuration. "
         f"Scale: {_e(study.mode.label())} (seeds {', '.join(map(str, study.seeds))}, the same for every configuration); "
         "the thesis: 200 workstations per site, 4000 s, at least 3 seeds. "
-        + ("" if study.mode.at_scale else "Quick scale has a quarter of the Web browsers (one per workstation) and shorter "
-           "runs; the other arrival rates of Table 3-2 are per site and unchanged. ")
+        + ("" if study.mode.at_scale else f"This scale has {study.mode.workstations} of the thesis' 200 Web browsers per "
+           "site (one per workstation) and shorter runs; the other arrival rates of Table 3-2 are per site and unchanged. "
+           + ("Quick mode's scale is the cheapest whose switch drop rate and audio and video loss are within 2× of the "
+              "thesis' scale's (the calibration study, docs/mah96.md). " if quick else ""))
         + load + "Each row below is one of the spec's oracle rows (§5.2–§5.4, §5.6); a row whose configurations were not "
         f"run is not comparable. Results store: <code>{_e(str(study.store or ''))}</code> (run the same command again to "
         "resume an interrupted study; read it with <code>atmsim.results</code>). Files: <code>per_run.csv</code>, "
