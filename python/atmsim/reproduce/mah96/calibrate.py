@@ -7,9 +7,9 @@ into one results store, at seeds 1–3 (common random numbers everywhere):
 1. **the grid** — :data:`.calibration.FIT_CONFIG` at every port buffer × socket buffer;
 2. **the fit** — :func:`.calibration.loss` under both readings of the drop rate; the report
    shows every point, the best under each reading and the setting the study file keeps;
-3. **sensitivity of the QoS magnitudes to the buffer** — sp-ftp against noqos (conv-svccache:
-   telnet response 90th, Q-7) and sp-qos1 against noqos (conv-svc: telnet connect 90th, Q-20)
-   at every buffer, with the kept socket buffer;
+3. **sensitivity of the QoS magnitudes to the buffers** — sp-ftp against noqos (conv-svccache:
+   telnet response 90th, Q-7; audio and video loss, Q-9, Q-10) and sp-qos1 against noqos
+   (conv-svc: telnet connect 90th, Q-20) at every port buffer × socket buffer of the grid;
 4. **the quick scale** — :data:`.calibration.FIT_CONFIG` with the kept setting at the
    candidate scales :data:`SCALES`: the cheapest whose switch drop rate, audio loss and video
    loss are each within a factor :data:`QUICK_FACTOR` of the thesis' scale's is the one quick
@@ -51,6 +51,8 @@ QUICK_STATS = ("switch.drop_rate", "audio.loss", "video.loss")
 #: config, statistic, the thesis' range of B / A − 1 (or of B / A for a ratio), as a ratio?).
 MAGNITUDES = (
     ("Q-7", "sp-ftp-conv-svccache", "noqos-conv-svccache", "telnet.response.p90", (0.32, 0.78), False),
+    ("Q-9", "sp-ftp-conv-svccache", "noqos-conv-svccache", "audio.loss", (9.0, 10.0), True),
+    ("Q-10", "sp-ftp-conv-svccache", "noqos-conv-svccache", "video.loss", (2.0, 3.0), True),
     ("Q-20", "sp-qos1-conv-svc", "noqos-conv-svc", "telnet.connect.p90", (2.0, 4.0), True),
 )
 #: Tolerance of the calibrated rows' verdicts: the oracle's on levels.
@@ -68,7 +70,7 @@ class Calibration:
     duration_s: float
     seeds: list[int]
     grid: dict[tuple[int, int], list[dict]] = field(default_factory=dict)
-    magnitudes: dict[tuple[str, int], list[dict]] = field(default_factory=dict)
+    magnitudes: dict[tuple[str, int, int], list[dict]] = field(default_factory=dict)
     scales: dict[tuple[int, float], list[dict]] = field(default_factory=dict)
     elapsed_s: float = 0.0
     store: Path | None = None
@@ -94,9 +96,8 @@ def plan(ws: int, dur: float, seeds: list[int], buffers=None, windows=None, scal
     for b in buffers:
         for w in windows:
             want.append(("grid", (b, w), _point(cal.FIT_CONFIG, ws, dur, b, w)))
-        for _row, cfg, base, *_ in MAGNITUDES:
-            for c in (cfg, base):
-                want.append(("magnitudes", (c, b), _point(c, ws, dur, b, kept_w)))
+            for c in dict.fromkeys(c for _row, cfg, base, *_ in MAGNITUDES for c in (cfg, base)):
+                want.append(("magnitudes", (c, b, w), _point(c, ws, dur, b, w)))
     for s_ws, s_dur in scales:
         want.append(("scales", (s_ws, s_dur), _point(cal.FIT_CONFIG, s_ws, s_dur, cal.KEPT["buffer_cells"], kept_w)))
     runs, keys = [], {}
@@ -147,9 +148,10 @@ def quick_scale(c: Calibration) -> tuple[tuple[int, float] | None, dict]:
     return (ok[0] if ok else None), ratios
 
 
-def change(c: Calibration, cfg: str, base: str, b: int, stat: str, ratio: bool) -> float | None:
-    """The policy's mean against the baseline's at buffer ``b``: B / A (``ratio``) or B / A − 1."""
-    x, y = cal.mean_of(c.magnitudes.get((cfg, b), []), stat), cal.mean_of(c.magnitudes.get((base, b), []), stat)
+def change(c: Calibration, cfg: str, base: str, b: int, w: int, stat: str, ratio: bool) -> float | None:
+    """The policy's mean against the baseline's at port buffer ``b`` and socket buffer ``w``:
+    B / A (``ratio``) or B / A − 1."""
+    x, y = (cal.mean_of(c.magnitudes.get((k, b, w), []), stat) for k in (cfg, base))
     if x is None or not y:
         return None
     return x / y if ratio else x / y - 1
@@ -227,15 +229,18 @@ def _grid_html(c: Calibration) -> str:
 
 def _magnitudes_html(c: Calibration, buffers) -> str:
     rows = []
+    windows = sorted({w for _, _, w in c.magnitudes})
     for row, cfg, base, stat, (lo, hi), ratio in MAGNITUDES:
-        cells = []
-        for b in buffers:
-            x = change(c, cfg, base, b, stat, ratio)
-            cells.append("—" if x is None else (f"×{x:.1f}" if ratio else f"{100 * x:+.0f} %"))
         thesis = f"×{lo:g}–{hi:g}" if ratio else f"+{100 * lo:.0f}–{100 * hi:.0f} %"
-        rows.append(f"<tr><td>{row}</td><td>{cfg} vs {base}: {html.escape(tables.STATS[stat].label)}</td>"
-                    + "".join(f"<td>{x}</td>" for x in cells) + f"<td>{thesis}</td></tr>")
-    head = "<tr><th>row</th><th>change</th>" + "".join(f"<th>{b} cells</th>" for b in buffers) + "<th>thesis</th></tr>"
+        for w in windows:
+            cells = []
+            for b in buffers:
+                x = change(c, cfg, base, b, w, stat, ratio)
+                cells.append("—" if x is None else (f"×{x:.1f}" if ratio else f"{100 * x:+.0f} %"))
+            rows.append(f"<tr><td>{row}</td><td>{cfg} vs {base}: {html.escape(tables.STATS[stat].label)}</td><td>{w}</td>"
+                        + "".join(f"<td>{x}</td>" for x in cells) + f"<td>{thesis}</td></tr>")
+    head = ("<tr><th>row</th><th>change</th><th>socket buffer (B)</th>" + "".join(f"<th>{b} cells</th>" for b in buffers)
+            + "<th>thesis</th></tr>")
     return f"<table>{head}{''.join(rows)}</table>"
 
 
@@ -314,7 +319,7 @@ def write(c: Calibration, out: Path) -> Path:
         "<h2>The fit</h2>", _grid_html(c),
         "".join(_heatmap(c, out, r) for r in cal.READINGS) if c.grid else "",
         f"<p>Best: {html.escape(json.dumps(res['best']))}; kept by the study file: {html.escape(json.dumps(res['kept']))}.</p>",
-        "<h2>Sensitivity: the QoS magnitudes and the buffer</h2>", _magnitudes_html(c, bs),
+        "<h2>Sensitivity: the QoS magnitudes and the buffers</h2>", _magnitudes_html(c, bs),
         "<h2>Sensitivity: losses and the socket buffer</h2>", _windows_html(c),
         f"<h2>Quick scale</h2><p>{cal.FIT_CONFIG} with the kept setting at each candidate scale against the thesis' "
         f"scale's; the cheapest with every ratio within {QUICK_FACTOR:g}× is chosen.</p>", _scales_html(c),
