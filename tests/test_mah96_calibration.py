@@ -118,3 +118,14 @@ def test_calibration_is_registered_and_runs_end_to_end(tmp_path):
     assert again.grid.keys() == {(256, 4096), (256, 8192), (1024, 4096), (1024, 8192)}
     assert all(len(v) == 2 for v in again.grid.values())
     assert again.ran == 0
+
+
+def test_calibrated_rows_are_judged_at_scale_within_a_quarter_of_the_thesis():
+    c = calibrate.Calibration(200, 4000.0, [1, 2])
+    kept = (cal.KEPT["buffer_cells"], cal.KEPT["window_bytes"])
+    c.grid[kept] = _runs(drop=0.00051 * 1.2, p90=0.175 * 1.3)  # inside 25 %, and outside it
+    v = {x.row: x for x in calibrate.verdicts(c)}
+    assert {str(v[f"cal {t.row}"].kind) for t in cal.TARGETS} == {"calibrated"}
+    assert str(v["cal M-15 levels"].outcome) == "agrees" and str(v["cal K-10"].outcome) == "agrees"
+    assert str(v["cal K-11"].outcome) == "differs"
+    assert v["cal K-11"].ours == pytest.approx(0.175 * 1.3)
