@@ -47,7 +47,7 @@ def _shift(row, agree: bool) -> dict[str, list[dict]]:
     step = 5.0 if row.sig else 0.2
     sizes = {z.stat: z for z in row.size}
     runs = _paired(row, lambda x: x + sign * step)
-    for _, b in row.pairs:  # a statistic with a published magnitude gets it (issue 28: within 5×)
+    for _, b in row.pairs:  # a statistic with a published magnitude gets it (within 5×)
         for k, (x, r) in enumerate(zip(BASE, runs[b])):
             r.update({st: _sized_b(z, row.sig, k, x) for st, z in sizes.items()})
     return runs

@@ -194,7 +194,7 @@ def test_ratio_row_reads_the_mux_from_full_names():
     assert v.word == o.AGREES and "app:" in v.ours and "conv:" in v.ours
 
 
-# ----- magnitudes of comparison rows (issue 28: a direction match 5× off is not agreement) ------
+# ----- magnitudes of comparison rows (a direction match 5× off is not agreement) ------------------
 
 
 def test_size_factor_is_ours_over_the_nearest_end_of_the_published_range():

@@ -196,7 +196,7 @@ def verdicts(c: Calibration) -> list[Verdict]:
         out.append(Verdict.judged(f"cal {t.row}", Kind.CALIBRATED, paper, rule, ours=x, paper_value=t.lo, detail=where))
     chosen, _ = quick_scale(c)
     words = f"each of {', '.join(QUICK_STATS)} within {QUICK_FACTOR:g}x of the thesis' scale's, at some candidate"
-    out.append(Verdict.judged("quick scale", Kind.MODEL, "a quick scale at the thesis' operating point (issue 28)",
+    out.append(Verdict.judged("quick scale", Kind.MODEL, "a quick scale at the thesis' operating point",
                               holds(words, chosen is not None),
                               detail=(f"cheapest passing: {chosen[0]} workstations x {chosen[1]:g} s" if chosen
                                       else "no candidate passes")

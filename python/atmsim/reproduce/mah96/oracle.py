@@ -16,7 +16,7 @@ a difference) and stated in the report:
   match — "sig." needs our 90 % interval to exclude zero on the thesis' side; "not sig." needs
   the Hodges-Lehmann shift on the thesis' side and the 90 % interval to include zero; a change
   stated without a test needs the direction only (its significance is reported).
-  **Magnitude (issue 28): a direction match with a magnitude off by more than 5× is not
+  **Magnitude: a direction match with a magnitude off by more than 5× is not
   agreement.** Where the thesis publishes a magnitude for the comparison (a :class:`.rows.Size`:
   given on the row, or the range of the change row that states it), the row shows ours beside
   it, in every mode: ``m``, the change of the means over seeds, B / A − 1 (B − A where the
@@ -589,7 +589,7 @@ def _judge_chance(row: Row, runs: dict[str, list[dict]]) -> Verdict:
     return Verdict(AGREES if len(sig) <= allowed else DIFFERS, ours, test, reason)
 
 
-#: Shown beside a level row's statistic for each configuration (issue 28: the guaranteed-VC
+#: Shown beside a level row's statistic for each configuration (the guaranteed-VC
 #: failure rates per setup and per VC request beside the hit rate): (statistic, label).
 _BESIDE = {
     "vc.hit_rate": (("vc.guaranteed_failure_rate", "guaranteed failures per setup request"),

@@ -127,7 +127,7 @@ def _rules_html(mode) -> str:
         "<li><b>V-10</b>: every application's counters and metrics and every switch's drops equal between router-pvc "
         "and router-svccache, seed by seed.</li>"
         "<li>No rule or tolerance was changed after seeing a verdict to make a row agree; the one rule added since the "
-        "first report (the 5× magnitude rule, issue 28) can only turn an agreement into a difference. Nothing was tuned "
+        "first report (the 5× magnitude rule) can only turn an agreement into a difference. Nothing was tuned "
         "to make a row agree.</li></ul></details>")
 
 

@@ -8,7 +8,7 @@ second, maximum VCs in use, cache hit rate, and the cell drop rate over the swit
 output queues. :func:`run_stats` returns them as a flat dict keyed as in :data:`STATS`; a
 statistic with no samples in the run (e.g. no FTP session completed) is ``None``.
 
-Under a QoS policy, guaranteed VCs fail in two senses (issue 28), both summed over the
+Under a QoS policy, guaranteed VCs fail in two senses, both summed over the
 routers: per *setup request*, ``vc.guaranteed_failure_rate`` = refused / guaranteed setups
 requested (§4.6.2, A-32: the thesis' VC failure rate, cache hits excluded); and per *VC
 request*, ``vc.guaranteed_failure_rate_per_vc_request`` = refused / (guaranteed cache hits +

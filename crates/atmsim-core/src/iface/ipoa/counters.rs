@@ -11,7 +11,7 @@
 //! the thesis' "virtual circuit establishments performed each second" are the calls a router
 //! places. Bins are `[k s, (k+1) s)` of simulated time.
 //!
-//! Guaranteed VCs (Chapter 4) have two failure rates (issue 28): per *setup request*,
+//! Guaranteed VCs (Chapter 4) have two failure rates: per *setup request*,
 //! `guaranteed_refused / guaranteed_requested` (A-32: the thesis' VC failure rate, cache hits
 //! excluded), and per *VC request*, `guaranteed_refused / (guaranteed_hits +
 //! guaranteed_requested)`: the share of all guaranteed requests for a VC, served from the
