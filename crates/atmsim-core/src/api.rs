@@ -1,23 +1,17 @@
 //! Entry points: parse a scenario, validate it, run it, hand back results.
 //!
-//! Owns: [`Format`], [`RunOptions`], [`RunOutput`] (with its [`Capture`]s), [`Series`], [`validate_str`] and
+//! Owns: [`RunOptions`], [`RunOutput`] (with its [`Capture`]s), [`Series`], [`validate_str`] and
 //! [`run_str`]. The Python extension (`crates/atmsim-py`) is a thin wrapper over these.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::measure::report;
 pub use crate::measure::Series;
 use crate::net::Network;
 pub use crate::pcap::Capture;
+pub use crate::scenario::Format;
 use crate::scenario::{self, ScenarioDoc};
+use crate::summary;
 use serde_json::json;
 use std::ops::ControlFlow;
-
-/// Text format of a scenario.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Toml,
-    Json,
-}
 
 /// Overrides applied on top of the scenario file.
 #[derive(Clone, Copy, Debug, Default)]
@@ -95,7 +89,7 @@ pub fn run_str(
         });
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    let mut summary = report::summary(&net, wall_s);
+    let mut summary = summary::summary(&net, wall_s);
     summary["scenario"] = json!(name);
     summary["seed"] = json!(seed);
     Ok(RunOutput { summary, series: net.rec.take_series(), captures: net.take_captures() })
@@ -106,7 +100,7 @@ pub fn run_doc(doc: &ScenarioDoc, opts: RunOptions) -> Result<(Network, serde_js
     let mut net = scenario::build(doc, opts.seed, opts.batching)?;
     let wall = std::time::Instant::now();
     net.run(&mut |_| ControlFlow::Continue(()));
-    let s = report::summary(&net, wall.elapsed().as_secs_f64());
+    let s = summary::summary(&net, wall.elapsed().as_secs_f64());
     Ok((net, s))
 }
 

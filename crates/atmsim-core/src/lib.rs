@@ -2,7 +2,9 @@
 //!
 //! A tour, bottom-up (DESIGN §7: layers you can see):
 //!
-//! 1. [`time`] — integer picosecond time, rates, drift-free serialization.
+//! 1. [`time`] — integer picosecond time, rates, drift-free serialization; [`ids`], [`error`],
+//!    [`detmap`]; [`header`] — the IP header fields every layer may read (addresses, ports,
+//!    protocol, media tag).
 //! 2. [`kernel`] — the deterministic event queue (time, then the model's order within an
 //!    instant: DESIGN §2b); [`arbiter`] — round-robin admission of simultaneous arrivals.
 //! 3. [`rng`] — one seeded random stream per entity.
@@ -16,12 +18,13 @@
 //! 6. [`iface`] — interfaces below IP: the ATM adapter's IP-over-ATM driver
 //!    ([`iface::ipoa`]: classification, multiplexing, pvc/svc/svccache), serial lines and
 //!    shared-medium LANs at packet level.
-//! 7. [`ip`] — nodes (hosts and routers), their forwarding tables ([`ip::route`]), datagram
-//!    headers and the datagrams in flight with their ledger ([`ip::datagram`]), the TCP
-//!    connections hosts terminate.
-//! 8. [`tcp`] — BSD 4.4-Lite TCP (Tahoe/Reno/NewReno), sans-I/O.
+//! 7. [`ip`] — nodes (hosts and routers), their forwarding tables ([`ip::route`]) and the
+//!    datagrams in flight with their ledger ([`ip::datagram`]; what they carry is a type
+//!    parameter).
+//! 8. [`transport`] — BSD 4.4-Lite TCP ([`transport::tcp`]: Tahoe/Reno/NewReno, sans-I/O),
+//!    the endpoints hosts terminate, and what a datagram carries ([`transport::Payload`]).
 //! 9. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
-//!    tcplib conversations, traffic generators, UDP flows, cell sources.
+//!    tcplib conversations, connection slots, traffic generators, UDP flows, cell sources.
 //! 10. [`net`] — the assembled network and its event loop. Events are grouped per layer
 //!     ([`net::Ev`]: `Atm`, `Cpu`, `Iface`, `Transport`, `App`, `Measure`, `Sig`) and each
 //!     layer's events are handled in its own file: `net/cells.rs` (cells, run by `atm::fabric`), `net/adapter.rs`
@@ -30,8 +33,9 @@
 //!     `net/signalling.rs` (signalling messages and the controllers' actions),
 //!     `net/transport.rs` (TCP and its applications), `net/traffic.rs` (generators and the
 //!     connection pool), `net/sources.rs` (cell sources), `net/probes.rs` (measurement).
-//! 11. [`measure`] — probes, time series and the end-of-run summary; [`pcap`] — packet
-//!     captures at host interfaces.
+//! 11. [`measure`] — probes and time series; [`pcap`] — packet captures at host interfaces
+//!     (both written by the network as it runs); [`summary`] — the end-of-run summary, read
+//!     from the network after the run.
 //! 12. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder (one file
 //!     per section under `scenario/build/`).
 //! 13. [`api`] — the entry points the Python package and tests call.
@@ -42,11 +46,12 @@
 //! (`ip_output`, `ip_input`: the forwarding table, then a serial line, a LAN or the ATM
 //! driver, whose `Send` becomes `send_datagram` in `net/adapter.rs`), reassembled in
 //! `host_frame` and ended by its transport (`tcp_input` in `net/transport.rs`, UDP
-//! and sinks in `net/ip.rs`); a **segment** is built and consumed by [`tcp`] and carried in
-//! a datagram's [`ip::datagram::Payload`]; a **signalling message** is produced by a
+//! and sinks in `net/ip.rs`); a **segment** is built and consumed by [`transport::tcp`] and carried
+//! in a datagram's [`transport::Payload`]; a **signalling message** is produced by a
 //! [`signalling::Controller`] and carried as control cells on VCI 5 by
-//! `net/signalling.rs` (`sig_transmit`, `sig_frame`). Layers below IP name no layer above
-//! them: the fabric knows a frame's datagram only by id.
+//! `net/signalling.rs` (`sig_transmit`, `sig_frame`). No layer names a layer above it
+//! (`tests/it/layers_call_down.rs` checks every reference): the fabric knows a frame's
+//! datagram only by id, IP a datagram's content only as a type parameter.
 //!
 //! Pure Rust, no I/O beyond what callers hand it.
 
@@ -58,6 +63,7 @@ pub mod atm;
 pub mod detmap;
 pub mod dist;
 pub mod error;
+pub mod header;
 pub mod ids;
 pub mod iface;
 pub mod ip;
@@ -68,8 +74,9 @@ pub mod pcap;
 pub mod rng;
 pub mod scenario;
 pub mod signalling;
-pub mod tcp;
+pub mod summary;
 pub mod time;
+pub mod transport;
 
 pub use error::{Error, ErrorKind, Result};
 

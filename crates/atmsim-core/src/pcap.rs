@@ -33,8 +33,8 @@
 //! `16 + min(size, snaplen)` bytes of memory per packet until the run ends.
 
 use crate::ids::{ConnId, NodeId};
-use crate::tcp::segment::{Flags, Segment, IP_HEADER_BYTES};
 use crate::time::SimTime;
+use crate::transport::tcp::segment::{Flags, Segment, IP_HEADER_BYTES};
 use etherparse::{IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};

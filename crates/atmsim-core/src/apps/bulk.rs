@@ -6,7 +6,7 @@
 //! byte as soon as it is in order (an infinitely fast sink), which is what makes BSD's
 //! receiver send window updates every two segments.
 
-use crate::tcp::{State, TcpConn};
+use crate::transport::tcp::{State, TcpConn};
 
 /// A greedy writer of `total_bytes` (or forever) in `write_bytes` chunks.
 #[derive(Clone, Debug)]

@@ -67,8 +67,8 @@
 
 use crate::apps::tcplib::tables;
 use crate::rng::Stream;
-use crate::tcp::{State, TcpConn};
 use crate::time::{SimDuration, SimTime};
+use crate::transport::tcp::{State, TcpConn};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -605,7 +605,7 @@ impl ConvApp {
 mod tests {
     use super::*;
     use crate::rng::{stream, Purpose};
-    use crate::tcp::TcpConfig;
+    use crate::transport::tcp::TcpConfig;
 
     /// Shuttle segments between two endpoints with no delay until both are quiet.
     fn shuttle(app: &mut ConvApp, c: &mut TcpConn, s: &mut TcpConn, now: SimTime) {
@@ -810,7 +810,7 @@ mod tests {
                 }
             }
             assert!(app.client_closed());
-            now = now + SimDuration::from_secs(1);
+            now += SimDuration::from_secs(1);
         }
         assert_eq!(app.bytes_c2s, keys);
         assert_eq!(app.echo_samples.len() as u64, keys);

@@ -15,8 +15,8 @@ use crate::apps::voice::VoiceConfig;
 use crate::dist::{exponential, Zipf};
 use crate::ids::NodeId;
 use crate::rng::{Rng, Stream};
-use crate::tcp::TcpConfig;
 use crate::time::{SimDuration, SimTime};
+use crate::transport::tcp::TcpConfig;
 
 /// How a generator spaces its arrivals.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

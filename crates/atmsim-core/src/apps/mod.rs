@@ -13,7 +13,8 @@
 //!   server, think time (Mah 1996 App. A);
 //! - [`voice`] and [`vic`] — audio (on/off, 64 kb/s) and video (two-state vic) senders
 //!   over UDP (Mah 1996 §3.3.6–3.3.7, App. B);
-//! - [`udp`] — UDP flows and their delivery, loss and lateness counters.
+//! - [`udp`] — UDP flows and their delivery, loss and lateness counters;
+//! - [`slot`] — connection slots: a TCP connection's endpoints and the application driving them.
 
 pub mod bulk;
 pub mod cell_source;
@@ -21,7 +22,10 @@ pub mod conversation;
 pub mod generator;
 pub mod http;
 pub mod session;
+pub mod slot;
 pub mod tcplib;
 pub mod udp;
 pub mod vic;
 pub mod voice;
+
+pub use slot::{App, Conn};

@@ -16,7 +16,7 @@
 use crate::apps::vic::VicSource;
 use crate::apps::voice::{Packet, VoiceSource};
 use crate::dist::exponential;
-use crate::ip::header::PacketHeader;
+use crate::header::PacketHeader;
 use crate::rng::Stream;
 use crate::time::{SimDuration, SimTime};
 

@@ -24,10 +24,6 @@ pub struct Switch {
     pub drained_to: SimTime,
     /// The switch is switching one instant's arrivals now (a drained switch).
     pub switching: bool,
-    /// A drained switch of many inputs: its inputs in order of their next arrivals
-    /// (`atm::fabric::due`); `None` for a drained switch that scans its inputs, and for one
-    /// that is not drained.
-    pub due: Option<Box<crate::atm::fabric::due::DueInputs>>,
 }
 
 impl Switch {
@@ -40,7 +36,6 @@ impl Switch {
             drained: false,
             drained_to: SimTime::ZERO,
             switching: false,
-            due: None,
         }
     }
 }

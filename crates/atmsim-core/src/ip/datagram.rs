@@ -1,7 +1,8 @@
 //! IP datagrams in flight: what they carry, and the ledger that accounts for every one.
 //!
-//! Owns: [`Payload`] (the transport content of a datagram), [`DatagramId`], the
-//! [`Datagrams`] slab and its [`DatagramCounts`] ledger. A datagram is created where a
+//! Owns: [`DatagramId`], the [`Datagrams`] slab and its [`DatagramCounts`] ledger. What a
+//! datagram carries is a type parameter `P`: IP moves it without looking inside (the network
+//! uses [`crate::transport::Payload`]). A datagram is created where a
 //! transport or a source hands data to IP, travels as a 4-byte id through CPU queues, packet
 //! links and AAL5 frames (the ATM fabric never sees what it carries: DESIGN §7), and ends
 //! exactly once — delivered to its transport endpoint or sink, refused by a full adapter,
@@ -14,29 +15,15 @@
 //!
 //! The slab reuses freed slots (a free list), so the steady state allocates nothing.
 
-use super::header::PacketHeader;
-use crate::ids::ConnId;
+use crate::header::PacketHeader;
 pub use crate::ids::DatagramId;
-use crate::tcp::Segment;
 use crate::time::SimTime;
-
-/// What an IP datagram carries.
-#[derive(Clone, Copy, Debug)]
-pub enum Payload {
-    /// A TCP segment for endpoint `side` (0 = client, 1 = server) of connection slot `conn`,
-    /// sent by its conversation number `gen` (see [`crate::ip::Conn::gen`]).
-    Tcp { conn: ConnId, side: u8, gen: u32, seg: Segment },
-    /// Opaque data from cell-level source number `source`.
-    Raw { source: u32 },
-    /// A UDP datagram of flow `flow` ([`crate::apps::udp`]).
-    Udp { flow: u32 },
-}
 
 /// One datagram: its header, content, total IP length and when IP took it.
 #[derive(Clone, Copy, Debug)]
-pub struct Datagram {
+pub struct Datagram<P> {
     pub hdr: PacketHeader,
-    pub payload: Payload,
+    pub payload: P,
     /// Total length with IP and transport headers [bytes].
     pub ip_bytes: u32,
     pub born: SimTime,
@@ -68,19 +55,24 @@ pub enum IpDrop {
     NoVc,
 }
 
-/// The slab of live datagrams.
-#[derive(Default)]
-pub struct Datagrams {
-    slots: Vec<Datagram>,
+/// The slab of live datagrams carrying payloads of type `P`.
+pub struct Datagrams<P> {
+    slots: Vec<Datagram<P>>,
     free: Vec<u32>,
     live: u32,
     pub counts: DatagramCounts,
 }
 
-impl Datagrams {
+impl<P> Default for Datagrams<P> {
+    fn default() -> Self {
+        Datagrams { slots: Vec::new(), free: Vec::new(), live: 0, counts: DatagramCounts::default() }
+    }
+}
+
+impl<P: Copy> Datagrams<P> {
     /// A new datagram handed to IP.
     #[inline]
-    pub fn alloc(&mut self, hdr: PacketHeader, payload: Payload, ip_bytes: u32, born: SimTime) -> DatagramId {
+    pub fn alloc(&mut self, hdr: PacketHeader, payload: P, ip_bytes: u32, born: SimTime) -> DatagramId {
         let d = Datagram { hdr, payload, ip_bytes, born };
         self.live += 1;
         self.counts.sent += 1;
@@ -97,13 +89,13 @@ impl Datagrams {
     }
 
     #[inline]
-    pub fn get(&self, id: DatagramId) -> &Datagram {
+    pub fn get(&self, id: DatagramId) -> &Datagram<P> {
         &self.slots[id.0 as usize]
     }
 
     /// The datagram reached its endpoint or sink: it ends here; returns it.
     #[inline]
-    pub fn deliver(&mut self, id: DatagramId) -> Datagram {
+    pub fn deliver(&mut self, id: DatagramId) -> Datagram<P> {
         self.counts.delivered += 1;
         self.release(id)
     }
@@ -132,14 +124,14 @@ impl Datagrams {
     }
 
     #[inline]
-    fn release(&mut self, id: DatagramId) -> Datagram {
+    fn release(&mut self, id: DatagramId) -> Datagram<P> {
         self.live -= 1;
         self.free.push(id.0);
         self.slots[id.0 as usize]
     }
 
     /// The datagrams still in flight (end-of-run accounting; O(slots)).
-    pub fn in_flight(&self) -> impl Iterator<Item = &Datagram> {
+    pub fn in_flight(&self) -> impl Iterator<Item = &Datagram<P>> {
         let mut free = vec![false; self.slots.len()];
         for &f in &self.free {
             free[f as usize] = true;
@@ -169,10 +161,10 @@ impl Datagrams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::{Media, Proto};
     use crate::ids::NodeId;
-    use crate::ip::header::{Media, Proto};
 
-    fn raw(d: &mut Datagrams, source: u32, bytes: u32) -> DatagramId {
+    fn raw(d: &mut Datagrams<u32>, source: u32, bytes: u32) -> DatagramId {
         let hdr = PacketHeader {
             src: NodeId(0),
             dst: NodeId(1),
@@ -182,7 +174,7 @@ mod tests {
             tos: 0,
             media: Media::None,
         };
-        d.alloc(hdr, Payload::Raw { source }, bytes, SimTime::ZERO)
+        d.alloc(hdr, source, bytes, SimTime::ZERO)
     }
 
     #[test]

@@ -10,8 +10,8 @@
 //! [`crate::detmap`] (a keyed SipHash cost Mah's internetwork about 2 % of its instructions,
 //! one lookup per TCP segment).
 
-use super::header::{PacketHeader, Proto};
 use crate::detmap::DetMap;
+use crate::header::{PacketHeader, Proto};
 use crate::ids::{ConnId, NodeId};
 
 /// The key of a socket, as seen from its host.

@@ -6,9 +6,6 @@
 //! makes one Python string per name); counters (cells, drops, TCP statistics) live with the
 //! entities themselves and are read once at the end.
 
-pub mod internet;
-pub mod report;
-
 use crate::atm::port::{OutPort, PortStats};
 
 /// Time series in tidy long form: one row per (time, entity, metric) sample, the entity and

@@ -29,7 +29,7 @@ use crate::abr::source::Emitted;
 use crate::abr::{Direction, Queued};
 use crate::atm::cell::{flags, Cell, CELL_BITS};
 use crate::ids::{DatagramId, NodeId};
-use crate::ip::datagram::Payload;
+use crate::transport::Payload;
 
 impl Network {
     /// Datagram `d` for ABR end `e` (found by the adapter from its port and VCI). Returns false

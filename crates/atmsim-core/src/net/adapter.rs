@@ -11,11 +11,11 @@ use super::ck;
 use super::ip::IpInput;
 use super::{AtmEv, CpuEv, Ev, Network};
 use crate::atm::cell::Cell;
+use crate::header::PacketHeader;
 use crate::ids::{DatagramId, NodeId, PortId};
 use crate::ip::cpu::Dir;
-use crate::ip::datagram::Payload;
-use crate::ip::header::PacketHeader;
 use crate::pcap::{self, Capture, Packet, Tap};
+use crate::transport::Payload;
 
 impl Network {
     /// Dispatch of the host CPU's events.

@@ -18,8 +18,9 @@ use crate::iface::atm::NO_VCI;
 use crate::iface::ipoa::{Action, TimerToken};
 use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
-use crate::ip::datagram::{IpDrop, Payload};
+use crate::ip::datagram::IpDrop;
 use crate::ip::socket::{SockKey, Socket};
+use crate::transport::Payload;
 
 impl Network {
     /// Dispatch of the interfaces' events.

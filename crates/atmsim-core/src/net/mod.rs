@@ -73,6 +73,7 @@ mod transport;
 use crate::apps::cell_source::CellSource;
 use crate::apps::generator::Generator;
 use crate::apps::udp::UdpFlow;
+use crate::apps::Conn;
 pub use crate::atm::fabric::{AtmEv, CellCounts, Clock, Fabric, Up};
 use crate::ids::{ConnId, NodeId, PortId, SourceId};
 use crate::iface::ipoa::TimerToken;
@@ -81,11 +82,12 @@ use crate::iface::pipe::PacketLine;
 use crate::iface::serial::SerialLine;
 use crate::iface::Iface;
 use crate::ip::datagram::Datagrams;
-use crate::ip::{Conn, Host};
+use crate::ip::Host;
 use crate::kernel::{rank, EventQueue, Ranked, Slots};
 use crate::measure::Recorder;
 use crate::pcap::Tap;
 use crate::time::{SimDuration, SimTime};
+use crate::transport::Payload;
 pub use cells::Due;
 pub use signalling::{SigCounts, SigNet};
 use std::ops::ControlFlow;
@@ -407,7 +409,7 @@ pub struct Network {
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
     pub taps: Vec<Tap>,
     /// IP datagrams in flight (CPU queues, packet lines, driver queues, AAL5 frames) and their ledger.
-    pub datagrams: Datagrams,
+    pub datagrams: Datagrams<Payload>,
     pub rec: Recorder,
     /// Interfaces of all nodes ([`crate::iface`]).
     pub ifaces: Vec<Iface>,
@@ -580,9 +582,9 @@ impl Network {
 mod tests {
     use super::*;
 
-    use crate::ip::datagram::Payload;
-    use crate::ip::App;
-    use crate::tcp::Segment;
+    use crate::apps::App;
+    use crate::transport::tcp::Segment;
+    use crate::transport::Payload;
     use transport::next_grid;
 
     /// A segment of an earlier generation is counted and dropped: the current endpoint
@@ -682,7 +684,7 @@ server = "b"
 mss_bytes = 512
 app = { kind = "smtp" }
 "#;
-        let doc = crate::scenario::parse(text, crate::api::Format::Toml, "t").unwrap();
+        let doc = crate::scenario::parse(text, crate::scenario::Format::Toml, "t").unwrap();
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
         net.run(&mut |_| ControlFlow::Continue(()));
         let App::Conv(a) = &net.conns[0].app else { panic!() };
@@ -692,7 +694,7 @@ app = { kind = "smtp" }
         for side in 0..2u8 {
             let before = *net.conns[0].ep[side as usize].tcp.stats();
             let state = net.conns[0].ep[side as usize].tcp.state();
-            let seg = Segment { flags: crate::tcp::Flags::FIN, len: 100, ..Default::default() };
+            let seg = Segment { flags: crate::transport::tcp::Flags::FIN, len: 100, ..Default::default() };
             let hdr = net.conns[0].ep[1 - side as usize].hdr;
             let payload = Payload::Tcp { conn: ConnId(0), side, gen: gen.wrapping_sub(1), seg };
             let d = net.datagrams.alloc(hdr, payload, 140, net.eng.now);
@@ -770,14 +772,14 @@ load_bps = 424
     /// Run [`CTRL_OVER_CONGESTION`] with `n` control frames of 1 and 2 cells (alternately)
     /// sent from `s` at time 0, and the switch's control FIFOs set to `ctrl_cells`.
     fn run_ctrl_over_congestion(n: u32, ctrl_cells: u32) -> Network {
-        let doc = crate::scenario::parse(CTRL_OVER_CONGESTION, crate::api::Format::Toml, "t").unwrap();
+        let doc = crate::scenario::parse(CTRL_OVER_CONGESTION, crate::scenario::Format::Toml, "t").unwrap();
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
         let sw_port = net.fabric.ports.iter().position(|p| p.name == "sw->b").unwrap();
         net.fabric.ports[sw_port].ctrl_limit = ctrl_cells;
         let (h, port, vci) = (net.sources[2].host, net.sources[2].port, net.sources[2].vci);
         for i in 0..n {
             let bytes = if i % 2 == 0 { 40 } else { 60 }; // 1 and 2 cells
-            let hdr = crate::ip::header::PacketHeader::raw(h, net.sources[2].peer);
+            let hdr = crate::header::PacketHeader::raw(h, net.sources[2].peer);
             let d = net.datagrams.alloc(hdr, Payload::Raw { source: 2 }, bytes, net.eng.now);
             assert!(net.send_ctrl_datagram(h, port, vci, d));
         }
@@ -825,7 +827,7 @@ load_bps = 424
         let text = CTRL_OVER_CONGESTION
             .replace("buffer_cells = 1000", &format!("buffer_cells = 1000\nscheduler = \"{discipline}\""))
             .replacen("kind = \"greedy\"", "kind = \"poisson\"\nload_bps = 424", 1);
-        let doc = crate::scenario::parse(&text, crate::api::Format::Toml, "t").unwrap();
+        let doc = crate::scenario::parse(&text, crate::scenario::Format::Toml, "t").unwrap();
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
         let src = &net.sources[1];
         let route = net.fabric.links[net.fabric.ports[src.port.idx()].link.idx()].route(src.vci).unwrap();
@@ -845,7 +847,7 @@ load_bps = 424
         let run = |discipline: &str| {
             let text = CTRL_OVER_CONGESTION
                 .replace("buffer_cells = 1000", &format!("buffer_cells = 1000\nscheduler = \"{discipline}\""));
-            let doc = crate::scenario::parse(&text, crate::api::Format::Toml, "t").unwrap();
+            let doc = crate::scenario::parse(&text, crate::scenario::Format::Toml, "t").unwrap();
             let mut net = crate::scenario::build(&doc, None, None).unwrap();
             net.run(&mut |_| ControlFlow::Continue(()));
             let ports: Vec<_> = net.fabric.ports.iter().map(|p| p.stats).collect();

@@ -10,7 +10,7 @@
 
 use super::ck;
 use super::{Ev, MeasureEv, Network};
-use crate::ip::App;
+use crate::apps::App;
 
 /// How often the IP-over-ATM drivers' VCs in use are counted (Mah §6.6: once a second).
 pub const VC_COUNT_PERIOD: crate::time::SimDuration = crate::time::SimDuration::from_secs(1);

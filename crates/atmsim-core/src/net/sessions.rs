@@ -14,11 +14,11 @@ use crate::apps::session::{Next, Open, Role, Session, FTP_DATA_PORT};
 use crate::apps::udp::{MediaSource, Spacing, UdpFlow, UdpStats};
 use crate::apps::vic::VicSource;
 use crate::apps::voice::VoiceSource;
+use crate::apps::App;
 use crate::dist::exponential;
+use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::{ConnId, NodeId};
-use crate::ip::header::{Media, PacketHeader, Proto};
 use crate::ip::socket::{SockKey, Socket};
-use crate::ip::App;
 use crate::rng::{self, Purpose, Stream};
 use crate::time::{SimDuration, SimTime};
 

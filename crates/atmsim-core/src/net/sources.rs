@@ -7,9 +7,9 @@
 use super::{AppEv, Ev, Network};
 use crate::apps::cell_source::Pattern;
 use crate::atm::cell::Cell;
+use crate::header::PacketHeader;
 use crate::ids::{PortId, SourceId};
-use crate::ip::datagram::Payload;
-use crate::ip::header::PacketHeader;
+use crate::transport::Payload;
 
 impl Network {
     /// If the cell just sent ends a frame of a source that waits for its frames to leave

@@ -10,11 +10,12 @@ use super::{AppEv, Ev, Network};
 use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::apps::generator::GenApp;
 use crate::apps::session::{Role, Session};
+use crate::apps::{App, Conn};
+use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::{ConnId, NodeId};
-use crate::ip::header::{Media, PacketHeader, Proto};
 use crate::ip::socket::{SockKey, Socket};
-use crate::ip::{App, Conn, Endpoint};
 use crate::rng::{self, Purpose};
+use crate::transport::Endpoint;
 
 impl Network {
     /// Generator `g` has an arrival now.

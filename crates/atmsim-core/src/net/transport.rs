@@ -9,13 +9,13 @@
 use super::ip::IpInput;
 use super::{AppEv, CpuEv, Ev, Network, TransportEv};
 use crate::apps::conversation::Actions;
+use crate::apps::App;
 use crate::ids::{ConnId, DatagramId, NodeId};
 use crate::ip::cpu::Dir;
-use crate::ip::datagram::Payload;
-use crate::ip::App;
 use crate::rng::Rng;
-use crate::tcp::{State, TcpConn};
 use crate::time::{SimDuration, SimTime};
+use crate::transport::tcp::{State, TcpConn};
+use crate::transport::Payload;
 
 impl Network {
     /// Dispatch of the transport layer's events.

@@ -1,6 +1,6 @@
 //! Scenarios: parse a TOML/JSON document, validate it, build the [`crate::net::Network`].
 //!
-//! Owns: [`parse`] (text → [`model::ScenarioDoc`], with the dotted path of the offending
+//! Owns: [`Format`], [`parse`] (text → [`model::ScenarioDoc`], with the dotted path of the offending
 //! field in every error) and re-exports [`build::build`] (document → network, with every
 //! cross-reference and range checked before anything runs).
 
@@ -15,8 +15,14 @@ pub mod table;
 pub use build::build;
 pub use model::ScenarioDoc;
 
-use crate::api::Format;
 use crate::error::{Error, Result};
+
+/// Text format of a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Json,
+}
 
 /// Parse a scenario document. Errors carry `origin` as the file and the field path.
 pub fn parse(text: &str, format: Format, origin: &str) -> Result<ScenarioDoc> {

@@ -12,7 +12,7 @@ pub use super::internet::{IpoaSec, LanSec, RouterSec, SerialSec, SignallingSec, 
 use super::table;
 use crate::atm::port::DropPolicyName;
 use crate::atm::sched::Discipline;
-use crate::tcp::{SsthreshOnLoss, Variant};
+use crate::transport::tcp::{SsthreshOnLoss, Variant};
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario.

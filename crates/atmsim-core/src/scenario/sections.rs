@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn the_first_error_written_is_the_one_reported() {
         let text = format!("{HEAD}[[host]]\nname = 5\n[[host]]\nname = \"b\"\nmtu = 1\n");
-        let e = super::super::parse(&text, crate::api::Format::Toml, "x.toml").unwrap_err();
+        let e = super::super::parse(&text, crate::scenario::Format::Toml, "x.toml").unwrap_err();
         assert_eq!(e.field, "host[0].name");
         assert!(e.message.contains("(line 5, column 8)"), "{}", e.message);
     }

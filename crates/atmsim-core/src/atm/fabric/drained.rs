@@ -212,7 +212,7 @@ impl Fabric {
         if sw.drained_to >= before || sw.switching {
             return false;
         }
-        if sw.due.is_some() {
+        if self.due_inputs[s as usize].is_some() {
             return self.drain_due(ck, s, before, hold);
         }
         for i in 0..sw.inputs.len() {
@@ -231,7 +231,7 @@ impl Fabric {
         ck.set_now(self.switches[s as usize].drained_to);
         self.admit_instant(ck);
         ck.set_now(now);
-        if self.switches[s as usize].due.is_some() {
+        if self.due_inputs[s as usize].is_some() {
             return self.switch_due_until(ck, s, before, true);
         }
         self.switch_until(ck, s, before, true)

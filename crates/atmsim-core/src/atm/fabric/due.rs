@@ -83,7 +83,7 @@ impl Fabric {
                 due.upstream.push(l);
             }
         }
-        self.switches[s].due = Some(Box::new(due));
+        self.due_inputs[s] = Some(Box::new(due));
         self.link_due.resize(self.links.len(), SimTime::MAX);
         for i in 0..self.switches[s].inputs.len() {
             self.enter_next(self.switches[s].inputs[i]);
@@ -101,7 +101,7 @@ impl Fabric {
         let Sink::Switch { switch, .. } = self.links[l.idx()].to else {
             unreachable!("a host link told of an arrival")
         };
-        let due = self.switches[switch.idx()].due.as_mut().expect("a switch drained through its inputs");
+        let due = self.due_inputs[switch.idx()].as_mut().expect("a switch drained through its inputs");
         due.heap.push(Reverse(entry(at, l.0)));
     }
 
@@ -127,9 +127,9 @@ impl Fabric {
     /// arrivals before `before` are switched.
     #[inline(never)]
     pub(super) fn drain_due(&mut self, ck: &mut impl Clock, s: u32, before: SimTime, hold: bool) -> bool {
-        let n = self.switches[s as usize].due.as_ref().map_or(0, |d| d.upstream.len());
+        let n = self.due_inputs[s as usize].as_ref().map_or(0, |d| d.upstream.len());
         for i in 0..n {
-            let l = self.switches[s as usize].due.as_ref().expect("due inputs").upstream[i];
+            let l = self.due_inputs[s as usize].as_ref().expect("due inputs").upstream[i];
             let link = &self.links[l.idx()];
             let (from, reach) = (link.from, link.delay + PS);
             self.advance(ck, from, before.saturating_sub(reach));
@@ -144,7 +144,7 @@ impl Fabric {
         let now = ck.now();
         while let Some((at, alone)) = self.next_due_instant(ck, s, before, now) {
             let held = if let Some(l) = alone {
-                let due = self.switches[s as usize].due.as_ref().expect("due inputs");
+                let due = self.due_inputs[s as usize].as_ref().expect("due inputs");
                 let limit = due.heap.peek().map_or(before, |e| entry_time(e.0).min(before));
                 let held = self.switch_run(ck, s, l, limit, now, hold);
                 self.enter_next(l);
@@ -179,7 +179,7 @@ impl Fabric {
         // The first input with a cell at `at`, while it is the only one.
         let mut alone = None;
         loop {
-            let due = self.switches[s as usize].due.as_mut().expect("due inputs");
+            let due = self.due_inputs[s as usize].as_mut().expect("due inputs");
             let Some(&Reverse(e)) = due.heap.peek() else { break };
             let (k, l) = (entry_time(e), e as u32);
             if k >= before || k > at {
@@ -200,7 +200,7 @@ impl Fabric {
                     alone = Some(l);
                 }
                 Some(&(t, _)) if t == k => {
-                    let instant = &mut self.switches[s as usize].due.as_mut().expect("due inputs").instant;
+                    let instant = &mut self.due_inputs[s as usize].as_mut().expect("due inputs").instant;
                     if let Some(first) = alone.take() {
                         instant.clear();
                         instant.push(first);
@@ -217,7 +217,7 @@ impl Fabric {
             return None;
         }
         if alone.is_none() {
-            self.switches[s as usize].due.as_mut().expect("due inputs").instant.sort_unstable();
+            self.due_inputs[s as usize].as_mut().expect("due inputs").instant.sort_unstable();
         }
         Some((at, alone))
     }
@@ -227,12 +227,12 @@ impl Fabric {
     /// their next cells; true if the instant holds for a control frame.
     fn switch_due_instant(&mut self, ck: &mut impl Clock, s: u32, at: SimTime, now: SimTime, hold: bool) -> bool {
         let up = self.up.len();
-        let instant = std::mem::take(&mut self.switches[s as usize].due.as_mut().expect("due inputs").instant);
+        let instant = std::mem::take(&mut self.due_inputs[s as usize].as_mut().expect("due inputs").instant);
         for &l in &instant {
             self.collect(s, l, at, now);
             self.enter_next(l);
         }
-        self.switches[s as usize].due.as_mut().expect("due inputs").instant = instant;
+        self.due_inputs[s as usize].as_mut().expect("due inputs").instant = instant;
         self.admit_collected(ck, up, hold)
     }
 }

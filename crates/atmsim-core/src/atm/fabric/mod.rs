@@ -194,12 +194,17 @@ pub struct Fabric {
     /// (`SimTime::MAX`: not entered; [`due`]). Beside the links, not in them: a link's record
     /// stays 128 bytes, indexed by a shift.
     pub link_due: Vec<SimTime>,
+    /// By switch: a drained switch of many inputs keeps them in order of their next arrivals
+    /// ([`due`]); `None` for a drained switch that scans its inputs, and for one that is not
+    /// drained.
+    pub due_inputs: Vec<Option<Box<due::DueInputs>>>,
 }
 
 impl Fabric {
     /// A fabric of these ports, links, switches, shapers and allocators, with no cell in it
     /// yet.
     pub fn new(ports: Vec<OutPort>, links: Vec<Link>, switches: Vec<Switch>, shapers: Shapers, er: ErPorts) -> Self {
+        let due_inputs = switches.iter().map(|_| None).collect();
         Fabric {
             ports,
             links,
@@ -218,6 +223,7 @@ impl Fabric {
             host_reasm: Vec::new(),
             up: Vec::new(),
             link_due: Vec::new(),
+            due_inputs,
         }
     }
 

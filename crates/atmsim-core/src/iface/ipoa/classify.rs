@@ -18,8 +18,8 @@
 //! always sent them best effort (Tab 4-5 note), so one type each suffices. A UDP datagram
 //! without a media tag, and any TCP segment on no well-known port, is [`ConvType::Other`].
 
+pub use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::NodeId;
-pub use crate::ip::header::{Media, PacketHeader, Proto};
 
 /// The conversation key: the 6-tuple of §4.3.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -4,7 +4,7 @@
 //! usable as a file name, the snap length) and the [`Tap`] values; attaches each tap to its
 //! host.
 
-use super::check_unique_name;
+use super::nodes::check_unique_name;
 use super::nodes::Names;
 use crate::error::Result;
 use crate::ip::Host;

@@ -9,13 +9,15 @@
 //! connection's `vc` binds its conversation; under `mux = "router"` every `[[vc]]` from the
 //! node carries its traffic to the VC's far end); and the UDP flows.
 
+use super::interrupt::Interrupt;
 use super::links::Cabling;
+use super::nodes::check_unique_name;
 use super::nodes::{Names, Node};
 use super::simulation::Run;
 use super::vcs::Vcs;
-use super::{check_unique_name, Interrupt};
 use crate::apps::udp::{Spacing, UdpFlow, UdpStats};
 use crate::error::Result;
+use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::{IfaceId, NodeId};
 use crate::iface::atm::AtmIface;
 use crate::iface::ipoa::qos::{Configuration, QosPolicy, Scheme};
@@ -24,7 +26,6 @@ use crate::iface::lan::Lan;
 use crate::iface::pipe::PacketLine;
 use crate::iface::serial::SerialLine;
 use crate::iface::Iface;
-use crate::ip::header::{Media, PacketHeader, Proto};
 use crate::ip::route::{self, Subnet};
 use crate::ip::Host;
 use crate::rng::{self, Purpose};
@@ -272,7 +273,7 @@ pub(super) fn routes(hosts: &mut [Host], subnets: &[Subnet], stop: &mut Interrup
         Ok(()) => std::ops::ControlFlow::Continue(()),
         Err(_) => std::ops::ControlFlow::Break(()),
     })
-    .ok_or_else(super::interrupted)?;
+    .ok_or_else(super::interrupt::interrupted)?;
     for (h, r) in hosts.iter_mut().zip(tables) {
         h.routes = r;
     }

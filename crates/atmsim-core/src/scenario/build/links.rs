@@ -6,7 +6,7 @@
 //! drawn per direction from the seed (`Purpose::LinkClock`, keyed by the simplex link's id).
 //! The adjacency map (node → neighbour → simplex link) is what [`super::vcs`] routes along.
 
-use super::check_unique_name;
+use super::nodes::check_unique_name;
 use super::nodes::{Names, Node};
 use super::simulation::Run;
 use crate::atm::link::{Link, Preset, Sink};

@@ -39,11 +39,12 @@
 //!
 //! Interrupts: [`build_with`] takes a poll that the loops over hosts and the forwarding-table
 //! searches consult through [`Interrupt`] (at most every [`POLL_EVERY`] of wall time); a
-//! `Break` abandons the build with an [`ErrorKind::Interrupted`] error.
+//! `Break` abandons the build with an [`crate::ErrorKind::Interrupted`] error.
 
 mod abr;
 mod captures;
 mod internet;
+mod interrupt;
 mod links;
 mod nodes;
 mod qos;
@@ -57,64 +58,17 @@ mod tcp;
 mod traffic;
 mod vcs;
 
-use super::limits::{self, invalid};
+pub use interrupt::{interrupted, Interrupt, POLL_EVERY};
+pub use vcs::VCI_BASE;
+
+use super::limits::invalid;
 use super::model::ScenarioDoc;
 use crate::atm::fabric::Fabric;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 use crate::kernel::EventQueue;
 use crate::measure::Recorder;
 use crate::net::{Engine, Network};
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
-
-/// First VCI handed out on each link (0–31 are reserved by ITU-T I.361).
-pub const VCI_BASE: u32 = 32;
-
-/// Longest wall-clock time between two calls of a build's poll.
-pub const POLL_EVERY: Duration = Duration::from_millis(50);
-
-/// A build's interrupt check: [`Interrupt::check`] is cheap enough for every step of a loop
-/// over hosts; it calls the poll once [`POLL_EVERY`] has passed since the last call.
-pub struct Interrupt<'a> {
-    poll: &'a mut dyn FnMut() -> ControlFlow<()>,
-    last: Instant,
-    steps: u32,
-}
-
-impl<'a> Interrupt<'a> {
-    pub fn new(poll: &'a mut dyn FnMut() -> ControlFlow<()>) -> Self {
-        Interrupt { poll, last: Instant::now(), steps: 0 }
-    }
-
-    /// `Err(Interrupted)` if the poll asks to stop.
-    pub fn check(&mut self) -> Result<()> {
-        self.steps = self.steps.wrapping_add(1);
-        if self.steps % 256 != 0 || self.last.elapsed() < POLL_EVERY {
-            return Ok(());
-        }
-        self.last = Instant::now();
-        match (self.poll)() {
-            ControlFlow::Continue(()) => Ok(()),
-            ControlFlow::Break(()) => Err(interrupted()),
-        }
-    }
-
-    /// [`Interrupt::check`] for a step that may itself take long (no step count).
-    pub fn check_now(&mut self) -> Result<()> {
-        self.steps = 255;
-        self.check()
-    }
-}
-
-/// The error of a build or run stopped by the caller.
-pub fn interrupted() -> Error {
-    Error {
-        kind: ErrorKind::Interrupted,
-        file: String::new(),
-        field: String::new(),
-        message: "stopped by the caller".into(),
-    }
-}
 
 /// Validate `doc` and build the network it describes. `seed_override` and
 /// `batching_override` replace the document's `simulation.seed` and `simulation.batching`.
@@ -230,15 +184,6 @@ fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
                 format!("expected a port pair no other flow from `{}` to `{}` uses", doc.udp[f].from, doc.udp[f].to),
             );
         }
-    }
-    Ok(())
-}
-
-/// A name must be valid ([`limits::name`]) and not `taken` by another `what`.
-fn check_unique_name(field: &str, name: &str, taken: bool, what: &str) -> Result<()> {
-    limits::name(field, name)?;
-    if taken {
-        return invalid(field.to_string(), format!("expected a unique {what} name, but `{name}` is already used"));
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! MTU, CPU costs) and switch (buffer, drop policy and its thresholds), and the [`Host`] and
 //! [`Switch`] values, still without ports: [`super::links`] attaches those.
 
-use super::{check_unique_name, Interrupt};
+use super::interrupt::Interrupt;
 use crate::atm::port::DropPolicyName;
 use crate::atm::switch::Switch;
 use crate::error::{Error, Result};
@@ -195,4 +195,13 @@ pub(super) fn switches<'d>(secs: &'d [SwitchSec], names: &mut Names<'d>) -> Resu
         switches.push(Switch::new(&s.name));
     }
     Ok(switches)
+}
+
+/// A name must be valid ([`limits::name`]) and not `taken` by another `what`.
+pub(super) fn check_unique_name(field: &str, name: &str, taken: bool, what: &str) -> Result<()> {
+    limits::name(field, name)?;
+    if taken {
+        return invalid(field.to_string(), format!("expected a unique {what} name, but `{name}` is already used"));
+    }
+    Ok(())
 }

@@ -129,7 +129,7 @@ fn shaper_buffer(field: &str, sh: &ShapeSec, h: &Host) -> Result<u32> {
 pub(super) fn socket_buffer_bounds(
     shapers: &mut Shapers,
     doc: &ScenarioDoc,
-    conns: &[crate::ip::Conn],
+    conns: &[crate::apps::Conn],
     tcp_vcs: &TcpVcs,
     sources: &[crate::apps::cell_source::CellSource],
     ports: &[crate::atm::port::OutPort],

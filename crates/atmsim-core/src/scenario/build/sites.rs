@@ -8,7 +8,7 @@
 //! `attach`. The expanded entries follow the document's own, so their errors name them by
 //! their place among all hosts; site-level mistakes name `site[i]`.
 
-use super::Interrupt;
+use super::interrupt::Interrupt;
 use crate::error::Result;
 use crate::scenario::internet::{LanSec, RouterSec};
 use crate::scenario::limits::{int_in, invalid};

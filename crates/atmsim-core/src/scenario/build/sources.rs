@@ -6,7 +6,7 @@
 //! exponential gaps) and on/off sources (fixed or geometric bursts, geometric off periods,
 //! marked on the VC's queue too); random stream `Purpose::CellSource`, index i.
 
-use super::check_unique_name;
+use super::nodes::check_unique_name;
 use super::nodes::Names;
 use super::vcs::{VcDir, Vcs};
 use crate::apps::cell_source::{geometric_p_for_truncated_mean, BurstLaw, CellSource, Pattern};

@@ -13,25 +13,27 @@
 //! initial sequence number and the phases of the BSD timers — and the application (a bulk
 //! sender, or a tcplib conversation with stream `Purpose::App`, index i).
 
-use super::check_unique_name;
 use super::internet::PvcBinding;
+use super::nodes::check_unique_name;
 use super::nodes::Names;
 use super::simulation::Run;
 use super::vcs::{VcInfo, Vcs};
 use crate::apps::bulk::BulkSender;
 use crate::apps::conversation::{ConvApp, Kind as ConvKind};
+use crate::apps::{App, Conn};
 use crate::error::{Error, Result};
+use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::ConnId;
 use crate::ids::NodeId;
 use crate::iface::Iface;
-use crate::ip::header::{Media, PacketHeader, Proto};
-use crate::ip::{App, Conn, Endpoint, Host};
+use crate::ip::Host;
 use crate::pcap;
 use crate::rng::{self, Purpose};
 use crate::scenario::limits::{self, int_in, invalid, span};
 use crate::scenario::model::{AppSec, TcpSec};
-use crate::tcp::TcpConfig;
 use crate::time::{SimDuration, SimTime};
+use crate::transport::tcp::TcpConfig;
+use crate::transport::Endpoint;
 
 /// Largest window TCP can offer: 65535 << 14 (RFC 1323 §2.3).
 const MAX_BUF_BYTES: i64 = 65535 << 14;

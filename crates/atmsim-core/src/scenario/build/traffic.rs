@@ -11,7 +11,7 @@
 //! generator keeps at most `max_open` conversations open: its pool is bounded, so the
 //! shortest mean gap (1 µs) costs events, never unbounded memory.
 
-use super::check_unique_name;
+use super::nodes::check_unique_name;
 use super::nodes::Names;
 use super::simulation::Run;
 use super::sites::{server, workstation};
@@ -26,8 +26,8 @@ use crate::rng::{self, Purpose};
 use crate::scenario::internet::{ArrivalsName, ChoiceName, SiteSec, TargetsName, TrafficSec, MAX_OPEN};
 use crate::scenario::limits::{self, int_in, invalid, span};
 use crate::scenario::model::{AppSec, ScenarioDoc};
-use crate::tcp::TcpConfig;
 use crate::time::{SimDuration, SimTime};
+use crate::transport::tcp::TcpConfig;
 
 /// Check `[[traffic]]` and build its generators.
 pub(super) fn generators(doc: &ScenarioDoc, names: &Names, run: &Run) -> Result<Vec<Generator>> {

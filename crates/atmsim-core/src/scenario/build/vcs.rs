@@ -2,20 +2,22 @@
 //!
 //! Owns [`VcInfo`] and its construction. A VC's path must start and end at a host, pass
 //! only through switches, visit no node twice and follow `[[link]]`s. Each direction gets one
-//! VCI per hop, allocated densely from [`super::VCI_BASE`] on each simplex link, in document
+//! VCI per hop, allocated densely from [`VCI_BASE`] on each simplex link, in document
 //! order (VC by VC, the forward direction before the reverse, hop by hop); every switch on
 //! the path gets the translation entry (input link, VCI) → (output port, VCI).
 
-use super::check_unique_name;
 use super::links::Cabling;
+use super::nodes::check_unique_name;
 use super::nodes::{Names, Node};
-use super::VCI_BASE;
 use crate::atm::link::{Route, Sink};
 use crate::error::Result;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::scenario::limits::invalid;
 use crate::scenario::model::VcSec;
 use std::collections::HashMap;
+
+/// First VCI handed out on each link (0–31 are reserved by ITU-T I.361).
+pub const VCI_BASE: u32 = 32;
 
 /// Every VC by its name.
 pub(super) type Vcs<'d> = HashMap<&'d str, VcInfo>;

@@ -1,7 +1,7 @@
 //! The internetwork part of the end-of-run summary: nodes' IP layers and IP-over-ATM
 //! drivers, packet-level lines (serial and LAN), UDP flows.
 //!
-//! Owns: [`hosts`], [`lines`], [`udp`] — JSON values that [`super::report::summary`] places
+//! Owns: [`hosts`], [`lines`], [`udp`] — JSON values that [`super::summary`] places
 //! in the summary. Driver counters follow Mah (1996) §3.4/§6.6 and spec decisions:
 //! setups requested (cache misses), cache hits, setups completed and failed, teardowns, the
 //! maximum of VCs in use (bound + cached) over the 1-s samples, and the peak of setups
@@ -174,7 +174,7 @@ pub fn traffic(net: &Network) -> Vec<Value> {
         .map(|g| {
             let s = &g.stats;
             let mut d = s.durations_s.clone();
-            let st = super::report::EchoStats::of(&mut d);
+            let st = super::EchoStats::of(&mut d);
             json!({
                 "name": g.name,
                 "group": g.group,
@@ -203,7 +203,7 @@ pub fn applications(net: &Network) -> Value {
     let mut out = serde_json::Map::new();
     let mut in_flight: Vec<u64> = vec![0; net.udp.len()];
     for d in net.datagrams.in_flight() {
-        if let crate::ip::datagram::Payload::Udp { flow } = d.payload {
+        if let crate::transport::Payload::Udp { flow } = d.payload {
             in_flight[flow as usize] += 1;
         }
     }
@@ -225,7 +225,7 @@ pub fn applications(net: &Network) -> Value {
                     })
                     .collect();
                 let n = v.len();
-                let st = super::report::EchoStats::of(&mut v);
+                let st = super::EchoStats::of(&mut v);
                 metrics.insert(
                     name.to_string(),
                     json!({"n": n, "mean": st.map(|x| x.mean), "median": st.map(|x| x.median), "p90": st.map(|x| x.p90)}),

@@ -4,9 +4,11 @@
 //! Owns: [`summary`]. Rates are measured over the measurement window
 //! `[warmup_s, duration_s]`; counters cover the whole run.
 
+pub mod internet;
+
 use crate::apps::cell_source::{CellSource, Pattern};
+use crate::apps::App;
 use crate::atm::cell::CELL_BITS;
-use crate::ip::App;
 use crate::kernel::TieOrder;
 use crate::net::Network;
 use serde_json::{json, Value};
@@ -213,11 +215,11 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "ports": ports,
         "shapers": shapers,
         "policers": policers,
-        "hosts": super::internet::hosts(net),
-        "lines": super::internet::lines(net),
-        "udp": super::internet::udp(net),
-        "signalling": super::internet::signalling(net),
-        "traffic": super::internet::traffic(net),
+        "hosts": internet::hosts(net),
+        "lines": internet::lines(net),
+        "udp": internet::udp(net),
+        "signalling": internet::signalling(net),
+        "traffic": internet::traffic(net),
         "abr": abr(net),
         "connection_pool": { "slots": net.conns.len() - net.fixed_conns, "free": net.free_conns.len() },
         "captures": net.taps.iter().map(|t| json!({
@@ -274,7 +276,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         s["conservation"]["cells"]["dropped_regulator"] = json!(c.dropped_regulator);
     }
     if !net.gens.is_empty() {
-        s["applications"] = super::internet::applications(net);
+        s["applications"] = internet::applications(net);
     }
     // Only a non-default tie order is recorded, so default runs keep their digests.
     match net.eng.q.ties() {
@@ -287,7 +289,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
 
 /// Per-connection application fields: the app kind, conversations, bytes each way and, for
 /// TELNET, the echo delays of packets written after the warm-up.
-fn add_app_fields(v: &mut Value, c: &crate::ip::Conn, warm: f64) {
+fn add_app_fields(v: &mut Value, c: &crate::apps::Conn, warm: f64) {
     let o = v.as_object_mut().expect("object");
     o.insert("app".into(), json!(c.app.kind_name()));
     o.insert("stale_segments".into(), json!(c.stale_segments));
