@@ -10,6 +10,7 @@ mod datagrams_are_accounted;
 mod host_processing;
 mod inputs_stay_in_range;
 mod internetwork;
+mod layers_call_down;
 mod link_clocks;
 mod magic_table1;
 mod mah_workload;

@@ -1,0 +1,560 @@
+//! The core's layers call down (DESIGN §7): this test reads the crate's own sources and fails
+//! on any reference from a layer to one above it, and on any cycle between units.
+//!
+//! What it reads: every file the library compiles outside `#[cfg(test)]`, parsed with `syn`.
+//! A *reference* is a path rooted at `crate::` (in a `use`, a type, an expression or a
+//! pattern), or at `super::`/`self::`/a child module, resolved to an absolute module path.
+//! Each module path belongs to the unit of [`LAYERS`] that is its longest prefix; a reference
+//! to a unit of a higher layer is *upward*. Units of one layer may use each other, but no
+//! group of units may use each other in a circle.
+//!
+//! It also measures the *file cycle*: files that reach each other through references or
+//! calls. A call `self.f(..)` or `Self::f(..)` in an `impl T`, or `T::f(..)`, links to the one
+//! file whose inherent `impl T` defines `f` (a name defined in several files is left out, and
+//! so are calls on other receivers, whose type a parser cannot know: the figure is a lower
+//! bound). A `pub use` re-exports a name without using it and makes no link. The largest
+//! group of files that all reach each other is printed beside the layer figures:
+//! `cargo test -p atmsim-core --lib layers_call_down -- --nocapture`.
+//!
+//! Tests are left out: a unit test may build a whole network through [`crate::api`] to check
+//! a layer, which is a test at the right level, not an upward dependency.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+/// The units of the core and their layers, bottom (0) up. A module path belongs to the
+/// longest entry that is a prefix of it; a module no entry covers fails the test, so a new
+/// top-level module must be placed here.
+const LAYERS: &[(&str, u8)] = &[
+    // Numbers and names every layer uses.
+    ("time", 0),
+    ("ids", 0),
+    ("error", 0),
+    ("detmap", 0),
+    ("header", 0),
+    // The engine and randomness.
+    ("rng", 1),
+    ("kernel", 1),
+    ("arbiter", 1),
+    ("dist", 1),
+    // The cell fabric's parts, then what rides on cells, then the fabric that runs them.
+    ("atm", 2),
+    ("abr", 3),
+    ("signalling", 3),
+    ("atm::fabric", 4),
+    // Below IP, IP, above IP.
+    ("iface", 5),
+    ("ip", 6),
+    ("transport", 7),
+    ("apps", 8),
+    // What the world records while it runs.
+    ("measure", 9),
+    ("pcap", 9),
+    // The world: owns the layers' state and routes between them.
+    ("net", 10),
+    // What is read from the world after a run, what builds it, and the entry points.
+    ("summary", 11),
+    ("scenario", 12),
+    ("api", 13),
+];
+
+/// The largest group of files allowed to reach each other in a circle.
+const MAX_FILE_CYCLE: usize = 12;
+
+#[test]
+fn no_layer_references_a_layer_above_it() {
+    let core = Core::read();
+    let figures = core.figures();
+    println!("{}", figures.report());
+    assert!(figures.unplaced.is_empty(), "modules with no layer in LAYERS: {:?}", figures.unplaced);
+    assert!(
+        figures.upward.is_empty(),
+        "{} upward references (a layer naming one above it):\n{}",
+        figures.upward.len(),
+        figures.upward.join("\n")
+    );
+}
+
+#[test]
+fn no_units_use_each_other_in_a_circle() {
+    let figures = Core::read().figures();
+    assert!(figures.unit_cycles.is_empty(), "units that use each other in a circle: {:?}", figures.unit_cycles);
+}
+
+#[test]
+fn the_largest_file_cycle_stays_bounded() {
+    let figures = Core::read().figures();
+    let largest = figures.file_cycles.first().map_or(0, Vec::len);
+    assert!(
+        largest <= MAX_FILE_CYCLE,
+        "{largest} files reach each other in a circle (at most {MAX_FILE_CYCLE}): {:?}",
+        figures.file_cycles.first()
+    );
+}
+
+/// The layer table's unit of a module path, and the unit's layer.
+fn unit_of(module: &[String]) -> Option<(&'static str, u8)> {
+    let joined = module.join("::");
+    LAYERS
+        .iter()
+        .filter(|(unit, _)| joined == *unit || joined.starts_with(&format!("{unit}::")))
+        .max_by_key(|(unit, _)| unit.len())
+        .copied()
+}
+
+/// One compiled source file of the library.
+struct SourceFile {
+    /// Relative to `src/`, for messages.
+    path: String,
+    /// Its module path, without `crate`.
+    module: Vec<String>,
+    ast: syn::File,
+}
+
+/// Every non-test source file, and the module paths that exist.
+struct Core {
+    files: Vec<SourceFile>,
+}
+
+impl Core {
+    fn read() -> Core {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        let mut pending = vec![(src.join("lib.rs"), Vec::<String>::new())];
+        while let Some((path, module)) = pending.pop() {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let dir = children_dir(&path);
+            for item in &ast.items {
+                if let syn::Item::Mod(m) = item {
+                    if m.content.is_none() && !is_test_only(&m.attrs) {
+                        let name = m.ident.to_string();
+                        let mut child = module.clone();
+                        child.push(name.clone());
+                        let flat = dir.join(format!("{name}.rs"));
+                        let nested = dir.join(&name).join("mod.rs");
+                        let file = if flat.exists() { flat } else { nested };
+                        pending.push((file, child));
+                    }
+                }
+            }
+            let rel = path.strip_prefix(&src).unwrap_or(&path).display().to_string();
+            files.push(SourceFile { path: rel, module, ast });
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Core { files }
+    }
+
+    fn figures(&self) -> Figures {
+        let modules: BTreeSet<Vec<String>> = self.files.iter().map(|f| f.module.clone()).collect();
+        let scans: Vec<Scan> = self.files.iter().map(|f| Scan::of(f, &modules)).collect();
+
+        let mut unplaced = BTreeSet::new();
+        let mut upward = Vec::new();
+        let mut unit_edges: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (file, scan) in self.files.iter().zip(&scans) {
+            if file.module.is_empty() {
+                continue; // the crate root declares the modules and re-exports the error type
+            }
+            let Some((from_unit, from_layer)) = unit_of(&file.module) else {
+                unplaced.insert(file.module.join("::"));
+                continue;
+            };
+            unit_edges.entry(from_unit).or_default();
+            for r in &scan.references {
+                let Some((to_unit, to_layer)) = unit_of(&r.target) else {
+                    unplaced.insert(r.target.join("::"));
+                    continue;
+                };
+                if to_unit != from_unit {
+                    unit_edges.entry(from_unit).or_default().insert(to_unit);
+                }
+                if to_layer > from_layer {
+                    upward.push(format!(
+                        "  {}:{}: {} (layer {from_layer}) names crate::{} (layer {to_layer})",
+                        file.path,
+                        r.line,
+                        from_unit,
+                        r.target.join("::")
+                    ));
+                }
+            }
+        }
+        let unit_cycles = cycles(&unit_edges).into_iter().map(|c| c.iter().map(|u| u.to_string()).collect()).collect();
+
+        // The file graph: references resolved to the file of their longest module prefix,
+        // and calls to functions defined in exactly one file.
+        let file_of: BTreeMap<&Vec<String>, &str> = self.files.iter().map(|f| (&f.module, f.path.as_str())).collect();
+        let mut definers: BTreeMap<&(String, String), BTreeSet<&str>> = BTreeMap::new();
+        for (file, scan) in self.files.iter().zip(&scans) {
+            for method in &scan.defined {
+                definers.entry(method).or_default().insert(file.path.as_str());
+            }
+        }
+        let mut file_edges: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (file, scan) in self.files.iter().zip(&scans) {
+            let from = file.path.as_str();
+            let edges = file_edges.entry(from).or_default();
+            for r in scan.references.iter().filter(|r| !r.reexport) {
+                let target = (0..=r.target.len()).rev().find_map(|n| file_of.get(&r.target[..n].to_vec()));
+                if let Some(&to) = target {
+                    if to != from {
+                        edges.insert(to);
+                    }
+                }
+            }
+            for call in &scan.calls {
+                if let Some(files) = definers.get(call) {
+                    if files.len() == 1 {
+                        let to = *files.iter().next().unwrap();
+                        if to != from {
+                            edges.insert(to);
+                        }
+                    }
+                }
+            }
+        }
+        let mut file_cycles: Vec<Vec<String>> =
+            cycles(&file_edges).into_iter().map(|c| c.iter().map(|f| f.to_string()).collect()).collect();
+        file_cycles.sort_by_key(|c| std::cmp::Reverse(c.len()));
+        let file_edge_count = file_edges.values().map(BTreeSet::len).sum();
+        if let Ok(prefix) = std::env::var("ATMSIM_LAYERS_EDGES") {
+            for (from, tos) in &file_edges {
+                if from.starts_with(&prefix) {
+                    let inside: Vec<&&str> = tos.iter().filter(|t| t.starts_with(&prefix)).collect();
+                    println!("  edges {from} -> {inside:?}");
+                }
+            }
+        }
+
+        Figures {
+            unplaced: unplaced.into_iter().collect(),
+            upward,
+            unit_cycles,
+            file_cycles,
+            files: self.files.len(),
+            file_edge_count,
+        }
+    }
+}
+
+/// What the layer test measured.
+struct Figures {
+    unplaced: Vec<String>,
+    upward: Vec<String>,
+    unit_cycles: Vec<Vec<String>>,
+    /// Groups of files that reach each other, largest first.
+    file_cycles: Vec<Vec<String>>,
+    files: usize,
+    file_edge_count: usize,
+}
+
+impl Figures {
+    fn report(&self) -> String {
+        let mut s = String::new();
+        let largest = self.file_cycles.first().map_or(0, Vec::len);
+        let _ = writeln!(
+            s,
+            "layers: {} upward references, {} unit cycles, largest file cycle {} files ({} files, {} file edges)",
+            self.upward.len(),
+            self.unit_cycles.len(),
+            largest,
+            self.files,
+            self.file_edge_count
+        );
+        for u in &self.upward {
+            let _ = writeln!(s, "{u}");
+        }
+        for c in &self.unit_cycles {
+            let _ = writeln!(s, "  unit cycle: {}", c.join(", "));
+        }
+        for c in self.file_cycles.iter().filter(|c| c.len() > 2) {
+            let _ = writeln!(s, "  file cycle ({}): {}", c.len(), c.join(", "));
+        }
+        s
+    }
+}
+
+/// A reference to a module path, at a line of its file.
+struct Reference {
+    target: Vec<String>,
+    line: usize,
+    /// From a `pub use`: a re-export, which names the module but does not use it.
+    reexport: bool,
+}
+
+/// What one file references, calls and defines, outside tests.
+struct Scan {
+    references: Vec<Reference>,
+    /// Methods called on a known type: `self.f(..)` and `Self::f(..)` in an `impl T`, `T::f(..)`.
+    calls: Vec<(String, String)>,
+    /// Methods defined in an `impl T`: (T, f).
+    defined: BTreeSet<(String, String)>,
+}
+
+impl Scan {
+    fn of(file: &SourceFile, modules: &BTreeSet<Vec<String>>) -> Scan {
+        let mut v = Visitor {
+            modules,
+            current: file.module.clone(),
+            self_type: None,
+            in_reexport: false,
+            references: vec![],
+            calls: vec![],
+            defined: BTreeSet::new(),
+        };
+        v.visit_file(&file.ast);
+        Scan { references: v.references, calls: v.calls, defined: v.defined }
+    }
+}
+
+struct Visitor<'a> {
+    modules: &'a BTreeSet<Vec<String>>,
+    /// The module the visitor is in (inline modules included).
+    current: Vec<String>,
+    /// The type of the `impl` block the visitor is in.
+    self_type: Option<String>,
+    in_reexport: bool,
+    references: Vec<Reference>,
+    calls: Vec<(String, String)>,
+    defined: BTreeSet<(String, String)>,
+}
+
+impl Visitor<'_> {
+    /// Resolves a path's leading segments to an absolute module path, if it names a module of
+    /// this crate (`crate::`, `super::`, `self::` or a child module of the current one).
+    fn resolve(&self, segments: &[String]) -> Option<Vec<String>> {
+        let first = segments.first()?;
+        let mut base = match first.as_str() {
+            "crate" => vec![],
+            "self" => self.current.clone(),
+            "super" => {
+                let mut m = self.current.clone();
+                m.pop()?;
+                let mut rest = &segments[1..];
+                while rest.first().is_some_and(|s| s == "super") {
+                    m.pop()?;
+                    rest = &rest[1..];
+                }
+                let mut out = m;
+                out.extend(rest.iter().cloned());
+                return Some(out);
+            }
+            _ => {
+                let mut child = self.current.clone();
+                child.push(first.clone());
+                if !self.modules.contains(&child) {
+                    return None;
+                }
+                let mut out = child;
+                out.extend(segments[1..].iter().cloned());
+                return Some(out);
+            }
+        };
+        base.extend(segments[1..].iter().cloned());
+        Some(base)
+    }
+
+    fn reference(&mut self, segments: Vec<String>, line: usize) {
+        if let Some(target) = self.resolve(&segments) {
+            self.references.push(Reference { target, line, reexport: self.in_reexport });
+        }
+    }
+
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let mut full = prefix.clone();
+                if n.ident != "self" {
+                    full.push(n.ident.to_string());
+                }
+                self.reference(full, n.ident.span().start().line);
+            }
+            syn::UseTree::Rename(r) => {
+                let mut full = prefix.clone();
+                full.push(r.ident.to_string());
+                self.reference(full, r.ident.span().start().line);
+            }
+            syn::UseTree::Glob(g) => {
+                self.reference(prefix.clone(), g.star_token.spans[0].start().line);
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(prefix, t);
+                }
+            }
+        }
+    }
+}
+
+/// True for `#[cfg(test)]` and `#[test]` items.
+fn is_test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("test")
+            || (a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"))
+    })
+}
+
+impl<'ast> Visit<'ast> for Visitor<'_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Use(u) => &u.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            syn::Item::Const(c) => &c.attrs,
+            syn::Item::Struct(s) => &s.attrs,
+            _ => &[],
+        };
+        if !is_test_only(attrs) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if m.content.is_some() {
+            self.current.push(m.ident.to_string());
+            syn::visit::visit_item_mod(self, m);
+            self.current.pop();
+        }
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.in_reexport = matches!(u.vis, syn::Visibility::Public(_));
+        self.use_tree(&mut vec![], &u.tree);
+        self.in_reexport = false;
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let outer = self.self_type.take();
+        if let syn::Type::Path(t) = &*i.self_ty {
+            self.self_type = t.path.segments.last().map(|s| s.ident.to_string());
+        }
+        // Trait impls define methods every implementor shares a name for: not one file's.
+        if i.trait_.is_some() {
+            self.self_type = None;
+        }
+        syn::visit::visit_item_impl(self, i);
+        self.self_type = outer;
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if p.leading_colon.is_none() && p.segments.len() > 1 {
+            let segments = p.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.reference(segments, p.segments[0].ident.span().start().line);
+        }
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !is_test_only(&f.attrs) {
+            if let Some(t) = &self.self_type {
+                self.defined.insert((t.clone(), f.sig.ident.to_string()));
+            }
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
+
+    fn visit_expr_method_call(&mut self, c: &'ast syn::ExprMethodCall) {
+        let on_self = matches!(&*c.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
+        if let (true, Some(t)) = (on_self, &self.self_type) {
+            self.calls.push((t.clone(), c.method.to_string()));
+        }
+        syn::visit::visit_expr_method_call(self, c);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func {
+            let n = p.path.segments.len();
+            if n >= 2 {
+                let ty = p.path.segments[n - 2].ident.to_string();
+                let ty = if ty == "Self" { self.self_type.clone() } else { Some(ty) };
+                if let Some(ty) = ty {
+                    self.calls.push((ty, p.path.segments[n - 1].ident.to_string()));
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
+    }
+}
+
+/// The directory a file's child modules live in.
+fn children_dir(path: &Path) -> PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name == "lib.rs" || name == "mod.rs" {
+        path.parent().unwrap().to_path_buf()
+    } else {
+        path.with_extension("")
+    }
+}
+
+/// The strongly connected groups of two or more nodes (Tarjan's algorithm, iterative order
+/// by the map's sorted keys so the output is stable).
+fn cycles<'a>(edges: &BTreeMap<&'a str, BTreeSet<&'a str>>) -> Vec<Vec<&'a str>> {
+    struct Tarjan<'a, 'e> {
+        edges: &'e BTreeMap<&'a str, BTreeSet<&'a str>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        out: Vec<Vec<&'a str>>,
+    }
+    impl<'a> Tarjan<'a, '_> {
+        fn visit(&mut self, v: &'a str) {
+            let i = self.index.len();
+            self.index.insert(v, i);
+            self.low.insert(v, i);
+            self.stack.push(v);
+            self.on_stack.insert(v);
+            let next: Vec<&'a str> = self.edges.get(v).map(|s| s.iter().copied().collect()).unwrap_or_default();
+            for w in next {
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let lw = self.low[w];
+                    let lv = self.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(lw);
+                } else if self.on_stack.contains(w) {
+                    let iw = self.index[w];
+                    let lv = self.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(iw);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut group = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack.remove(w);
+                    group.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if group.len() > 1 {
+                    group.sort_unstable();
+                    self.out.push(group);
+                }
+            }
+        }
+    }
+    let mut t = Tarjan {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: vec![],
+        on_stack: BTreeSet::new(),
+        out: vec![],
+    };
+    for &v in edges.keys() {
+        if !t.index.contains_key(v) {
+            t.visit(v);
+        }
+    }
+    t.out
+}
