@@ -58,12 +58,14 @@ fuzz: setup
 # The core is compiled once in the test profile: its integration tests (tests/it/) are part of
 # the library's test binary (src/lib.rs), so `--lib` runs them all, and the examples are
 # type-checked after (their build would compile the core a second time, as a plain library;
-# the core has no doc tests). MAKEFLAGS emptied: under `make test` it names the jobserver of
-# the -j2 make, whose descriptors make does not pass on, and cargo warned that it could not
-# open them.
+# the core has no doc tests). Then clippy on every target of both crates, warnings as errors
+# (in the test profile, so it reuses the dependencies the tests just checked). MAKEFLAGS
+# emptied: under `make test` it names the jobserver of the -j2 make, whose descriptors make
+# does not pass on, and cargo warned that it could not open them.
 test-rust:
 	MAKEFLAGS= cargo test -p atmsim-core --lib
 	MAKEFLAGS= cargo check --profile test -p atmsim-core --examples
+	MAKEFLAGS= cargo clippy --profile test -p atmsim-core -p atmsim-py --all-targets -- -D warnings
 
 # pytest on PYTEST_JOBS worker processes (pytest-xdist; default: 2, the CI machine's cores),
 # the 30 slowest tests listed at the end.

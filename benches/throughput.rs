@@ -1,11 +1,11 @@
 //! Whole-scenario throughput: kernel events per second and cell-hops per second.
 //!
-//! Runs the two benchmark scenarios of issue 2 (`scenarios/bench/`) several times in this
+//! Runs the three benchmark scenarios of `scenarios/bench/` several times in this
 //! process, on one core, and prints the best and median wall time with the derived rates:
 //!
 //! - (a) MAGIC Experiment 1, 128 KB window, 60 simulated seconds;
 //! - (b) 64 greedy VCs through one round-robin OC-3c port, 20 simulated seconds;
-//! - (c) the two-hop FIFO multiplexer of issue 13 (two greedy and two on/off sources into one
+//! - (c) the two-hop FIFO multiplexer (two greedy and two on/off sources into one
 //!   FIFO OC-3c switch port with a 1000-cell buffer), 10 simulated seconds.
 //!
 //! The last column is the process's peak resident memory so far (VmHWM, Linux).

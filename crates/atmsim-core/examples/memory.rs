@@ -1,7 +1,7 @@
 //! Memory the scenario reader and the built network take, per scenario: the peak of heap bytes
 //! while the text is parsed, and while it is built; live heap bytes after the network is built
-//! and the parsed document dropped, then after the run (issue 13, goal 6: bytes per idle VC
-//! and per TCP connection, as total / items at a size where the tables are nearly full —
+//! and the parsed document dropped, then after the run (bytes per idle VC and per TCP
+//! connection, as total / items at a size where the tables are nearly full —
 //! differences between two sizes measure `Vec` doubling, not items; docs/performance.md).
 //!
 //! `cargo run --release -p atmsim-core --example memory -- a.toml b.json`

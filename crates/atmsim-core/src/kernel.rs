@@ -360,13 +360,6 @@ impl<E: Copy> EventQueue<E> {
         SimTime((self.cur >> 64) as u64)
     }
 
-    /// The kind of the running event (module docs, "Order"): where in its instant the caller
-    /// is.
-    #[inline]
-    pub fn running_kind(&self) -> u32 {
-        ((self.cur as u64 >> TIE_BITS) & ((1 << RANK_BITS) - 1)) as u32 >> ENTITY_BITS
-    }
-
     /// More than 255 generations of events were needed at one instant (a zero-delay loop);
     /// the order is no longer the model's from then on.
     pub fn generation_overflow(&self) -> bool {

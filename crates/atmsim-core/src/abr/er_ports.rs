@@ -57,11 +57,6 @@ impl ErPorts {
         (self.allocators.len() - 1) as u32
     }
 
-    /// The allocator of `port`, if it has one.
-    pub fn allocator_of(&self, port: PortId) -> Option<u32> {
-        self.allocator_port.iter().position(|&p| p == port).map(|i| i as u32)
-    }
-
     pub fn set_switch_entry(&mut self, link: LinkId, vci: u32, e: SwitchEntry) {
         put(&mut self.switch, link.idx(), vci, e);
     }

@@ -66,7 +66,7 @@
 //! - **A1, A6.** PCR is given per VC in cells/s; the study's preset takes the OC-3c cell rate
 //!   (149.76 Mb/s / 424 bits), and §5.3's 51.6 Mb/s direction is a VC whose PCR is a third
 //!   of it.
-//! - **ERICA** is offered beside the study's switch (issue 12) but not used for its
+//! - **ERICA** is offered beside the study's switch but not used for its
 //!   reproduction (A14: a measured-load scheme reacts to the sources' idle periods).
 
 pub mod allocator;

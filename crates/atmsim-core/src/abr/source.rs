@@ -157,10 +157,6 @@ impl AbrSource {
     pub fn stats(&self) -> SourceStats {
         self.stats
     }
-    /// A turned-around RM cell is waiting to be sent.
-    pub fn has_backward_rm(&self) -> bool {
-        self.pending_brm.is_some()
-    }
 
     /// Earliest departure of the next in-rate cell (1/ACR after the previous one).
     pub fn earliest_in_rate(&self) -> SimTime {

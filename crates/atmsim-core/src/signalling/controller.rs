@@ -207,10 +207,6 @@ impl Controller {
     pub fn calls_held(&self) -> usize {
         self.calls.iter().filter(|c| c.is_some()).count()
     }
-    /// Messages waiting for or in processing.
-    pub fn queue_len(&self) -> usize {
-        self.jobs.len()
-    }
     pub fn num_ports(&self) -> usize {
         self.ports.len()
     }

@@ -256,8 +256,7 @@ pub struct VcState {
 ///
 /// `repr(C)` keeps the fields in this order: those every cell touches first (about three cache
 /// lines, with the hot counters at the head of [`PortStats`]), the name and rarely used
-/// settings last, so a network of thousands of ports misses the cache less per cell
-/// (issue 13, goal 2).
+/// settings last, so a network of thousands of ports misses the cache less per cell.
 #[repr(C)]
 pub struct OutPort {
     /// The cell now being transmitted.

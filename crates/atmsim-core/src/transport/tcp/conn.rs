@@ -317,11 +317,6 @@ impl TcpConn {
         }
         self.snd_hiwat.saturating_sub(self.snd_cc) as u64
     }
-    /// A blocked writer may resume: at least `sb_lowat` bytes are free (sosend/sowriteable).
-    pub fn writable(&self) -> bool {
-        let space = self.send_space();
-        space > 0 && space >= self.cfg.snd_lowat_bytes.min(self.snd_hiwat) as u64
-    }
     /// Application read: remove up to `max` in-order bytes from the receive buffer.
     pub fn recv(&mut self, max: u64) -> u64 {
         let n = max.min(self.rcv_cc as u64);
@@ -466,17 +461,9 @@ impl TcpConn {
     pub fn in_flight(&self) -> u32 {
         self.snd_max.wrapping_sub(self.snd_una)
     }
-    /// Bytes in the send buffer (unacknowledged plus unsent).
-    pub fn send_buffered(&self) -> u64 {
-        self.snd_cc as u64
-    }
     /// Current back-off shift (`t_rxtshift`).
     pub fn rxtshift(&self) -> u32 {
         self.rtt.rxtshift
-    }
-    /// Slow ticks left on the retransmission timer (0 = off).
-    pub fn rexmt_timer(&self) -> u32 {
-        self.t_rexmt
     }
     /// Slow ticks left on the persist timer (0 = off).
     pub fn persist_timer(&self) -> u32 {
