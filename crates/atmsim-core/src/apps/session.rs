@@ -36,6 +36,7 @@ use crate::apps::conversation::Kind;
 use crate::apps::generator::{choose, Choice, GenStats};
 use crate::apps::http;
 use crate::apps::tcplib::tables;
+use crate::ids::ConnId;
 use crate::ids::NodeId;
 use crate::rng::Stream;
 use crate::time::SimTime;
@@ -234,6 +235,14 @@ pub enum Next {
     OpenGate,
     Think(SimTime),
     End,
+}
+
+/// A running session, the connection it is waiting on at a gate (its FTP control
+/// connection) and the number of connections it has opened.
+pub struct SessionSlot {
+    pub session: Session,
+    pub control: Option<ConnId>,
+    pub opened: u64,
 }
 
 #[cfg(test)]

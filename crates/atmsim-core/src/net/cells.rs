@@ -13,7 +13,7 @@
 //! left).
 
 use super::ck;
-use super::{AtmEv, Network, Up};
+use super::{AtmEv, Due, Network, Up};
 use crate::atm::cell::Cell;
 use crate::atm::fabric::Input;
 use crate::atm::link::Sink;
@@ -176,13 +176,4 @@ impl Network {
             self.fabric.frames.cell_dropped(frame);
         }
     }
-}
-
-/// A queue whose arrivals of this instant wait for the admission phase ([`super::Engine::admit_due`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Due {
-    /// An ATM output port.
-    Port(PortId),
-    /// A packet line (serial line direction or LAN medium), by index in [`Network::lines`].
-    Line(u32),
 }

@@ -11,7 +11,7 @@
 //! A datagram reaches the ATM fabric only through an adapter's driver (DESIGN §7): the
 //! driver chooses its VC (declared PVCs, or VCs it opens through signalling).
 
-use super::cells::Due;
+use super::Due;
 use super::{AppEv, Ev, IfaceEv, Network};
 use crate::ids::{DatagramId, NodeId};
 use crate::iface::atm::NO_VCI;

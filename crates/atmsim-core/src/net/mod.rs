@@ -61,21 +61,30 @@
 mod abr;
 mod adapter;
 mod cells;
+mod engine;
+mod events;
 mod ip;
 mod probes;
 pub mod qos;
+mod run;
 mod sessions;
+mod sig_plane;
 mod signalling;
 mod sources;
 mod traffic;
 mod transport;
+
+pub(crate) use engine::ck;
+pub use engine::{Due, Engine, INLINE_RUN_MAX, PROGRESS_WALL_PERIOD};
+pub use events::{kind, AppEv, CpuEv, Ev, IfaceEv, MeasureEv, SigEv, TransportEv};
+pub use sig_plane::{SigCounts, SigNet};
 
 use crate::apps::cell_source::CellSource;
 use crate::apps::generator::Generator;
 use crate::apps::udp::UdpFlow;
 use crate::apps::Conn;
 pub use crate::atm::fabric::{AtmEv, CellCounts, Clock, Fabric, Up};
-use crate::ids::{ConnId, NodeId, PortId, SourceId};
+use crate::ids::NodeId;
 use crate::iface::ipoa::TimerToken;
 use crate::iface::lan::Lan;
 use crate::iface::pipe::PacketLine;
@@ -83,315 +92,11 @@ use crate::iface::serial::SerialLine;
 use crate::iface::Iface;
 use crate::ip::datagram::Datagrams;
 use crate::ip::Host;
-use crate::kernel::{rank, EventQueue, Ranked, Slots};
+use crate::kernel::Slots;
 use crate::measure::Recorder;
 use crate::pcap::Tap;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::Payload;
-pub use cells::Due;
-pub use signalling::{SigCounts, SigNet};
-use std::ops::ControlFlow;
-
-/// Event kinds, grouped per layer; each layer has one dispatch function in its own file.
-/// Ids only: an `Ev` is at most 16 bytes, so a queue entry stays 32 bytes (tested).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ev {
-    /// Cells: `fabric/`.
-    Atm(AtmEv),
-    /// The host CPU: `adapter.rs`.
-    Cpu(CpuEv),
-    /// Packet-level interfaces and the IP-over-ATM driver: `ip.rs`.
-    Iface(IfaceEv),
-    /// TCP timers and opens: `transport.rs`.
-    Transport(TransportEv),
-    /// Application timers and cell-source messages: `transport.rs`, `sources.rs`.
-    App(AppEv),
-    /// Warm-up and probes: `probes.rs`.
-    Measure(MeasureEv),
-    /// Signalling controllers' timers: `signalling.rs`.
-    Sig(SigEv),
-}
-
-/// The kinds of events in the order they run within an instant (module docs, "Simultaneous
-/// events"). Kind 0 is the build's (kernel module docs, "Order").
-pub mod kind {
-    // 1. Probes: the state at t−.
-    pub const WARM: u32 = 1;
-    pub const SAMPLE: u32 = 2;
-    pub const VC_COUNT: u32 = 3;
-    // 2. Servers' completions.
-    pub const PORT_TX: u32 = 4;
-    pub const LINE_TX: u32 = 5;
-    pub const CPU_DONE: u32 = 6;
-    pub const PORT_WAKE: u32 = 7;
-    // 3. Arrivals.
-    pub const ARRIVE: u32 = 8;
-    pub const LINE_ARRIVE: u32 = 9;
-    pub const SHAPE: u32 = 10;
-    pub const ABR: u32 = 11;
-    // 4. Ports admit the instant's cells (no event: `Engine::admit_due`).
-    pub const ADMIT: u32 = 12;
-    // 5. Protocol and application timers.
-    pub const TCP_START: u32 = 13;
-    pub const TCP_FAST: u32 = 14;
-    pub const TCP_SLOW: u32 = 15;
-    pub const APP_TIMER: u32 = 16;
-    pub const MESSAGE: u32 = 17;
-    pub const UDP: u32 = 18;
-    pub const SPAWN: u32 = 19;
-    pub const THINK: u32 = 20;
-    pub const DRIVER_TIMER: u32 = 21;
-    pub const SIG_TIMER: u32 = 22;
-    // 6. The periodic drain of drained switches (it sees only the past: any place would do).
-    pub const DRAIN: u32 = 23;
-}
-
-impl Ranked for Ev {
-    /// Kind, then the entity the event belongs to (module docs, "Simultaneous events").
-    #[inline(always)]
-    fn rank(&self) -> u32 {
-        use kind::*;
-        match *self {
-            Ev::Atm(e) => match e {
-                AtmEv::PortTx(p) => rank(PORT_TX, p.0),
-                AtmEv::Arrive(l) => rank(ARRIVE, l.0),
-                AtmEv::Shape(s) => rank(SHAPE, s),
-                AtmEv::Abr(e) => rank(ABR, e),
-                AtmEv::PortWake(p) => rank(PORT_WAKE, p.0),
-                AtmEv::Drain => rank(DRAIN, 0),
-            },
-            Ev::Cpu(CpuEv::Done(h)) => rank(CPU_DONE, h.0),
-            Ev::Iface(e) => match e {
-                IfaceEv::LineTx(l) => rank(LINE_TX, l),
-                IfaceEv::LineArrive(l) => rank(LINE_ARRIVE, l),
-                IfaceEv::DriverTimer(slot) => rank(DRIVER_TIMER, slot),
-            },
-            Ev::Transport(e) => match e {
-                TransportEv::Start(c) => rank(TCP_START, c.0),
-                TransportEv::Fast(c, side, _) => rank(TCP_FAST, c.0 * 2 + side as u32),
-                TransportEv::Slow(c, side, _) => rank(TCP_SLOW, c.0 * 2 + side as u32),
-            },
-            Ev::App(e) => match e {
-                AppEv::Timer(c, _) => rank(APP_TIMER, c.0),
-                AppEv::Message(s, _) => rank(MESSAGE, s.0),
-                AppEv::Udp(f) => rank(UDP, f),
-                AppEv::Spawn(g) => rank(SPAWN, g),
-                AppEv::Think(s) => rank(THINK, s),
-            },
-            Ev::Measure(e) => match e {
-                MeasureEv::Warm => rank(WARM, 0),
-                MeasureEv::Sample => rank(SAMPLE, 0),
-                MeasureEv::VcCount => rank(VC_COUNT, 0),
-            },
-            Ev::Sig(SigEv::Timer(slot)) => rank(SIG_TIMER, slot),
-        }
-    }
-}
-
-/// Events of the signalling plane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SigEv {
-    /// A controller timer (slot in the signalling plane's timer table).
-    Timer(u32),
-}
-
-/// Events of a host's CPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CpuEv {
-    /// The CPU of host `h` finished the job at the front of its queue.
-    Done(NodeId),
-}
-
-/// Events of TCP. Ticks carry the generation of the endpoint pair that armed them: a tick
-/// armed by an earlier conversation of the slot does nothing to the current one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TransportEv {
-    /// 200 ms tick of endpoint `s` of connection `c`, generation `g`.
-    Fast(ConnId, u8, u32),
-    /// 500 ms tick.
-    Slow(ConnId, u8, u32),
-    /// Connection `c` opens (client SYN).
-    Start(ConnId),
-}
-
-/// Events of the interfaces below IP.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IfaceEv {
-    /// Packet line `l` ([`Network::lines`]) finished serializing its front datagram.
-    LineTx(u32),
-    /// The datagram at the head of line `l`'s pipe reaches the far end.
-    LineArrive(u32),
-    /// A timer of an IP-over-ATM driver (slot in [`Network::driver_timers`]).
-    DriverTimer(u32),
-}
-
-/// Events of applications.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AppEv {
-    /// Application timer of slot `c`, generation `g` (TELNET keystrokes).
-    Timer(ConnId, u32),
-    /// Poisson source `s` hands a message of that many IP bytes to its adapter.
-    Message(SourceId, u32),
-    /// UDP flow `f` sends a datagram.
-    Udp(u32),
-    /// Traffic generator `g` opens a conversation.
-    Spawn(u32),
-    /// Session `s`'s think time is over (a browser's next page).
-    Think(u32),
-}
-
-/// Measurement events.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MeasureEv {
-    /// End of warm-up: counters are snapshotted.
-    Warm,
-    /// Periodic probe of queues and TCP state.
-    Sample,
-    /// Once a second: every IP-over-ATM driver counts its VCs in use (for the maximum).
-    VcCount,
-}
-
-/// Longest wall-clock time between two progress reports of [`Network::run`].
-pub const PROGRESS_WALL_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// Every this-many inline steps, batching hands one step back to the event queue.
-pub const INLINE_RUN_MAX: u32 = 4096;
-
-/// The running instant, the event queue, and the instant's agenda of admissions.
-pub struct Engine {
-    pub q: EventQueue<Ev>,
-    pub now: SimTime,
-    /// The end of the run (inclusive).
-    pub until: SimTime,
-    /// Serve ports ahead, drain switches and take servers' steps inline (module docs).
-    pub batching: bool,
-    /// Steps taken inline by batching (each would otherwise have been one event).
-    pub inline_steps: u64,
-    /// Inline steps left before batching hands one back to the queue ([`Engine::take_inline`]).
-    pub inline_budget: u32,
-    /// Queues (ATM ports, packet lines) holding arrivals of this instant, each with its place
-    /// in the instant's order (a key prefix of kind [`kind::ADMIT`]): the run loop admits them
-    /// there, before the first pending event that comes later (`cells.rs`, `admit_due_now`).
-    pub admit_due: Vec<(u128, Due)>,
-}
-
-impl Engine {
-    /// An engine at time zero with nothing pending.
-    pub fn new(q: EventQueue<Ev>, until: SimTime, batching: bool) -> Self {
-        Engine {
-            q,
-            now: SimTime::ZERO,
-            until,
-            batching,
-            inline_steps: 0,
-            inline_budget: INLINE_RUN_MAX,
-            admit_due: Vec::new(),
-        }
-    }
-
-    /// The batching rule (module docs): a server's next step `ev` at `t` is taken inline iff
-    /// batching is on, it is the event the queue would deliver next, within the run, and no
-    /// port's admission is due before it.
-    /// If so, the clock moves to `t` and the caller loops instead of scheduling an event.
-    ///
-    /// Every [`INLINE_RUN_MAX`]-th step goes through the queue all the same (the same
-    /// result: nothing else is pending before `t`), so that the run loop regains control
-    /// and can report progress, and see an interrupt, even where one server could otherwise
-    /// batch the whole run inside a single event.
-    #[inline(always)]
-    pub fn take_inline(&mut self, t: SimTime, ev: Ev) -> bool {
-        if !self.batching || self.inline_budget == 0 || !self.admit_due.is_empty() {
-            if self.batching {
-                self.inline_budget = INLINE_RUN_MAX;
-            }
-            return false;
-        }
-        if self.q.enter_inline(t, ev.rank(), self.until) {
-            self.inline_budget -= 1;
-            self.now = t;
-            self.inline_steps += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    /// Whether an event of the instant's arrival phase is still pending (DESIGN §2b): then a
-    /// queue offered something now admits it at the instant's admission phase.
-    #[inline(always)]
-    pub fn arrivals_pending(&self) -> bool {
-        self.q.pending_before(rank(kind::ADMIT, 0))
-    }
-
-    /// Queue `due` holds arrivals of this instant: it admits them at its place in the
-    /// instant's admission phase.
-    #[inline]
-    pub fn admit_later(&mut self, due: Due) {
-        let entity = match due {
-            Due::Port(p) => p.0,
-            Due::Line(l) => l,
-        };
-        let at = self.q.prefix_now(rank(kind::ADMIT, entity));
-        self.admit_due.push((at, due));
-    }
-}
-
-/// The engine as the cell fabric sees it.
-impl Clock for Engine {
-    #[inline(always)]
-    fn now(&self) -> SimTime {
-        self.now
-    }
-
-    #[inline(always)]
-    fn set_now(&mut self, t: SimTime) {
-        self.now = t;
-    }
-
-    #[inline(always)]
-    fn running(&self) -> SimTime {
-        self.q.running_time()
-    }
-
-    #[inline(always)]
-    fn schedule(&mut self, at: SimTime, ev: AtmEv) {
-        self.q.schedule(at, Ev::Atm(ev));
-    }
-
-    #[inline]
-    fn release_place(&self, at: SimTime, s: u32, armed: SimTime) -> u128 {
-        self.q.prefix_of(at, rank(kind::SHAPE, s), armed == self.q.running_time())
-    }
-
-    #[inline]
-    fn running_place(&self) -> u128 {
-        self.q.running_prefix()
-    }
-
-    #[inline(always)]
-    fn take_inline(&mut self, t: SimTime, ev: AtmEv) -> bool {
-        Engine::take_inline(self, t, Ev::Atm(ev))
-    }
-
-    #[inline(always)]
-    fn arrivals_pending(&self) -> bool {
-        Engine::arrivals_pending(self)
-    }
-
-    #[inline(always)]
-    fn admit_later(&mut self, p: PortId) {
-        Engine::admit_later(self, Due::Port(p))
-    }
-}
-
-/// `ck!(self)`: the network's [`Engine`] as the fabric's [`Clock`], borrowed beside
-/// `self.fabric`.
-macro_rules! ck {
-    ($net:expr) => {
-        &mut $net.eng
-    };
-}
-pub(crate) use ck;
 
 /// The whole simulated system.
 pub struct Network {
@@ -429,158 +134,20 @@ pub struct Network {
     /// Pooled slots free for the next conversation.
     pub free_conns: Vec<u32>,
     /// Generated sessions (FTP sessions, browsers), by number; `None` once ended.
-    pub sessions: Vec<Option<sessions::SessionSlot>>,
+    pub sessions: Vec<Option<crate::apps::session::SessionSlot>>,
     /// The run's master seed (generated conversations derive their streams from it).
     pub seed: u64,
     /// ABR end systems, switch allocators and RM cells in flight ([`crate::abr::AbrPlane`]).
     pub abr: crate::abr::AbrPlane,
 }
 
-impl Network {
-    /// Schedule the initial events. Called once by the builder.
-    pub fn prime(&mut self) {
-        for l in &mut self.lines {
-            l.lazy = self.eng.batching;
-        }
-        for p in &mut self.fabric.ports {
-            p.lazy = self.eng.batching;
-            p.watch_ends = matches!(self.fabric.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
-            p.notify = p.vcs.iter().any(|v| v.notify_source);
-        }
-        self.fabric.host_reasm = vec![Vec::new(); self.hosts.len()];
-        if self.sig.is_some() {
-            self.fabric.ctrl_reasm = vec![Default::default(); self.fabric.links.len()];
-        }
-        let may = self.eng.batching;
-        self.fabric.prime_drained(ck!(self), may);
-        for (i, sh) in self.fabric.shapers.list.iter_mut().enumerate() {
-            let p = &mut self.fabric.ports[sh.port.idx()];
-            // A host shaper whose port is served ahead, FIFO or round robin, with no source
-            // waiting on frames, is released by the port; if the port watches frame ends, it
-            // keeps an event for the first frame end its shapers hold (`atm::fabric::ahead`).
-            let plain = !p.has_classes();
-            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && plain && !p.notify {
-                sh.lazy = true;
-                p.shapers.push(i as u32);
-            }
-        }
-        for c in 0..self.conns.len() {
-            let t = self.conns[c].start;
-            self.conns[c].ep[1].tcp.open_passive();
-            self.eng.q.schedule(t, Ev::Transport(TransportEv::Start(ConnId(c as u32))));
-        }
-        for g in 0..self.gens.len() {
-            let t = self.gens[g].start;
-            self.eng.q.schedule(t, Ev::App(AppEv::Spawn(g as u32)));
-        }
-        for s in 0..self.sources.len() {
-            let id = SourceId(s as u32);
-            let first = self.sources[s].next_message().or_else(|| self.sources[s].pattern.next_burst());
-            match first {
-                // Poisson: the first message after its random gap; on/off: the first burst
-                // after an off period.
-                Some((gap, bytes)) => {
-                    self.eng.q.schedule(SimTime::ZERO + gap, Ev::App(AppEv::Message(id, bytes)));
-                }
-                None => {
-                    // Greedy: two frames queued from the start; one more per frame sent.
-                    self.source_frame_left(id);
-                    self.source_frame_left(id);
-                }
-            }
-        }
-        if self.sig.is_some() {
-            self.eng.q.schedule(SimTime::ZERO + probes::VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));
-        }
-        for f in 0..self.udp.len() {
-            let t = self.udp[f].start;
-            self.eng.q.schedule(t, Ev::App(AppEv::Udp(f as u32)));
-        }
-        self.abr_trace_start();
-        if self.warmup > SimTime::ZERO {
-            self.eng.q.schedule(self.warmup, Ev::Measure(MeasureEv::Warm));
-        }
-        if let Some(dt) = self.sample_every {
-            self.eng.q.schedule(SimTime::ZERO + dt, Ev::Measure(MeasureEv::Sample));
-        }
-    }
-
-    /// Run until `self.eng.until` (inclusive); `progress` gets the fraction done and may stop
-    /// the run by returning `ControlFlow::Break` (then `run` returns false). A zero-delay loop
-    /// (more than 255 generations of events at one instant: kernel module docs) stops the run
-    /// too, within 1024 events, with `q.generation_overflow()` set.
-    ///
-    /// `progress` is called every 1/200 of the simulated time and, whatever simulated time
-    /// does, at least every [`PROGRESS_WALL_PERIOD`] of wall-clock time: a caller that stops
-    /// on Ctrl-C stops a run within that period even when simulated time stands still.
-    pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> ControlFlow<()>) -> bool {
-        let total = self.eng.until.0.max(1) as f64;
-        let step = (self.eng.until.0 / 200).max(1);
-        let mut next_report = step;
-        let mut last_report = std::time::Instant::now();
-        let mut n: u32 = 0;
-        loop {
-            if !self.fabric.up.is_empty() {
-                self.route_up();
-            }
-            if !self.eng.admit_due.is_empty() && self.admit_due_now() {
-                continue;
-            }
-            let Some((t, ev)) = self.eng.q.pop() else { break };
-            if t > self.eng.until {
-                break;
-            }
-            self.eng.now = t;
-            self.dispatch(ev);
-            n = n.wrapping_add(1);
-            if n & 1023 == 0 && self.eng.q.generation_overflow() {
-                return false;
-            }
-            if self.eng.now.0 >= next_report || (n & 1023 == 0 && last_report.elapsed() >= PROGRESS_WALL_PERIOD) {
-                if progress(self.eng.now.0 as f64 / total).is_break() {
-                    return false;
-                }
-                if self.eng.now.0 >= next_report {
-                    next_report = self.eng.now.0.saturating_add(step);
-                }
-                last_report = std::time::Instant::now();
-            }
-        }
-        self.eng.now = self.eng.until;
-        let until = self.eng.until;
-        self.fabric.advance_all(ck!(self), until);
-        self.route_up();
-        self.drain_host_links();
-        self.account_lost_datagrams();
-        self.account_lost_messages();
-        for p in &mut self.fabric.ports {
-            p.finish(self.eng.until);
-        }
-        for l in &mut self.lines {
-            l.finish(self.eng.until);
-        }
-        progress(1.0).is_continue()
-    }
-
-    /// The top-level loop only routes: each layer dispatches its own events. Inlined into
-    /// the loop: a call per event costs ~4 % of a cell-bound run (measured).
-    #[inline(always)]
-    pub(super) fn dispatch(&mut self, ev: Ev) {
-        match ev {
-            Ev::Atm(e) => self.on_atm(e),
-            Ev::Cpu(e) => self.on_cpu(e),
-            Ev::Iface(e) => self.on_iface(e),
-            Ev::Transport(e) => self.on_transport(e),
-            Ev::App(e) => self.on_app(e),
-            Ev::Measure(e) => self.on_measure(e),
-            Ev::Sig(e) => self.on_sig(e),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::atm::fabric::Clock;
+    use crate::ids::{ConnId, PortId, SourceId};
+    use crate::kernel::EventQueue;
+    use std::ops::ControlFlow;
 
     use crate::apps::App;
     use crate::transport::tcp::Segment;

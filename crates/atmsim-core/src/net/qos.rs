@@ -4,8 +4,8 @@
 //!
 //! Owns: [`QosPlane`] (the network's QoS scheme), the descriptor encoding ([`descriptor`]),
 //! the port class of a descriptor ([`port_class`]), the admission hook of the
-//! rate-controlled schemes ([`admission`]), and the handling of a VC's class at each hop
-//! (`qos_install`, `qos_remove`).
+//! rate-controlled schemes ([`admission`]). A VC's class is set and cleared at each hop by
+//! `signalling.rs` (`qos_install`, `qos_remove`).
 //!
 //! **Descriptors.** A best-effort request carries [`BEST_EFFORT`]; a guaranteed request for
 //! conversation type `t` carries `t`'s row in Tab 4-5 ([`TAB_4_5_TYPES`]), the index of its
@@ -26,10 +26,8 @@
 //! [`crate::iface::ipoa::qos`] and [`crate::signalling::delay_bound`]); the admission test
 //! then uses each port's own cell time.
 
-use super::{ck, Network};
 use crate::atm::priority::{Mode, VcClass as PortClass};
 use crate::atm::regulator::TrafficSpec as RegulatorSpec;
-use crate::ids::PortId;
 use crate::iface::ipoa::qos::{tab_4_5, Favoured, QosPolicy, Scheme, TAB_4_5_TYPES};
 use crate::iface::ipoa::{ConvType, TrafficDescriptor};
 use crate::signalling::{DelayBoundAdmission, Descriptor, TrafficSpec, BEST_EFFORT};
@@ -110,35 +108,6 @@ pub fn admission(port_rates: &[Rate]) -> DelayBoundAdmission {
         })
         .collect();
     DelayBoundAdmission::new(port_rates, specs).expect("Tab 4-5 rows are valid")
-}
-
-impl Network {
-    fn qos_scheme(&self) -> Scheme {
-        self.sig.as_ref().map_or(Scheme::Noqos, |s| s.qos.scheme)
-    }
-
-    /// A VC of descriptor `d` now leaves by `port` on `vci`: give it its class there.
-    pub(super) fn qos_install(&mut self, port: PortId, vci: u32, d: Descriptor) {
-        if let Some(class) = port_class(self.qos_scheme(), d) {
-            self.drain_port_switch(port);
-            let now = self.eng.now;
-            self.fabric.advance(ck!(self), port, now);
-            let r = self.fabric.ports[port.idx()].set_vc_class(vci, class);
-            debug_assert!(r.is_ok(), "{r:?}");
-            self.fabric.arm(ck!(self), port);
-        }
-    }
-
-    /// The VC on `vci` of `port` is gone: later cells on that VCI are best effort.
-    pub(super) fn qos_remove(&mut self, port: PortId, vci: u32) {
-        if self.qos_scheme() != Scheme::Noqos {
-            self.drain_port_switch(port);
-            let now = self.eng.now;
-            self.fabric.advance(ck!(self), port, now);
-            self.fabric.ports[port.idx()].clear_vc_class(vci);
-            self.fabric.arm(ck!(self), port);
-        }
-    }
 }
 
 #[cfg(test)]

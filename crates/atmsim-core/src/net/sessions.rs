@@ -10,7 +10,7 @@
 use super::{AppEv, Ev, Network};
 use crate::apps::conversation::ConvApp;
 use crate::apps::generator::GenApp;
-use crate::apps::session::{Next, Open, Role, Session, FTP_DATA_PORT};
+use crate::apps::session::{Next, Open, Role, Session, SessionSlot, FTP_DATA_PORT};
 use crate::apps::udp::{MediaSource, Spacing, UdpFlow, UdpStats};
 use crate::apps::vic::VicSource;
 use crate::apps::voice::VoiceSource;
@@ -24,14 +24,6 @@ use crate::time::{SimDuration, SimTime};
 
 /// The port media receivers listen on (RTP's default; classification uses the media tag).
 const MEDIA_PORT: u16 = 5004;
-
-/// A running session, the connection it is waiting on at a gate (its FTP control
-/// connection) and the number of connections it has opened.
-pub struct SessionSlot {
-    pub session: Session,
-    pub control: Option<ConnId>,
-    pub opened: u64,
-}
 
 impl Network {
     /// Register session `s` and open its first connection.

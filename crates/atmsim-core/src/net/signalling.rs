@@ -1,9 +1,7 @@
 //! Signalling in the running network: controllers' messages as cells, their timers, and
 //! the glue between the IP-over-ATM drivers and the controllers.
 //!
-//! Owns: [`SigNet`] (the controllers of every switch and ATM-attached node, the map between
-//! drivers' VCs and signalling calls, the messages in flight and their ledger) and the
-//! handling of [`SigEv`] (controller timers), of control frames the fabric reassembled at a
+//! Owns the handling, for the signalling plane ([`super::SigNet`]), of [`SigEv`] (controller timers), of control frames the fabric reassembled at a
 //! switch or an adapter (`sig_frame`), and of every [`crate::signalling::Action`]:
 //!
 //! - `Transmit`: the message becomes one AAL5 frame of 1–2 control cells on the signalling
@@ -17,89 +15,18 @@
 //! Ledger: `messages sent = delivered + lost + in flight` (frames whose cells were dropped
 //! or failed reassembly are lost).
 
-use super::qos::{self, QosPlane};
-use super::{Ev, Network, SigEv};
+use super::qos::{self, port_class};
+use super::{ck, Ev, Network, SigEv, SigNet};
 use crate::atm::aal5::NO_DATAGRAM;
 use crate::atm::cell::{flags, Cell};
 use crate::atm::fabric::Input;
 use crate::atm::link::{Route, Sink};
+use crate::ids::PortId;
 use crate::ids::{LinkId, NodeId};
 use crate::iface::atm::NO_VCI;
+use crate::iface::ipoa::qos::Scheme;
 use crate::iface::ipoa::{SetupOutcome, TrafficDescriptor, VcRef};
-use crate::kernel::Slots;
-use crate::signalling::{
-    AcceptAll, Action, Admission, CallId, Controller, CtrlId, Descriptor, EndpointId, Frame, PortIx, RejectReason,
-    Timer, SIG_VCI,
-};
-use std::collections::HashMap;
-
-/// Counters of signalling messages (each one AAL5 frame on a signalling VC).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SigCounts {
-    pub sent: u64,
-    pub delivered: u64,
-    pub lost: u64,
-    pub cells: u64,
-}
-
-/// The signalling plane of a network.
-pub struct SigNet {
-    pub ctrls: Vec<Controller>,
-    /// The controller of each ATM-attached node (by node index).
-    pub ctrl_of_node: Vec<Option<CtrlId>>,
-    /// The endpoint id of each ATM-attached node, and the node of each endpoint.
-    pub endpoint_of_node: Vec<Option<EndpointId>>,
-    pub node_of_ctrl: Vec<Option<NodeId>>,
-    /// The controller and its local port that receive what arrives on each link.
-    pub link_rx: Vec<Option<(CtrlId, PortIx)>>,
-    /// The message each signalling frame in flight carries, by frame id.
-    in_flight: HashMap<u32, Frame>,
-    /// Signalling calls: the node and driver VC each one serves, and its descriptor.
-    calls: Slots<(NodeId, VcRef, Descriptor)>,
-    timers: Slots<(CtrlId, Timer)>,
-    actions: Vec<Action>,
-    pub counts: SigCounts,
-    /// The admission test every controller runs at its outgoing ports (accept all by
-    /// default; the delay-bound test under the rate-controlled QoS schemes).
-    pub adm: Box<dyn Admission>,
-    /// The network's QoS scheme: how ports serve guaranteed VCs ([`super::qos`]).
-    pub qos: QosPlane,
-}
-
-impl SigNet {
-    pub fn new(
-        ctrls: Vec<Controller>,
-        ctrl_of_node: Vec<Option<CtrlId>>,
-        endpoint_of_node: Vec<Option<EndpointId>>,
-        node_of_ctrl: Vec<Option<NodeId>>,
-        link_rx: Vec<Option<(CtrlId, PortIx)>>,
-    ) -> Self {
-        SigNet {
-            ctrls,
-            ctrl_of_node,
-            endpoint_of_node,
-            node_of_ctrl,
-            link_rx,
-            in_flight: HashMap::new(),
-            calls: Slots::default(),
-            timers: Slots::default(),
-            actions: Vec::new(),
-            counts: SigCounts::default(),
-            adm: Box::new(AcceptAll),
-            qos: QosPlane::default(),
-        }
-    }
-
-    /// Messages in flight.
-    pub fn messages_in_flight(&self) -> u64 {
-        self.in_flight.len() as u64
-    }
-
-    /// Calls being set up or up.
-    pub fn calls_held(&self) -> usize {
-        self.calls.len()
-    }
-}
+use crate::signalling::{Action, CallId, CtrlId, Descriptor, Frame, RejectReason, SIG_VCI};
 
 impl Network {
     fn sig(&mut self) -> &mut SigNet {
@@ -279,4 +206,33 @@ fn set_route(sink: &mut Sink, vci: u32, r: Option<Route>) -> Option<Route> {
         table.resize(i + 1, None);
     }
     std::mem::replace(&mut table[i], r)
+}
+
+impl Network {
+    fn qos_scheme(&self) -> Scheme {
+        self.sig.as_ref().map_or(Scheme::Noqos, |s| s.qos.scheme)
+    }
+
+    /// A VC of descriptor `d` now leaves by `port` on `vci`: give it its class there.
+    pub(super) fn qos_install(&mut self, port: PortId, vci: u32, d: Descriptor) {
+        if let Some(class) = port_class(self.qos_scheme(), d) {
+            self.drain_port_switch(port);
+            let now = self.eng.now;
+            self.fabric.advance(ck!(self), port, now);
+            let r = self.fabric.ports[port.idx()].set_vc_class(vci, class);
+            debug_assert!(r.is_ok(), "{r:?}");
+            self.fabric.arm(ck!(self), port);
+        }
+    }
+
+    /// The VC on `vci` of `port` is gone: later cells on that VCI are best effort.
+    pub(super) fn qos_remove(&mut self, port: PortId, vci: u32) {
+        if self.qos_scheme() != Scheme::Noqos {
+            self.drain_port_switch(port);
+            let now = self.eng.now;
+            self.fabric.advance(ck!(self), port, now);
+            self.fabric.ports[port.idx()].clear_vc_class(vci);
+            self.fabric.arm(ck!(self), port);
+        }
+    }
 }
