@@ -1,20 +1,17 @@
-//! A host's ATM adapter and IP layer: datagrams in and out of AAL5 frames, the host CPU.
+//! A host's ATM adapter: datagrams into AAL5 frames, and the host CPU.
 //!
 //! Owns: creating datagrams (`new_datagram`) and accounting those whose frames were lost;
 //! segmenting a datagram onto a VC of the adapter (`send_datagram`, through a shaper if the VC
-//! or host has one; a full adapter, or a full shaper, refuses it whole); handing the datagram of
-//! each frame the fabric reassembled (`atm::fabric`, [`crate::atm::fabric::Up::Frame`]) up to
-//! the node's IP layer, through the CPU to TCP, or to a cell source's sink (`host_frame`); the
-//! host CPU's queue ([`CpuEv`]); packet captures.
+//! or host has one; a full adapter, or a full shaper, refuses it whole); the host CPU's queue
+//! ([`CpuEv`]) between IP and TCP. A frame reassembled at a host reaches IP in `ip.rs`
+//! (`host_frame`).
 
 use super::ck;
-use super::ip::IpInput;
 use super::{AtmEv, CpuEv, Ev, Network};
 use crate::atm::cell::Cell;
 use crate::header::PacketHeader;
 use crate::ids::{DatagramId, NodeId, PortId};
 use crate::ip::cpu::Dir;
-use crate::pcap::{self, Capture, Packet, Tap};
 use crate::transport::Payload;
 
 impl Network {
@@ -69,7 +66,7 @@ impl Network {
         let refused = pt.push_frame(now, vci, f, ncells);
         self.fabric.cells.injected += ncells as u64;
         if refused > 0 {
-            self.regulator_refused(f, refused);
+            self.fabric.regulator_refused(f, refused);
         }
         self.fabric.arm_after_push(ck!(self), port, Cell { vci, frame: f, flags: crate::atm::cell::flags::EOF });
         if let Some(t) = self.hosts[h.idx()].tap {
@@ -104,35 +101,6 @@ impl Network {
         }
         self.fabric.kick(ck!(self), port);
         true
-    }
-
-    /// Record a datagram that the host of capture `t` sends (`outgoing`) or received.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn capture(&mut self, t: u32, outgoing: bool, d: DatagramId) {
-        let dg = *self.datagrams.get(d);
-        let (ip_bytes, h) = (dg.ip_bytes, &dg.hdr);
-        let (src, dst) = (pcap::host_addr(h.src), pcap::host_addr(h.dst));
-        let pkt = match &dg.payload {
-            Payload::Tcp { seg, .. } => Packet::Tcp { src, dst, sport: h.src_port, dport: h.dst_port, seg },
-            Payload::Raw { .. } => Packet::Raw { src, dst, ip_bytes },
-            Payload::Udp { .. } => Packet::Udp { src, dst, sport: h.src_port, dport: h.dst_port, ip_bytes },
-        };
-        self.taps[t as usize].record(self.eng.now, outgoing, &pkt);
-    }
-
-    /// Hand over the finished captures (leaves none behind).
-    pub fn take_captures(&mut self) -> Vec<Capture> {
-        std::mem::take(&mut self.taps).into_iter().map(Tap::finish).collect()
-    }
-
-    /// A frame reassembled at host `h`'s adapter hands its datagram to IP.
-    pub(super) fn host_frame(&mut self, h: NodeId, d: DatagramId) {
-        self.hosts[h.idx()].frames_rcvd += 1;
-        if let Some(t) = self.hosts[h.idx()].tap {
-            self.capture(t, false, d);
-        }
-        self.ip_input(h, d, IpInput::Adapter(h));
     }
 
     /// A TCP datagram reaches its endpoint: stale generations are counted and dropped.

@@ -1,19 +1,17 @@
 //! The network's side of the cell fabric ([`crate::atm::fabric`]): what the fabric cannot do
 //! alone because it reaches other layers.
 //!
-//! Owns the dispatch of [`AtmEv`] to the fabric; a link's head cell reaching a host (the
-//! fabric reassembles, [`Network::drain_host_link`]) or a switch (the fabric switches it,
-//! `atm::fabric::stepped`, and a controller hears a control frame it completes); the
-//! top-level drains of switches drained by their readers, which let a controller hear a
-//! control frame before the instant's admission; a controller's cells offered to a port; the
-//! instant's admission phase of ports and packet lines, in the order the engine keeps
-//! ([`Network::admit_due_now`], DESIGN §2b); and routing what the fabric hands upward
-//! ([`Up`]: a frame reassembled at a host for its IP layer, a corrupt one, an RM cell for an
-//! ABR end system, a control frame for a controller, a frame a cell source waits on has
-//! left).
+//! Owns a link's head cell reaching a host (the fabric reassembles,
+//! [`Network::drain_host_link`]) or a switch (the fabric switches it, `atm::fabric::stepped`,
+//! and a controller hears a control frame it completes); the top-level drains of switches
+//! drained by their readers, which let a controller hear a control frame before the
+//! instant's admission; a controller's cells offered to a port; and routing what the fabric
+//! hands upward ([`Up`]: a frame reassembled at a host for its IP layer, a corrupt one, an RM
+//! cell for an ABR end system, a control frame for a controller, a frame a cell source waits
+//! on has left).
 
 use super::ck;
-use super::{AtmEv, Due, Network, Up};
+use super::{Network, Up};
 use crate::atm::cell::Cell;
 use crate::atm::fabric::Input;
 use crate::atm::link::Sink;
@@ -23,23 +21,6 @@ use crate::time::{SimDuration, SimTime};
 const PS: SimDuration = SimDuration::from_ps(1);
 
 impl Network {
-    /// Dispatch of the ATM layer's events.
-    #[inline]
-    pub(super) fn on_atm(&mut self, ev: AtmEv) {
-        match ev {
-            AtmEv::PortTx(p) if self.fabric.ports[p.idx()].lazy => self.fabric.port_due(ck!(self), p),
-            AtmEv::PortTx(p) => self.fabric.port_tx_done(ck!(self), p),
-            AtmEv::Arrive(l) => self.link_arrive(l),
-            AtmEv::Shape(s) => self.fabric.shaper_release(ck!(self), s),
-            AtmEv::Abr(e) => self.abr_tx(e),
-            AtmEv::Drain => self.fabric.drain_tick(ck!(self)),
-            AtmEv::PortWake(p) => {
-                self.fabric.ports[p.idx()].woken(self.eng.now);
-                self.fabric.kick(ck!(self), p);
-            }
-        }
-    }
-
     /// Deliver every cell of host link `l` that has arrived by `self.eng.now` (a served-ahead
     /// port feeding it must be up to date).
     pub(super) fn drain_host_link(&mut self, l: LinkId, h: NodeId) {
@@ -141,39 +122,5 @@ impl Network {
             self.drain_switch(s, self.eng.now + PS);
         }
         self.fabric.offer(ck!(self), p, cell, input);
-    }
-
-    /// Admit, in the instant's order, the queues' collected arrivals that are due before the
-    /// next pending event; true if any was.
-    #[inline(never)]
-    pub(super) fn admit_due_now(&mut self) -> bool {
-        let next = self.eng.q.next_prefix();
-        if self.eng.admit_due.len() > 1 {
-            self.eng.admit_due.sort_unstable_by_key(|d| std::cmp::Reverse(d.0));
-        }
-        let mut any = false;
-        while let Some(&(at, due)) = self.eng.admit_due.last() {
-            if next.is_some_and(|n| n < at) {
-                break;
-            }
-            self.eng.admit_due.pop();
-            self.eng.q.enter(at);
-            match due {
-                Due::Port(p) => self.fabric.admit_arrivals(ck!(self), p),
-                Due::Line(l) => self.line_admit_arrivals(l),
-            }
-            any = true;
-        }
-        any
-    }
-
-    /// `n` cells a host adapter's RCSP regulator refused (already counted at the port): the
-    /// network's ledger and their frame lose them.
-    #[cold]
-    pub(super) fn regulator_refused(&mut self, frame: u32, n: u32) {
-        self.fabric.cells.dropped_regulator += n as u64;
-        for _ in 0..n {
-            self.fabric.frames.cell_dropped(frame);
-        }
     }
 }

@@ -10,7 +10,7 @@ use crate::ids::PortId;
 use crate::kernel::{rank, EventQueue, Ranked};
 use crate::time::SimTime;
 
-/// Longest wall-clock time between two progress reports of [`Network::run`].
+/// Longest wall-clock time between two progress reports of [`super::Network::run`].
 pub const PROGRESS_WALL_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Every this-many inline steps, batching hands one step back to the event queue.

@@ -237,6 +237,15 @@ impl Network {
         let d = self.new_datagram(hdr, Payload::Udp { flow: f }, bytes);
         self.ip_output(hdr.src, d, IpInput::Local(hdr.src));
     }
+
+    /// A frame reassembled at host `h`'s adapter hands its datagram to IP.
+    pub(super) fn host_frame(&mut self, h: NodeId, d: DatagramId) {
+        self.hosts[h.idx()].frames_rcvd += 1;
+        if let Some(t) = self.hosts[h.idx()].tap {
+            self.capture(t, false, d);
+        }
+        self.ip_input(h, d, IpInput::Adapter(h));
+    }
 }
 
 /// Where a datagram entered a node's IP layer: one input of the round-robin arbiter of the

@@ -1,21 +1,25 @@
-//! The assembled network and its event loop.
+//! The assembled network: what each layer's state is, and the glue between the layers.
 //!
-//! Owns: [`Network`] (the cell fabric, hosts, connections and sources, and the layers' planes),
-//! [`Engine`] (the event queue, the running instant, the instant's agenda of admissions and
-//! the batching rule), the run loop, and the routing of events to the layer that handles
-//! them. Events are grouped per layer ([`Ev`]); each layer has one
-//! dispatch function (`on_atm`, `on_cpu`, …) in its own file:
+//! Owns: [`Network`] (the cell fabric, hosts, connections and sources, and the layers'
+//! planes). The engine ([`Engine`]: the event queue, the running instant, the instant's
+//! agenda of admissions and the batching rule) is `engine.rs`; the events ([`Ev`], grouped
+//! per layer, and their order within an instant) are `events.rs`; the run loop and the
+//! dispatch of each event to its layer's file are `run.rs`. This file declares the network
+//! and calls nothing, so the files below it never reach each other through it
+//! (`tests/it/layers_call_down.rs` measures the rest).
 //!
 //! | file | events | what happens |
 //! |---|---|---|
-//! | `cells.rs` (the fabric itself: `atm::fabric`, with serving ahead and switches drained by their readers) | [`AtmEv`] `PortTx`, `Arrive`, `Shape`, `PortWake`, `Drain` | a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`); the head cell of a link reaches a switch or a host (at a drained switch: a frame's end, which switches every arrival up to it); a shaper releases conforming cells; a non-work-conserving RCSP port's held cell becomes eligible; the periodic drain of a ring of drained switches |
+//! | `run.rs` | every [`Ev`]; [`AtmEv`] to the fabric | the loop; a port finished a cell (a port served ahead: its next cell that cannot wait, `atm::port`), a shaper releases conforming cells, a non-work-conserving RCSP port's held cell becomes eligible, the periodic drain of a ring of drained switches — all run by `atm::fabric`; the instant's admission phase of ports and packet lines |
+//! | `cells.rs` | [`AtmEv`] `Arrive` | the head cell of a link reaches a switch or a host (at a drained switch: a frame's end, which switches every arrival up to it); drains of switches drained by their readers; a controller's cells offered to a port; what the fabric hands upward ([`Up`]) routed to its layer |
 //! | `abr.rs` | [`AtmEv`] `Abr` | an ABR end system sends its next cell at ACR; RM cells at end systems (turnaround, ACR); at switches the fabric meets the ports' allocators |
-//! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames, and up from the frames the fabric reassembled; the host CPU finished a job; captures |
+//! | `adapter.rs` | [`CpuEv`] `Done` | datagrams into AAL5 frames; the host CPU finished a job |
+//! | `captures.rs` | — | packet captures of what hosts send and receive |
 //! | `transport.rs` | [`TransportEv`] `Fast`, `Slow`, `Start`; [`AppEv`] `Timer` | TCP ticks and opens, application timers, conversation recycling |
 //! | `sources.rs` | [`AppEv`] `Message` | cell sources hand frames to their adapter |
-//! | `traffic.rs` | [`AppEv`] `Spawn` | traffic generators open conversations on pooled connections |
-//! | `ip.rs` | [`IfaceEv`] `LineTx`, `LineArrive`, `DriverTimer`; [`AppEv`] `Udp` | IP output, forwarding and local delivery; serial lines and LANs; the IP-over-ATM driver's actions and timers; UDP flows |
-//! | `signalling.rs` | [`SigEv`] `Timer`; control frames the fabric reassembled | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases |
+//! | `traffic.rs`, `sessions.rs` | [`AppEv`] `Spawn`, `Think` | traffic generators open conversations on pooled connections; sessions and media conversations |
+//! | `ip.rs` | [`IfaceEv`] `LineTx`, `LineArrive`, `DriverTimer`; [`AppEv`] `Udp` | IP input from a reassembled frame, output, forwarding and local delivery; serial lines and LANs; the IP-over-ATM driver's actions and timers; UDP flows |
+//! | `signalling.rs` (state: `sig_plane.rs`; QoS rules: `qos.rs`) | [`SigEv`] `Timer`; control frames the fabric reassembled | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases; a VC's class at each port |
 //! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample`, `VcCount` | end of warm-up, periodic probes, VCs in use counted each second |
 //!
 //! **Simultaneous events (DESIGN §2b).** Within an instant the model orders events by kind
@@ -60,6 +64,7 @@
 
 mod abr;
 mod adapter;
+mod captures;
 mod cells;
 mod engine;
 mod events;

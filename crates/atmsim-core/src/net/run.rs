@@ -4,6 +4,7 @@
 use super::engine::PROGRESS_WALL_PERIOD;
 use super::events::{AppEv, Ev, MeasureEv, TransportEv};
 use super::{ck, probes, Network};
+use super::{AtmEv, Due};
 use crate::ids::{ConnId, SourceId};
 use crate::time::SimTime;
 use std::ops::ControlFlow;
@@ -147,5 +148,46 @@ impl Network {
             Ev::Measure(e) => self.on_measure(e),
             Ev::Sig(e) => self.on_sig(e),
         }
+    }
+
+    /// Dispatch of the ATM layer's events.
+    #[inline]
+    pub(super) fn on_atm(&mut self, ev: AtmEv) {
+        match ev {
+            AtmEv::PortTx(p) if self.fabric.ports[p.idx()].lazy => self.fabric.port_due(ck!(self), p),
+            AtmEv::PortTx(p) => self.fabric.port_tx_done(ck!(self), p),
+            AtmEv::Arrive(l) => self.link_arrive(l),
+            AtmEv::Shape(s) => self.fabric.shaper_release(ck!(self), s),
+            AtmEv::Abr(e) => self.abr_tx(e),
+            AtmEv::Drain => self.fabric.drain_tick(ck!(self)),
+            AtmEv::PortWake(p) => {
+                self.fabric.ports[p.idx()].woken(self.eng.now);
+                self.fabric.kick(ck!(self), p);
+            }
+        }
+    }
+
+    /// Admit, in the instant's order, the queues' collected arrivals that are due before the
+    /// next pending event; true if any was.
+    #[inline(never)]
+    pub(super) fn admit_due_now(&mut self) -> bool {
+        let next = self.eng.q.next_prefix();
+        if self.eng.admit_due.len() > 1 {
+            self.eng.admit_due.sort_unstable_by_key(|d| std::cmp::Reverse(d.0));
+        }
+        let mut any = false;
+        while let Some(&(at, due)) = self.eng.admit_due.last() {
+            if next.is_some_and(|n| n < at) {
+                break;
+            }
+            self.eng.admit_due.pop();
+            self.eng.q.enter(at);
+            match due {
+                Due::Port(p) => self.fabric.admit_arrivals(ck!(self), p),
+                Due::Line(l) => self.line_admit_arrivals(l),
+            }
+            any = true;
+        }
+        any
     }
 }

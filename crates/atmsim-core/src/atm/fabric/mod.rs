@@ -491,4 +491,14 @@ impl Fabric {
         let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
         q + l + self.shapers.held()
     }
+
+    /// `n` cells a host adapter's RCSP regulator refused (already counted at the port): the
+    /// fabric's ledger and their frame lose them.
+    #[cold]
+    pub fn regulator_refused(&mut self, frame: u32, n: u32) {
+        self.cells.dropped_regulator += n as u64;
+        for _ in 0..n {
+            self.frames.cell_dropped(frame);
+        }
+    }
 }
