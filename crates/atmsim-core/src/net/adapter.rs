@@ -117,7 +117,7 @@ impl Network {
                     self.eng.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
                 }
             }
-            _ => self.tcp_input(d),
+            _ => self.segment_in(d),
         }
     }
 
@@ -147,8 +147,17 @@ impl Network {
             self.eng.q.schedule(t, Ev::Cpu(CpuEv::Done(h)));
         }
         match dir {
-            Dir::Rx => self.tcp_input(p),
-            Dir::Tx => self.tcp_transmit(p),
+            Dir::Rx => self.segment_in(p),
+            Dir::Tx => self.segment_out(p),
         }
     }
+}
+
+/// What the host CPU hands upward, routed by the network (`run.rs`): a TCP segment it has
+/// processed on the way in, or on the way out.
+pub(super) trait SegmentUp {
+    /// Datagram `d`'s segment reaches its TCP endpoint.
+    fn segment_in(&mut self, d: DatagramId);
+    /// Datagram `d`'s segment leaves its host through IP.
+    fn segment_out(&mut self, d: DatagramId);
 }

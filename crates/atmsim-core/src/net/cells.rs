@@ -11,7 +11,7 @@
 //! on has left).
 
 use super::ck;
-use super::{Network, Up};
+use super::Network;
 use crate::atm::cell::Cell;
 use crate::atm::fabric::Input;
 use crate::atm::link::Sink;
@@ -55,7 +55,7 @@ impl Network {
             Sink::Switch { .. } => {
                 self.fabric.switch_arrive(ck!(self), l);
                 self.route_up();
-                self.account_lost_messages();
+                self.messages_lost();
             }
         }
     }
@@ -88,27 +88,6 @@ impl Network {
         }
     }
 
-    /// Route what the fabric handed upward ([`Up`]), in the order it did.
-    pub(super) fn route_up(&mut self) {
-        while !self.fabric.up.is_empty() {
-            let mut ups = std::mem::replace(&mut self.fabric.up, std::mem::take(&mut self.up_spare));
-            for up in ups.drain(..) {
-                match up {
-                    Up::FrameLeft { port, cell } => {
-                        if let Some(src) = self.source_after_tx(port, cell) {
-                            self.source_frame_left(src);
-                        }
-                    }
-                    Up::Frame { host, dgram } => self.host_frame(host, dgram),
-                    Up::Corrupt { host } => self.hosts[host.idx()].frames_corrupt += 1,
-                    Up::Rm { host, cell } => self.abr_at_host(host, cell),
-                    Up::CtrlFrame { link, frame } => self.sig_frame(link, frame),
-                }
-            }
-            self.up_spare = ups;
-        }
-    }
-
     /// A controller offers a cell to output port `p` at this instant: a drained switch first
     /// switches its arrivals up to and including now (or, switching this instant, takes the
     /// cell into it), then the fabric offers it in the model's order ([`Fabric::offer`]).
@@ -123,4 +102,15 @@ impl Network {
         }
         self.fabric.offer(ck!(self), p, cell, input);
     }
+}
+
+/// What this file hands upward while it runs the fabric, routed by the network (`run.rs`):
+/// draining a switch may complete frames that the layers above must hear at once (a
+/// controller answers before the instant's admission), so they are routed then, through
+/// this interface, and this file names no layer above the fabric.
+pub(super) trait FabricUp {
+    /// Route what the fabric handed upward ([`super::Up`]), in the order it did.
+    fn route_up(&mut self);
+    /// The fabric lost or discarded control frames: their signalling messages end.
+    fn messages_lost(&mut self);
 }

@@ -22,6 +22,17 @@
 //! | `signalling.rs` (state: `sig_plane.rs`; QoS rules: `qos.rs`) | [`SigEv`] `Timer`; control frames the fabric reassembled | controllers' messages as cells on the signalling VC, their timers; drivers' setups and releases; a VC's class at each port |
 //! | `probes.rs` | [`MeasureEv`] `Warm`, `Sample`, `VcCount` | end of warm-up, periodic probes, VCs in use counted each second |
 //!
+//! **The glue calls down.** The files call only files below them, in this order: `cells.rs`,
+//! `captures.rs`, `abr.rs`, `adapter.rs`, `signalling.rs`, `ip.rs`, `sources.rs`,
+//! `transport.rs`, `traffic.rs`, `sessions.rs`, `probes.rs`, and `run.rs` at the top. What a
+//! lower file must hand upward at once — a frame completed while a switch drains, a
+//! controller's answer to a driver, a segment the host CPU has processed, a slot's news for
+//! its session, a generator's new session — goes through a trait the lower file declares
+//! (`FabricUp`, `DriverUp`, `SegmentUp`, `SlotUp`, `SessionUp`), which `run.rs` implements
+//! by calling the layer above: the router is the one place that knows who hears what
+//! (`tests/it/layers_call_down.rs` checks both). The order of the calls is the one the model
+//! needs: an upcall runs where it is made, as a direct call would.
+//!
 //! **Simultaneous events (DESIGN §2b).** Within an instant the model orders events by kind
 //! ([`kind`]), then by the index of the entity they belong to, in causal generations (kernel
 //! module docs, "Order"); the engine's insertion sequence decides nothing that interacts:

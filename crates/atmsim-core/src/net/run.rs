@@ -1,11 +1,19 @@
 //! Running the network: the initial events, the event loop, and the dispatch of each event
 //! to the file that handles its layer (the network's module docs).
 
+use super::adapter::SegmentUp;
+use super::cells::FabricUp;
 use super::engine::PROGRESS_WALL_PERIOD;
 use super::events::{AppEv, Ev, MeasureEv, TransportEv};
+use super::signalling::DriverUp;
+use super::traffic::SessionUp;
+use super::transport::SlotUp;
 use super::{ck, probes, Network};
-use super::{AtmEv, Due};
+use super::{AtmEv, Due, Up};
+use crate::apps::session::{Open, Role, Session};
 use crate::ids::{ConnId, SourceId};
+use crate::ids::{DatagramId, NodeId};
+use crate::rng::Stream;
 use crate::time::SimTime;
 use std::ops::ControlFlow;
 
@@ -189,5 +197,97 @@ impl Network {
             any = true;
         }
         any
+    }
+
+    /// Dispatch of the transport layer's events.
+    pub(super) fn on_transport(&mut self, ev: TransportEv) {
+        match ev {
+            TransportEv::Fast(c, s, g) => self.tcp_fast_tick(c, s as usize, g),
+            TransportEv::Slow(c, s, g) => self.tcp_slow_tick(c, s as usize, g),
+            TransportEv::Start(c) => self.open_conn(c),
+        }
+    }
+
+    /// Dispatch of the applications' events.
+    pub(super) fn on_app(&mut self, ev: AppEv) {
+        match ev {
+            AppEv::Timer(c, g) => self.app_timer(c, g),
+            AppEv::Message(s, bytes) => self.source_message(s, bytes),
+            AppEv::Udp(f) => self.udp_send(f),
+            AppEv::Spawn(g) => self.spawn(g),
+            AppEv::Think(s) => self.session_think(s),
+        }
+    }
+}
+
+/// The world routes what each layer's glue hands upward to the layer above it.
+impl FabricUp for Network {
+    /// Route what the fabric handed upward ([`Up`]), in the order it did.
+    fn route_up(&mut self) {
+        while !self.fabric.up.is_empty() {
+            let mut ups = std::mem::replace(&mut self.fabric.up, std::mem::take(&mut self.up_spare));
+            for up in ups.drain(..) {
+                match up {
+                    Up::FrameLeft { port, cell } => {
+                        if let Some(src) = self.source_after_tx(port, cell) {
+                            self.source_frame_left(src);
+                        }
+                    }
+                    Up::Frame { host, dgram } => self.host_frame(host, dgram),
+                    Up::Corrupt { host } => self.hosts[host.idx()].frames_corrupt += 1,
+                    Up::Rm { host, cell } => self.abr_at_host(host, cell),
+                    Up::CtrlFrame { link, frame } => self.sig_frame(link, frame),
+                }
+            }
+            self.up_spare = ups;
+        }
+    }
+
+    fn messages_lost(&mut self) {
+        self.account_lost_messages();
+    }
+}
+
+impl DriverUp for Network {
+    fn driver_answered(&mut self, n: NodeId) {
+        self.run_driver(n);
+    }
+}
+
+impl SegmentUp for Network {
+    fn segment_in(&mut self, d: DatagramId) {
+        self.tcp_input(d);
+    }
+
+    fn segment_out(&mut self, d: DatagramId) {
+        self.tcp_transmit(d);
+    }
+}
+
+impl SlotUp for Network {
+    fn slot_serviced(&mut self, c: ConnId) {
+        self.session_check(c);
+    }
+
+    fn slot_at_gate(&mut self, c: ConnId) {
+        self.session_gate(c);
+    }
+
+    fn slot_released(&mut self, c: ConnId, aborted: bool) {
+        self.release(c, aborted);
+    }
+}
+
+impl SessionUp for Network {
+    fn session_started(&mut self, s: Session, first: Open) {
+        self.start_session(s, first);
+    }
+
+    fn media_spawned(&mut self, g: u32, from: NodeId, to: NodeId, r: Stream) {
+        self.spawn_media(g, from, to, r);
+    }
+
+    fn session_conn_done(&mut self, sid: u32, role: Role, completed: bool, t: SimTime) {
+        self.session_done(sid, role, completed, t);
     }
 }

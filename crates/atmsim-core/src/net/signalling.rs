@@ -130,7 +130,7 @@ impl Network {
                 let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
                 atm.bind(vc, vci);
                 atm.driver.setup_result(now, vc, SetupOutcome::Connected, &mut atm.actions);
-                self.run_driver(n);
+                self.driver_answered(n);
             }
             Action::SetupFailed { call, reason } => {
                 let (n, vc, _) = self.sig().calls.take(call.0);
@@ -140,7 +140,7 @@ impl Network {
                 };
                 let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
                 atm.driver.setup_result(now, vc, outcome, &mut atm.actions);
-                self.run_driver(n);
+                self.driver_answered(n);
             }
             // The destination adapter reassembles every VCI it receives: nothing to bind.
             Action::Incoming { .. } | Action::Released { .. } => {}
@@ -235,4 +235,11 @@ impl Network {
             self.fabric.arm(ck!(self), port);
         }
     }
+}
+
+/// What signalling hands upward, routed by the network (`run.rs`): a driver's setup was
+/// answered (connected, refused or failed) and the driver acts on it at once.
+pub(super) trait DriverUp {
+    /// The driver of node `n` has a setup result to act on.
+    fn driver_answered(&mut self, n: NodeId);
 }

@@ -9,12 +9,13 @@
 use super::{AppEv, Ev, Network};
 use crate::apps::conversation::{ConvApp, Kind as ConvKind};
 use crate::apps::generator::GenApp;
-use crate::apps::session::{Role, Session};
+use crate::apps::session::{Open, Role, Session};
 use crate::apps::{App, Conn};
 use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::{ConnId, NodeId};
 use crate::ip::socket::{SockKey, Socket};
-use crate::rng::{self, Purpose};
+use crate::rng::{self, Purpose, Stream};
+use crate::time::SimTime;
 use crate::transport::Endpoint;
 
 impl Network {
@@ -50,13 +51,13 @@ impl Network {
             }
             GenApp::FtpSession { scale } => {
                 let (s, open) = Session::ftp(g, client, server, scale, stream(2), now);
-                self.start_session(s, open);
+                self.session_started(s, open);
             }
             GenApp::Browser => {
                 let (s, open) = Session::browser(g, client, &gen.servers, &mut gen.choice, stream(2), now);
-                self.start_session(s, open);
+                self.session_started(s, open);
             }
-            GenApp::Audio(..) | GenApp::Video(..) => self.spawn_media(g, client, server, stream(2)),
+            GenApp::Audio(..) | GenApp::Video(..) => self.media_spawned(g, client, server, stream(2)),
             GenApp::Bulk { .. } => unreachable!("generators run tcplib conversations and sessions"),
         }
     }
@@ -188,7 +189,7 @@ impl Network {
             // A session's connection: the session counts the conversation.
             Some((sid, role)) => {
                 if !told {
-                    self.session_done(sid, role, false, now);
+                    self.session_conn_done(sid, role, false, now);
                 }
             }
             None => {
@@ -209,4 +210,17 @@ impl Network {
         }
         self.free_conns.push(c.0);
     }
+}
+
+/// What a traffic generator hands upward, routed by the network (`run.rs`) to the sessions
+/// above the connection pool.
+pub(super) trait SessionUp {
+    /// A generator drew a session (an FTP session or a browser), whose first connection is
+    /// `first`.
+    fn session_started(&mut self, s: Session, first: Open);
+    /// A generator drew an audio or video conversation from `from` to `to`.
+    fn media_spawned(&mut self, g: u32, from: NodeId, to: NodeId, r: Stream);
+    /// A connection of session `sid` in role `role` has ended (`completed`: its script ran
+    /// to the end) at `t`.
+    fn session_conn_done(&mut self, sid: u32, role: Role, completed: bool, t: SimTime);
 }

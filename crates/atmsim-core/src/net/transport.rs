@@ -18,26 +18,6 @@ use crate::transport::tcp::{State, TcpConn};
 use crate::transport::Payload;
 
 impl Network {
-    /// Dispatch of the transport layer's events.
-    pub(super) fn on_transport(&mut self, ev: TransportEv) {
-        match ev {
-            TransportEv::Fast(c, s, g) => self.tcp_fast_tick(c, s as usize, g),
-            TransportEv::Slow(c, s, g) => self.tcp_slow_tick(c, s as usize, g),
-            TransportEv::Start(c) => self.open_conn(c),
-        }
-    }
-
-    /// Dispatch of the applications' events.
-    pub(super) fn on_app(&mut self, ev: AppEv) {
-        match ev {
-            AppEv::Timer(c, g) => self.app_timer(c, g),
-            AppEv::Message(s, bytes) => self.source_message(s, bytes),
-            AppEv::Udp(f) => self.udp_send(f),
-            AppEv::Spawn(g) => self.spawn(g),
-            AppEv::Think(s) => self.session_think(s),
-        }
-    }
-
     /// A segment TCP sends (datagram `d`, `len` payload bytes): through the send CPU if the
     /// host has one, then out.
     pub(super) fn tcp_send(&mut self, h: NodeId, d: DatagramId, len: u32) {
@@ -125,7 +105,7 @@ impl Network {
             self.service(c, 1 - side);
         }
         if act.at_gate {
-            self.session_gate(c);
+            self.slot_at_gate(c);
         }
     }
 
@@ -182,7 +162,7 @@ impl Network {
         if act.any() {
             self.after_app(c, side, act);
         }
-        self.session_check(c);
+        self.slot_serviced(c);
         self.maybe_recycle(c);
     }
 
@@ -218,7 +198,7 @@ impl Network {
         } else {
             app.finish(aborted);
             if conn.pooled.is_some() {
-                return self.release(c, aborted);
+                return self.slot_released(c, aborted);
             }
             app.start(now);
         }
@@ -243,4 +223,16 @@ pub fn next_grid(now: SimTime, phase: SimDuration, period: SimDuration) -> SimTi
         return SimTime(ph);
     }
     SimTime(ph.saturating_add(((n - ph) / p + 1).saturating_mul(p)))
+}
+
+/// What a connection slot hands upward, routed by the network (`run.rs`) to the traffic
+/// generators and sessions that own pooled slots.
+pub(super) trait SlotUp {
+    /// Slot `c` was serviced: its session may have news.
+    fn slot_serviced(&mut self, c: ConnId);
+    /// Slot `c`'s application waits at a gate of its session.
+    fn slot_at_gate(&mut self, c: ConnId);
+    /// Pooled slot `c`'s conversation is over (`aborted`: TCP gave up): the slot returns to
+    /// its generator's pool.
+    fn slot_released(&mut self, c: ConnId, aborted: bool);
 }
