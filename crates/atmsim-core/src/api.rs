@@ -92,7 +92,7 @@ pub fn run_str(
     let mut summary = summary::summary(&net, wall_s);
     summary["scenario"] = json!(name);
     summary["seed"] = json!(seed);
-    Ok(RunOutput { summary, series: net.rec.take_series(), captures: net.take_captures() })
+    Ok(RunOutput { summary, series: net.measure.rec.take_series(), captures: net.take_captures() })
 }
 
 /// Build and run a network from an already parsed document (for tests and benchmarks).

@@ -29,3 +29,26 @@ pub mod vic;
 pub mod voice;
 
 pub use slot::{App, Conn};
+
+use cell_source::CellSource;
+use generator::Generator;
+use session::SessionSlot;
+use udp::UdpFlow;
+
+/// The workload of a network: its connection slots and the applications driving them,
+/// traffic generators and the sessions they open, UDP flows and cell sources.
+pub struct Workload {
+    pub conns: Vec<Conn>,
+    /// Connection slots of the `[[tcp]]` sections (the rest are generators' pools).
+    pub fixed_conns: usize,
+    /// Pooled slots free for the next conversation.
+    pub free_conns: Vec<u32>,
+    /// Traffic generators; their conversations use `conns[fixed_conns..]`.
+    pub gens: Vec<Generator>,
+    /// Generated sessions (FTP sessions, browsers), by number; `None` once ended.
+    pub sessions: Vec<Option<SessionSlot>>,
+    pub sources: Vec<CellSource>,
+    pub udp: Vec<UdpFlow>,
+    /// The run's master seed (generated conversations derive their streams from it).
+    pub seed: u64,
+}

@@ -1,7 +1,8 @@
 //! Interfaces below IP: how a node's IP layer reaches the subnets it is attached to
 //! (DESIGN §7).
 //!
-//! Owns: [`Iface`] (what an interface is attached to) and the interface kinds:
+//! Owns: [`Iface`] (what an interface is attached to), [`Interfaces`] (every node's
+//! interfaces in a network, with the drivers' timers) and the interface kinds:
 //! - an ATM adapter: the node's output port and reassembly ([`crate::atm`]) with its
 //!   IP-over-ATM driver [`ipoa`] (classification, multiplexing policy, VC management) and
 //!   the map from the driver's VCs to the fabric's ([`atm::AtmIface`]);
@@ -18,6 +19,11 @@ pub mod pipe;
 pub mod serial;
 
 use crate::ids::NodeId;
+use crate::kernel::Slots;
+use ipoa::TimerToken;
+use lan::Lan;
+use pipe::PacketLine;
+use serial::SerialLine;
 
 /// An interface of a node, by what it is attached to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,4 +34,18 @@ pub enum Iface {
     Serial { line: u32 },
     /// A station on a LAN: it transmits on the LAN's medium, packet line `line`.
     Lan { line: u32 },
+}
+
+/// The interfaces of every node of a network: what they are attached to, the packet-level
+/// lines they transmit on, and the timers their IP-over-ATM drivers asked for.
+#[derive(Default)]
+pub struct Interfaces {
+    /// Every node's interfaces, by [`crate::ids::IfaceId`].
+    pub list: Vec<Iface>,
+    /// Packet-level lines: both directions of every serial line, and every LAN's medium.
+    pub lines: Vec<PacketLine>,
+    pub serial: Vec<SerialLine>,
+    pub lans: Vec<Lan>,
+    /// Timers the IP-over-ATM drivers asked for, by slot.
+    pub driver_timers: Slots<(NodeId, TimerToken)>,
 }

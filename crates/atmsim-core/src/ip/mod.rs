@@ -1,7 +1,8 @@
 //! The IP layer: nodes (hosts and routers) with their interfaces and forwarding tables, and
 //! the IP datagrams they exchange.
 //!
-//! Owns: [`Host`] (a node: host or router); [`datagram`] (the datagrams in flight and their
+//! Owns: [`Host`] (a node: host or router), [`IpLayer`] (every node and the datagrams in
+//! flight); [`datagram`] (the datagrams in flight and their
 //! ledger; what they carry is the transport's, [`crate::transport::Payload`]), [`route`]
 //! (one forwarding table per node), [`cpu`] (a host's segment-processing CPU).
 //!
@@ -19,6 +20,7 @@ pub mod route;
 pub mod socket;
 
 use crate::ids::{IfaceId, PortId};
+use datagram::Datagrams;
 
 /// A node with an IP layer: an end system, or a router when `forwards`.
 pub struct Host {
@@ -58,4 +60,13 @@ pub struct IpCounts {
     pub no_route: u64,
     /// Datagrams for this node that found no socket (ended here).
     pub no_socket: u64,
+}
+
+/// The IP layer of a network: its nodes, and the datagrams in flight carrying payloads of
+/// type `P` ([`crate::transport::Payload`] in a running network).
+pub struct IpLayer<P> {
+    pub hosts: Vec<Host>,
+    /// IP datagrams in flight (CPU queues, packet lines, driver queues, AAL5 frames) and
+    /// their ledger.
+    pub datagrams: Datagrams<P>,
 }

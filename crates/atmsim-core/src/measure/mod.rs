@@ -1,12 +1,15 @@
 //! Measurement: time series recorded by periodic probes, and warm-up snapshots.
 //!
-//! Owns: [`Recorder`] and the [`Series`] it hands out. Probes cost nothing when sampling is off (no `Sample` events are
+//! Owns: [`Measurement`] (what a network measures), [`Recorder`] and the [`Series`] it hands
+//! out. Probes cost nothing when sampling is off (no `Sample` events are
 //! scheduled) and one row per entity per metric per sample when on. Rows are kept in
 //! columnar vectors with interned entity and metric names, and handed out so (the binding
 //! makes one Python string per name); counters (cells, drops, TCP statistics) live with the
 //! entities themselves and are read once at the end.
 
 use crate::atm::port::{OutPort, PortStats};
+use crate::pcap::Tap;
+use crate::time::{SimDuration, SimTime};
 
 /// Time series in tidy long form: one row per (time, entity, metric) sample, the entity and
 /// the metric of a row given by their index into [`Series::entity_names`] and
@@ -168,6 +171,18 @@ impl Recorder {
             metric_names: r.metric_names.into_iter().map(str::to_string).collect(),
         }
     }
+}
+
+/// What a network measures while it runs: the warm-up, the probes' period and their
+/// recorder, and the packet captures.
+pub struct Measurement {
+    /// End of the warm-up: counters are snapshotted then.
+    pub warmup: SimTime,
+    /// Period of the probes, if any.
+    pub sample_every: Option<SimDuration>,
+    pub rec: Recorder,
+    /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
+    pub taps: Vec<Tap>,
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ impl Network {
     /// Datagram `d` for ABR end `e` (found by the adapter from its port and VCI). Returns false
     /// if the IP queue refused it (the datagram is then refused at the adapter).
     pub(super) fn abr_send(&mut self, e: u32, d: DatagramId) -> bool {
-        let dg = self.datagrams.get(d);
+        let dg = self.ip.datagrams.get(d);
         let data = !matches!(dg.payload, Payload::Tcp { seg, .. } if seg.len == 0);
         let q = Queued { datagram: d, ip_bytes: dg.ip_bytes, data };
         let e = match self.abr.ends[e as usize].ack_divert {
@@ -46,7 +46,7 @@ impl Network {
             _ => e,
         };
         if !self.abr.ends[e as usize].offer(q) {
-            self.datagrams.refuse(d);
+            self.ip.datagrams.refuse(d);
             return false;
         }
         self.abr_fill(e);
@@ -63,7 +63,7 @@ impl Network {
             let f = self.fabric.frames.alloc(q.datagram, node, q.ip_bytes, now);
             let ncells = self.fabric.frames.get(f).ncells;
             self.abr.ends[e as usize].segmented(q, f, ncells);
-            if let Some(t) = self.hosts[node.idx()].tap {
+            if let Some(t) = self.ip.hosts[node.idx()].tap {
                 self.capture(t, true, q.datagram);
             }
         }
@@ -155,9 +155,9 @@ impl Network {
                 let acr = end.source.acr();
                 if acr != end.last_acr.0 {
                     end.last_acr = (acr, self.eng.now.as_secs_f64());
-                    if self.sample_every.is_some() {
+                    if self.measure.sample_every.is_some() {
                         let p = end.probe;
-                        self.rec.push(self.eng.now.as_secs_f64(), p, "acr_bps", acr * CELL_BITS as f64);
+                        self.measure.rec.push(self.eng.now.as_secs_f64(), p, "acr_bps", acr * CELL_BITS as f64);
                     }
                 }
             }
@@ -168,24 +168,24 @@ impl Network {
     /// Record the queue lengths of end `e` as they change (when probes are on): an exact step
     /// trace, so that peaks of a few segments are never missed between samples.
     fn abr_trace_queue(&mut self, e: u32) {
-        if self.sample_every.is_none() {
+        if self.measure.sample_every.is_none() {
             return;
         }
         let end = &self.abr.ends[e as usize];
         let (t, p) = (self.eng.now.as_secs_f64(), end.probe);
         let (ip, backlog) = (end.ip_queue_data() as f64, end.backlog_data() as f64);
-        self.rec.push(t, p, "ip_queue_data", ip);
-        self.rec.push(t, p, "backlog_data", backlog);
+        self.measure.rec.push(t, p, "ip_queue_data", ip);
+        self.measure.rec.push(t, p, "backlog_data", backlog);
     }
 
     /// Initial probe rows of every end (ACR at ICR, empty queues), when probes are on.
     pub(super) fn abr_trace_start(&mut self) {
-        if self.sample_every.is_none() {
+        if self.measure.sample_every.is_none() {
             return;
         }
         for e in 0..self.abr.ends.len() {
             let end = &self.abr.ends[e];
-            self.rec.push(0.0, end.probe, "acr_bps", end.source.acr() * CELL_BITS as f64);
+            self.measure.rec.push(0.0, end.probe, "acr_bps", end.source.acr() * CELL_BITS as f64);
             self.abr_trace_queue(e as u32);
         }
     }

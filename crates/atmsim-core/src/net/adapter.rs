@@ -28,7 +28,7 @@ impl Network {
             return self.abr_send(e, d);
         }
         let now = self.eng.now;
-        let ip_bytes = self.datagrams.get(d).ip_bytes;
+        let ip_bytes = self.ip.datagrams.get(d).ip_bytes;
         let f = self.fabric.frames.alloc(d, h, ip_bytes, now);
         let ncells = self.fabric.frames.get(f).ncells;
         if let Some(s) = self.fabric.shapers.find(port, vci) {
@@ -38,7 +38,7 @@ impl Network {
             if !sh.admit_frame(ncells) {
                 self.fabric.frames.cancel(f);
                 self.fabric.cells.refused_at_host += ncells as u64;
-                self.datagrams.refuse(d);
+                self.ip.datagrams.refuse(d);
                 return false;
             }
             match sh.push_frame(now, vci, f, ncells) {
@@ -49,7 +49,7 @@ impl Network {
                 None => {}
             }
             self.fabric.cells.injected += ncells as u64;
-            if let Some(t) = self.hosts[h.idx()].tap {
+            if let Some(t) = self.ip.hosts[h.idx()].tap {
                 self.capture(t, true, d);
             }
             return true;
@@ -60,7 +60,7 @@ impl Network {
             pt.refuse_frame(ncells);
             self.fabric.frames.cancel(f);
             self.fabric.cells.refused_at_host += ncells as u64;
-            self.datagrams.refuse(d);
+            self.ip.datagrams.refuse(d);
             return false;
         }
         let refused = pt.push_frame(now, vci, f, ncells);
@@ -69,7 +69,7 @@ impl Network {
             self.fabric.regulator_refused(f, refused);
         }
         self.fabric.arm_after_push(ck!(self), port, Cell { vci, frame: f, flags: crate::atm::cell::flags::EOF });
-        if let Some(t) = self.hosts[h.idx()].tap {
+        if let Some(t) = self.ip.hosts[h.idx()].tap {
             self.capture(t, true, d);
         }
         self.fabric.kick(ck!(self), port);
@@ -84,19 +84,19 @@ impl Network {
     /// `dropped_ctrl`. Returns whether the frame was queued.
     pub fn send_ctrl_datagram(&mut self, h: NodeId, port: PortId, vci: u32, d: DatagramId) -> bool {
         let now = self.eng.now;
-        let ip_bytes = self.datagrams.get(d).ip_bytes;
+        let ip_bytes = self.ip.datagrams.get(d).ip_bytes;
         let f = self.fabric.frames.alloc(d, h, ip_bytes, now);
         let ncells = self.fabric.frames.get(f).ncells;
         self.fabric.advance_for_push(ck!(self), port);
         if !self.fabric.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
             self.fabric.frames.cancel(f);
             self.fabric.cells.refused_at_host += ncells as u64;
-            self.datagrams.refuse(d);
+            self.ip.datagrams.refuse(d);
             return false;
         }
         self.fabric.cells.injected += ncells as u64;
         self.fabric.arm(ck!(self), port);
-        if let Some(t) = self.hosts[h.idx()].tap {
+        if let Some(t) = self.ip.hosts[h.idx()].tap {
             self.capture(t, true, d);
         }
         self.fabric.kick(ck!(self), port);
@@ -106,12 +106,12 @@ impl Network {
     /// A TCP datagram reaches its endpoint: stale generations are counted and dropped.
     /// A TCP segment reaches its host's IP layer: through the receive CPU if the host has one.
     pub(crate) fn deliver_tcp(&mut self, d: DatagramId) {
-        let dg = self.datagrams.get(d);
+        let dg = self.ip.datagrams.get(d);
         let Payload::Tcp { seg, .. } = dg.payload else { unreachable!("not a TCP payload") };
         // The destination host (the slot may hold a later conversation on other hosts).
         let h = dg.hdr.dst;
         let now = self.eng.now;
-        match &mut self.hosts[h.idx()].cpu {
+        match &mut self.ip.hosts[h.idx()].cpu {
             Some(cpu) if cpu.costs_rx() => {
                 if let Some(done) = cpu.push(now, d, seg.len, Dir::Rx) {
                     self.eng.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
@@ -126,7 +126,7 @@ impl Network {
     #[inline]
     pub(super) fn new_datagram(&mut self, hdr: PacketHeader, payload: Payload, ip_bytes: u32) -> DatagramId {
         self.account_lost_datagrams();
-        self.datagrams.alloc(hdr, payload, ip_bytes, self.eng.now)
+        self.ip.datagrams.alloc(hdr, payload, ip_bytes, self.eng.now)
     }
 
     /// End the datagrams of frames the fabric lost or reassembly discarded.
@@ -134,14 +134,14 @@ impl Network {
     pub(crate) fn account_lost_datagrams(&mut self) {
         if !self.fabric.frames.orphans.is_empty() {
             for d in self.fabric.frames.orphans.drain(..) {
-                self.datagrams.lose(d);
+                self.ip.datagrams.lose(d);
             }
         }
     }
 
     pub(super) fn cpu_done(&mut self, h: NodeId) {
         let now = self.eng.now;
-        let cpu = self.hosts[h.idx()].cpu.as_mut().expect("CpuDone for a host without a CPU");
+        let cpu = self.ip.hosts[h.idx()].cpu.as_mut().expect("CpuDone for a host without a CPU");
         let ((p, dir), next) = cpu.done(now);
         if let Some(t) = next {
             self.eng.q.schedule(t, Ev::Cpu(CpuEv::Done(h)));

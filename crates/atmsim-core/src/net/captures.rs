@@ -11,7 +11,7 @@ impl Network {
     #[cold]
     #[inline(never)]
     pub(super) fn capture(&mut self, t: u32, outgoing: bool, d: DatagramId) {
-        let dg = *self.datagrams.get(d);
+        let dg = *self.ip.datagrams.get(d);
         let (ip_bytes, h) = (dg.ip_bytes, &dg.hdr);
         let (src, dst) = (pcap::host_addr(h.src), pcap::host_addr(h.dst));
         let pkt = match &dg.payload {
@@ -19,11 +19,11 @@ impl Network {
             Payload::Raw { .. } => Packet::Raw { src, dst, ip_bytes },
             Payload::Udp { .. } => Packet::Udp { src, dst, sport: h.src_port, dport: h.dst_port, ip_bytes },
         };
-        self.taps[t as usize].record(self.eng.now, outgoing, &pkt);
+        self.measure.taps[t as usize].record(self.eng.now, outgoing, &pkt);
     }
 
     /// Hand over the finished captures (leaves none behind).
     pub fn take_captures(&mut self) -> Vec<Capture> {
-        std::mem::take(&mut self.taps).into_iter().map(Tap::finish).collect()
+        std::mem::take(&mut self.measure.taps).into_iter().map(Tap::finish).collect()
     }
 }

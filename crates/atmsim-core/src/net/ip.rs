@@ -34,15 +34,15 @@ impl Network {
 
     /// Datagram `d`, which entered node `n` from `from`, leaves its IP layer.
     pub(super) fn ip_output(&mut self, n: NodeId, d: DatagramId, from: IpInput) {
-        let dst = self.datagrams.get(d).hdr.dst;
+        let dst = self.ip.datagrams.get(d).hdr.dst;
         if dst == n {
             return self.ip_local(n, d);
         }
-        let Some(hop) = self.hosts[n.idx()].routes.get(dst) else {
-            self.hosts[n.idx()].ip.no_route += 1;
-            return self.datagrams.drop_ip(d, IpDrop::NoRoute);
+        let Some(hop) = self.ip.hosts[n.idx()].routes.get(dst) else {
+            self.ip.hosts[n.idx()].ip.no_route += 1;
+            return self.ip.datagrams.drop_ip(d, IpDrop::NoRoute);
         };
-        match self.ifaces[hop.iface.idx()] {
+        match self.iface.list[hop.iface.idx()] {
             Iface::Atm { .. } => self.atm_output(n, hop.next, d),
             Iface::Serial { line } | Iface::Lan { line } => self.line_push(line, hop.next, d, from),
         }
@@ -50,15 +50,15 @@ impl Network {
 
     /// Datagram `d` arrives at node `n` from one of its interfaces (`from`).
     pub(super) fn ip_input(&mut self, n: NodeId, d: DatagramId, from: IpInput) {
-        if self.datagrams.get(d).hdr.dst == n {
+        if self.ip.datagrams.get(d).hdr.dst == n {
             self.ip_local(n, d);
-        } else if self.hosts[n.idx()].forwards {
-            self.hosts[n.idx()].ip.forwarded += 1;
+        } else if self.ip.hosts[n.idx()].forwards {
+            self.ip.hosts[n.idx()].ip.forwarded += 1;
             self.ip_output(n, d, from);
         } else {
             // A host is never a transit hop (routes never ask it to be).
-            self.hosts[n.idx()].ip.no_route += 1;
-            self.datagrams.drop_ip(d, IpDrop::NoRoute);
+            self.ip.hosts[n.idx()].ip.no_route += 1;
+            self.ip.datagrams.drop_ip(d, IpDrop::NoRoute);
         }
     }
 
@@ -66,24 +66,24 @@ impl Network {
     /// Datagram `d` is for node `n`: its socket's transport takes it (cell sources' frames
     /// go straight to their sink).
     fn ip_local(&mut self, n: NodeId, d: DatagramId) {
-        let dg = self.datagrams.get(d);
+        let dg = self.ip.datagrams.get(d);
         if let Payload::Raw { source } = dg.payload {
-            let bytes = self.datagrams.deliver(d).ip_bytes;
-            let s = &mut self.sources[source as usize];
+            let bytes = self.ip.datagrams.deliver(d).ip_bytes;
+            let s = &mut self.apps.sources[source as usize];
             s.frames_rcvd += 1;
             s.bytes_rcvd += bytes as u64;
             return;
         }
-        match self.hosts[n.idx()].sockets.lookup(&SockKey::incoming(&dg.hdr)) {
+        match self.ip.hosts[n.idx()].sockets.lookup(&SockKey::incoming(&dg.hdr)) {
             // The segment names its conversation's generation: TCP drops a stale one.
             Some(Socket::Tcp { .. }) => self.deliver_tcp(d),
             Some(Socket::Udp { flow }) => {
-                let dg = self.datagrams.deliver(d);
-                self.udp[flow as usize].delivered(dg.ip_bytes, dg.born, self.eng.now);
+                let dg = self.ip.datagrams.deliver(d);
+                self.apps.udp[flow as usize].delivered(dg.ip_bytes, dg.born, self.eng.now);
             }
             None => {
-                self.hosts[n.idx()].ip.no_socket += 1;
-                self.datagrams.deliver(d);
+                self.ip.hosts[n.idx()].ip.no_socket += 1;
+                self.ip.datagrams.deliver(d);
             }
         }
     }
@@ -95,27 +95,27 @@ impl Network {
     /// else collected and queued at the instant's admission phase in the round-robin order of
     /// the line's inputs ([`crate::arbiter`]).
     fn line_push(&mut self, l: u32, to: NodeId, d: DatagramId, from: IpInput) {
-        let bytes = self.datagrams.get(d).ip_bytes;
+        let bytes = self.ip.datagrams.get(d).ip_bytes;
         let p = OnLine { datagram: d, bytes, to };
-        if self.lines[l as usize].arrivals.is_empty() {
+        if self.iface.lines[l as usize].arrivals.is_empty() {
             if !self.eng.arrivals_pending() {
                 return self.line_enqueue(l, p);
             }
             self.eng.admit_later(Due::Line(l));
         }
-        self.lines[l as usize].arrivals.push((from.id(), p));
+        self.iface.lines[l as usize].arrivals.push((from.id(), p));
     }
 
     /// Line `l` queues this instant's collected datagrams in its arbiter's order.
     pub(super) fn line_admit_arrivals(&mut self, l: u32) {
-        let line = &mut self.lines[l as usize];
+        let line = &mut self.iface.lines[l as usize];
         let mut batch = std::mem::take(&mut line.arrivals);
         crate::arbiter::admit_order(&mut batch, &mut line.arbiter);
         for &(_, p) in &batch {
             self.line_enqueue(l, p);
         }
         batch.clear();
-        self.lines[l as usize].arrivals = batch;
+        self.iface.lines[l as usize].arrivals = batch;
     }
 
     /// Put `p` in line `l`'s FIFO (or drop it if the buffer is full). On a line served ahead
@@ -125,7 +125,7 @@ impl Network {
     fn line_enqueue(&mut self, l: u32, p: OnLine) {
         let d = p.datagram;
         let now = self.eng.now;
-        let line = &mut self.lines[l as usize];
+        let line = &mut self.iface.lines[l as usize];
         let pushed = if line.lazy {
             let q = &self.eng.q;
             line.push_ahead(now, p, || {
@@ -142,7 +142,7 @@ impl Network {
                 self.eng.q.schedule(t, Ev::Iface(IfaceEv::LineArrive(l)));
             }
             Pushed::Queued => {}
-            Pushed::Dropped => self.datagrams.drop_ip(d, IpDrop::LineFull),
+            Pushed::Dropped => self.ip.datagrams.drop_ip(d, IpDrop::LineFull),
         }
     }
 
@@ -150,7 +150,7 @@ impl Network {
     /// line without delay it arrives at this instant, in the instant's arrival phase (after
     /// every queue's completion: DESIGN §2b).
     fn line_tx_done(&mut self, l: u32) {
-        let (arrive, next) = self.lines[l as usize].tx_done(self.eng.now);
+        let (arrive, next) = self.iface.lines[l as usize].tx_done(self.eng.now);
         self.eng.q.schedule(arrive, Ev::Iface(IfaceEv::LineArrive(l)));
         if let Some(t) = next {
             self.eng.q.schedule(t, Ev::Iface(IfaceEv::LineTx(l)));
@@ -158,7 +158,7 @@ impl Network {
     }
 
     fn line_arrive(&mut self, l: u32) {
-        let p = self.lines[l as usize].arrive(self.eng.now).expect("a line arrival with nothing due");
+        let p = self.iface.lines[l as usize].arrive(self.eng.now).expect("a line arrival with nothing due");
         self.ip_input(p.to, p.datagram, IpInput::Line(l));
     }
 
@@ -167,8 +167,8 @@ impl Network {
     /// Hand `d` to node `n`'s IP-over-ATM driver for egress `egress` on the ATM subnet.
     fn atm_output(&mut self, n: NodeId, egress: NodeId, d: DatagramId) {
         let now = self.eng.now;
-        let hdr = self.datagrams.get(d).hdr;
-        let atm = self.hosts[n.idx()].atm.as_mut().expect("an ATM route through a node without a driver");
+        let hdr = self.ip.datagrams.get(d).hdr;
+        let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("an ATM route through a node without a driver");
         atm.driver.transmit(now, &hdr, egress, d, &mut atm.actions);
         self.run_driver(n);
     }
@@ -177,14 +177,14 @@ impl Network {
     /// ask for more (a setup that fails at once drops its queue), which is carried out after
     /// it by the same loop (a nested call returns at once).
     pub(super) fn run_driver(&mut self, n: NodeId) {
-        let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+        let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
         if atm.busy {
             return;
         }
         atm.busy = true;
         let mut i = 0;
         loop {
-            let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+            let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
             let Some(&a) = atm.actions.get(i) else {
                 atm.actions.clear();
                 atm.busy = false;
@@ -198,7 +198,7 @@ impl Network {
     fn driver_action(&mut self, n: NodeId, a: Action) {
         match a {
             Action::Send { datagram, vc } => {
-                let host = &self.hosts[n.idx()];
+                let host = &self.ip.hosts[n.idx()];
                 let vci = host.atm.as_ref().expect("driver").vci(vc);
                 debug_assert_ne!(vci, NO_VCI, "the driver sent on a VC with no fabric VCI");
                 let port = host.port.expect("an ATM-attached node has an adapter");
@@ -207,17 +207,17 @@ impl Network {
             Action::RequestSetup { vc, egress, descriptor, .. } => self.sig_request(n, vc, egress, descriptor),
             Action::Release { vc } => self.sig_release(n, vc),
             Action::ArmTimer { at, token } => {
-                let slot = self.driver_timers.put((n, token));
+                let slot = self.iface.driver_timers.put((n, token));
                 self.eng.q.schedule(at, Ev::Iface(IfaceEv::DriverTimer(slot)));
             }
-            Action::Drop { datagram, .. } => self.datagrams.drop_ip(datagram, IpDrop::NoVc),
+            Action::Drop { datagram, .. } => self.ip.datagrams.drop_ip(datagram, IpDrop::NoVc),
         }
     }
 
     fn driver_timer(&mut self, slot: u32) {
-        let (n, token): (NodeId, TimerToken) = self.driver_timers.take(slot);
+        let (n, token): (NodeId, TimerToken) = self.iface.driver_timers.take(slot);
         let now = self.eng.now;
-        let atm = self.hosts[n.idx()].atm.as_mut().expect("driver");
+        let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
         atm.driver.timer_fired(now, token, &mut atm.actions);
         self.run_driver(n);
     }
@@ -227,7 +227,7 @@ impl Network {
     /// UDP flow `f` sends its next datagram and schedules the one after.
     pub(super) fn udp_send(&mut self, f: u32) {
         let now = self.eng.now;
-        let flow = &mut self.udp[f as usize];
+        let flow = &mut self.apps.udp[f as usize];
         flow.stats.sent += 1;
         let hdr = flow.hdr;
         let (bytes, next) = flow.emit(now);
@@ -240,8 +240,8 @@ impl Network {
 
     /// A frame reassembled at host `h`'s adapter hands its datagram to IP.
     pub(super) fn host_frame(&mut self, h: NodeId, d: DatagramId) {
-        self.hosts[h.idx()].frames_rcvd += 1;
-        if let Some(t) = self.hosts[h.idx()].tap {
+        self.ip.hosts[h.idx()].frames_rcvd += 1;
+        if let Some(t) = self.ip.hosts[h.idx()].tap {
             self.capture(t, false, d);
         }
         self.ip_input(h, d, IpInput::Adapter(h));

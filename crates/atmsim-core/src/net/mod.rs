@@ -95,74 +95,42 @@ pub use engine::{Due, Engine, INLINE_RUN_MAX, PROGRESS_WALL_PERIOD};
 pub use events::{kind, AppEv, CpuEv, Ev, IfaceEv, MeasureEv, SigEv, TransportEv};
 pub use sig_plane::{SigCounts, SigNet};
 
-use crate::apps::cell_source::CellSource;
-use crate::apps::generator::Generator;
-use crate::apps::udp::UdpFlow;
-use crate::apps::Conn;
+use crate::apps::Workload;
 pub use crate::atm::fabric::{AtmEv, CellCounts, Clock, Fabric, Up};
-use crate::ids::NodeId;
-use crate::iface::ipoa::TimerToken;
-use crate::iface::lan::Lan;
-use crate::iface::pipe::PacketLine;
-use crate::iface::serial::SerialLine;
-use crate::iface::Iface;
-use crate::ip::datagram::Datagrams;
-use crate::ip::Host;
-use crate::kernel::Slots;
-use crate::measure::Recorder;
-use crate::pcap::Tap;
-use crate::time::{SimDuration, SimTime};
+use crate::iface::Interfaces;
+use crate::ip::IpLayer;
+use crate::measure::Measurement;
 use crate::transport::Payload;
 
-/// The whole simulated system.
+/// The whole simulated system: each layer's state, owned by the layer's own type.
 pub struct Network {
     /// Ports, links, switches, shapers and the cells in them (`atm::fabric`).
     pub fabric: Fabric,
-    /// The spare buffer of [`Fabric::up`] while the network routes it (`cells.rs`).
+    /// The spare buffer of [`Fabric::up`] while the network routes it (`run.rs`).
     pub(crate) up_spare: Vec<Up>,
     /// The running instant and the event queue.
     pub eng: Engine,
-    pub warmup: SimTime,
-    pub sample_every: Option<SimDuration>,
-    pub hosts: Vec<Host>,
-    pub conns: Vec<Conn>,
-    pub sources: Vec<CellSource>,
-    /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
-    pub taps: Vec<Tap>,
-    /// IP datagrams in flight (CPU queues, packet lines, driver queues, AAL5 frames) and their ledger.
-    pub datagrams: Datagrams<Payload>,
-    pub rec: Recorder,
-    /// Interfaces of all nodes ([`crate::iface`]).
-    pub ifaces: Vec<Iface>,
-    /// Packet-level lines: both directions of every serial line, and every LAN's medium.
-    pub lines: Vec<PacketLine>,
-    pub serial: Vec<SerialLine>,
-    pub lans: Vec<Lan>,
-    pub udp: Vec<UdpFlow>,
-    /// Timers the IP-over-ATM drivers asked for, by slot.
-    pub driver_timers: Slots<(NodeId, TimerToken)>,
-    /// The signalling plane, if the scenario has one.
-    pub sig: Option<Box<SigNet>>,
-    /// Traffic generators; their conversations use `conns[fixed_conns..]`.
-    pub gens: Vec<Generator>,
-    /// Connection slots of the `[[tcp]]` sections (the rest are generators' pools).
-    pub fixed_conns: usize,
-    /// Pooled slots free for the next conversation.
-    pub free_conns: Vec<u32>,
-    /// Generated sessions (FTP sessions, browsers), by number; `None` once ended.
-    pub sessions: Vec<Option<crate::apps::session::SessionSlot>>,
-    /// The run's master seed (generated conversations derive their streams from it).
-    pub seed: u64,
     /// ABR end systems, switch allocators and RM cells in flight ([`crate::abr::AbrPlane`]).
     pub abr: crate::abr::AbrPlane,
+    /// The signalling plane, if the scenario has one.
+    pub sig: Option<Box<SigNet>>,
+    /// Every node's interfaces, the packet lines and the drivers' timers.
+    pub iface: Interfaces,
+    /// The nodes and the datagrams in flight.
+    pub ip: IpLayer<Payload>,
+    /// Connection slots, applications, generators, sessions, UDP flows and cell sources.
+    pub apps: Workload,
+    /// Warm-up, probes and captures.
+    pub measure: Measurement,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::atm::fabric::Clock;
-    use crate::ids::{ConnId, PortId, SourceId};
+    use crate::ids::{ConnId, NodeId, PortId, SourceId};
     use crate::kernel::EventQueue;
+    use crate::time::{SimDuration, SimTime};
     use std::ops::ControlFlow;
 
     use crate::apps::App;
@@ -270,22 +238,22 @@ app = { kind = "smtp" }
         let doc = crate::scenario::parse(text, crate::scenario::Format::Toml, "t").unwrap();
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
         net.run(&mut |_| ControlFlow::Continue(()));
-        let App::Conv(a) = &net.conns[0].app else { panic!() };
+        let App::Conv(a) = &net.apps.conns[0].app else { panic!() };
         assert!(a.conversations_completed > 1, "conversations should recycle");
-        let gen = net.conns[0].gen;
+        let gen = net.apps.conns[0].gen;
         assert!(gen as u64 >= a.conversations_completed);
         for side in 0..2u8 {
-            let before = *net.conns[0].ep[side as usize].tcp.stats();
-            let state = net.conns[0].ep[side as usize].tcp.state();
+            let before = *net.apps.conns[0].ep[side as usize].tcp.stats();
+            let state = net.apps.conns[0].ep[side as usize].tcp.state();
             let seg = Segment { flags: crate::transport::tcp::Flags::FIN, len: 100, ..Default::default() };
-            let hdr = net.conns[0].ep[1 - side as usize].hdr;
+            let hdr = net.apps.conns[0].ep[1 - side as usize].hdr;
             let payload = Payload::Tcp { conn: ConnId(0), side, gen: gen.wrapping_sub(1), seg };
-            let d = net.datagrams.alloc(hdr, payload, 140, net.eng.now);
+            let d = net.ip.datagrams.alloc(hdr, payload, 140, net.eng.now);
             net.deliver_tcp(d);
-            assert_eq!(*net.conns[0].ep[side as usize].tcp.stats(), before);
-            assert_eq!(net.conns[0].ep[side as usize].tcp.state(), state);
+            assert_eq!(*net.apps.conns[0].ep[side as usize].tcp.stats(), before);
+            assert_eq!(net.apps.conns[0].ep[side as usize].tcp.state(), state);
         }
-        assert_eq!(net.conns[0].stale_segments, 2);
+        assert_eq!(net.apps.conns[0].stale_segments, 2);
     }
 
     /// A congested T1 switch port (1000-cell data buffer, full within 2 ms: two greedy OC-3c
@@ -359,11 +327,11 @@ load_bps = 424
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
         let sw_port = net.fabric.ports.iter().position(|p| p.name == "sw->b").unwrap();
         net.fabric.ports[sw_port].ctrl_limit = ctrl_cells;
-        let (h, port, vci) = (net.sources[2].host, net.sources[2].port, net.sources[2].vci);
+        let (h, port, vci) = (net.apps.sources[2].host, net.apps.sources[2].port, net.apps.sources[2].vci);
         for i in 0..n {
             let bytes = if i % 2 == 0 { 40 } else { 60 }; // 1 and 2 cells
-            let hdr = crate::header::PacketHeader::raw(h, net.sources[2].peer);
-            let d = net.datagrams.alloc(hdr, Payload::Raw { source: 2 }, bytes, net.eng.now);
+            let hdr = crate::header::PacketHeader::raw(h, net.apps.sources[2].peer);
+            let d = net.ip.datagrams.alloc(hdr, Payload::Raw { source: 2 }, bytes, net.eng.now);
             assert!(net.send_ctrl_datagram(h, port, vci, d));
         }
         net.run(&mut |_| ControlFlow::Continue(()));
@@ -373,7 +341,7 @@ load_bps = 424
     fn assert_cells_conserved(net: &Network) {
         let c = &net.fabric.cells;
         assert_eq!(c.injected, c.delivered + c.dropped_in_network() + net.fabric.cells_in_flight(), "{c:?}");
-        assert!(net.datagrams.balanced());
+        assert!(net.ip.datagrams.balanced());
     }
 
     #[test]
@@ -382,7 +350,7 @@ load_bps = 424
         // 8.3 ms of the bottleneck, and arrive by 20 ms; behind the 1000-cell data backlog in
         // one FIFO they would wait 276 ms.
         let net = run_ctrl_over_congestion(20, super::super::atm::port::DEFAULT_CTRL_BUFFER_CELLS);
-        assert_eq!(net.sources[2].frames_rcvd, 20, "every signalling frame arrived within 30 ms");
+        assert_eq!(net.apps.sources[2].frames_rcvd, 20, "every signalling frame arrived within 30 ms");
         assert!(net.fabric.cells.dropped_tail > 0, "the data queue overflowed");
         assert_eq!(net.fabric.cells.dropped_ctrl, 0);
         let sw = net.fabric.ports.iter().find(|p| p.name == "sw->b").unwrap();
@@ -399,7 +367,7 @@ load_bps = 424
         let sw = net.fabric.ports.iter().find(|p| p.name == "sw->b").unwrap();
         assert!(net.fabric.cells.dropped_ctrl > 0);
         assert_eq!(net.fabric.cells.dropped_ctrl, sw.stats.dropped_ctrl);
-        assert!(net.sources[2].frames_rcvd < 40);
+        assert!(net.apps.sources[2].frames_rcvd < 40);
         assert_cells_conserved(&net);
     }
 
@@ -412,7 +380,7 @@ load_bps = 424
             .replacen("kind = \"greedy\"", "kind = \"poisson\"\nload_bps = 424", 1);
         let doc = crate::scenario::parse(&text, crate::scenario::Format::Toml, "t").unwrap();
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
-        let src = &net.sources[1];
+        let src = &net.apps.sources[1];
         let route = net.fabric.links[net.fabric.ports[src.port.idx()].link.idx()].route(src.vci).unwrap();
         let ms = SimDuration::from_millis;
         let spec = crate::atm::regulator::TrafficSpec::new(ms(2), ms(4), ms(40)).unwrap();
@@ -434,7 +402,7 @@ load_bps = 424
             let mut net = crate::scenario::build(&doc, None, None).unwrap();
             net.run(&mut |_| ControlFlow::Continue(()));
             let ports: Vec<_> = net.fabric.ports.iter().map(|p| p.stats).collect();
-            let rcvd: Vec<_> = net.sources.iter().map(|s| s.frames_rcvd).collect();
+            let rcvd: Vec<_> = net.apps.sources.iter().map(|s| s.frames_rcvd).collect();
             (net.fabric.cells, ports, rcvd, net.fabric.cell_hops)
         };
         let fifo = run("fifo");

@@ -22,12 +22,12 @@ impl Network {
             MeasureEv::Warm => self.snapshot_warm(),
             MeasureEv::Sample => {
                 self.sample();
-                if let Some(dt) = self.sample_every {
+                if let Some(dt) = self.measure.sample_every {
                     self.eng.q.schedule(self.eng.now + dt, Ev::Measure(MeasureEv::Sample));
                 }
             }
             MeasureEv::VcCount => {
-                for h in &mut self.hosts {
+                for h in &mut self.ip.hosts {
                     if let Some(atm) = &mut h.atm {
                         atm.driver.sample_in_use();
                     }
@@ -40,7 +40,7 @@ impl Network {
     pub(super) fn snapshot_warm(&mut self) {
         let t = self.eng.now.saturating_sub(crate::time::SimDuration::from_ps(1));
         self.fabric.advance_all(ck!(self), t);
-        for c in &mut self.conns {
+        for c in &mut self.apps.conns {
             c.bytes_read_warm = c.bytes_read;
             c.bytes_sent_warm = c.ep[0].tcp.stats().bytes_sent;
             c.rexmt_segs_warm = c.ep[0].tcp.stats().rexmt_segs;
@@ -49,10 +49,10 @@ impl Network {
                 c.bytes_s2c_warm = a.bytes_s2c;
             }
         }
-        for s in &mut self.sources {
+        for s in &mut self.apps.sources {
             s.bytes_rcvd_warm = s.bytes_rcvd;
         }
-        self.rec.snapshot_ports(&self.fabric.ports, self.eng.now);
+        self.measure.rec.snapshot_ports(&self.fabric.ports, self.eng.now);
     }
 
     pub(super) fn sample(&mut self) {
@@ -60,28 +60,28 @@ impl Network {
         self.fabric.advance_all(ck!(self), t);
         self.drain_host_links();
         let t = self.eng.now.as_secs_f64();
-        let dt = self.sample_every.map_or(1.0, |d| d.as_secs_f64());
-        for (i, c) in self.conns[..self.fixed_conns].iter_mut().enumerate() {
+        let dt = self.measure.sample_every.map_or(1.0, |d| d.as_secs_f64());
+        for (i, c) in self.apps.conns[..self.apps.fixed_conns].iter_mut().enumerate() {
             let tcp = &c.ep[0].tcp;
-            let e = self.rec.conn_entity(i);
-            self.rec.push(t, e, "cwnd_bytes", tcp.cwnd() as f64);
-            self.rec.push(t, e, "ssthresh_bytes", tcp.ssthresh() as f64);
+            let e = self.measure.rec.conn_entity(i);
+            self.measure.rec.push(t, e, "cwnd_bytes", tcp.cwnd() as f64);
+            self.measure.rec.push(t, e, "ssthresh_bytes", tcp.ssthresh() as f64);
             let gp = (c.bytes_read - c.bytes_read_sampled) as f64 * 8.0 / dt;
             c.bytes_read_sampled = c.bytes_read;
-            self.rec.push(t, e, "goodput_bps", gp);
-            self.rec.push(t, e, "rexmt_segs", tcp.stats().rexmt_segs as f64);
+            self.measure.rec.push(t, e, "goodput_bps", gp);
+            self.measure.rec.push(t, e, "rexmt_segs", tcp.stats().rexmt_segs as f64);
             // Sequence space released by TCP so far (Kalampoukas §5.2 plots segments as they
             // leave TCP, not the wire).
-            self.rec.push(t, e, "seq_bytes", tcp.seq_released() as f64);
+            self.measure.rec.push(t, e, "seq_bytes", tcp.seq_released() as f64);
         }
         for (i, p) in self.fabric.ports.iter().enumerate() {
-            let e = self.rec.port_entity(i);
-            self.rec.push(t, e, "queue_cells", p.occupancy as f64);
-            self.rec.push(t, e, "drops_cells", p.stats.drops() as f64);
+            let e = self.measure.rec.port_entity(i);
+            self.measure.rec.push(t, e, "queue_cells", p.occupancy as f64);
+            self.measure.rec.push(t, e, "drops_cells", p.stats.drops() as f64);
         }
-        for (i, h) in self.hosts.iter().enumerate() {
-            let e = self.rec.host_entity(i);
-            self.rec.push(t, e, "frames_discarded", h.frames_corrupt as f64);
+        for (i, h) in self.ip.hosts.iter().enumerate() {
+            let e = self.measure.rec.host_entity(i);
+            self.measure.rec.push(t, e, "frames_discarded", h.frames_corrupt as f64);
         }
     }
 }

@@ -20,7 +20,7 @@ use std::ops::ControlFlow;
 impl Network {
     /// Schedule the initial events. Called once by the builder.
     pub fn prime(&mut self) {
-        for l in &mut self.lines {
+        for l in &mut self.iface.lines {
             l.lazy = self.eng.batching;
         }
         for p in &mut self.fabric.ports {
@@ -28,7 +28,7 @@ impl Network {
             p.watch_ends = matches!(self.fabric.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
             p.notify = p.vcs.iter().any(|v| v.notify_source);
         }
-        self.fabric.host_reasm = vec![Vec::new(); self.hosts.len()];
+        self.fabric.host_reasm = vec![Vec::new(); self.ip.hosts.len()];
         if self.sig.is_some() {
             self.fabric.ctrl_reasm = vec![Default::default(); self.fabric.links.len()];
         }
@@ -45,18 +45,18 @@ impl Network {
                 p.shapers.push(i as u32);
             }
         }
-        for c in 0..self.conns.len() {
-            let t = self.conns[c].start;
-            self.conns[c].ep[1].tcp.open_passive();
+        for c in 0..self.apps.conns.len() {
+            let t = self.apps.conns[c].start;
+            self.apps.conns[c].ep[1].tcp.open_passive();
             self.eng.q.schedule(t, Ev::Transport(TransportEv::Start(ConnId(c as u32))));
         }
-        for g in 0..self.gens.len() {
-            let t = self.gens[g].start;
+        for g in 0..self.apps.gens.len() {
+            let t = self.apps.gens[g].start;
             self.eng.q.schedule(t, Ev::App(AppEv::Spawn(g as u32)));
         }
-        for s in 0..self.sources.len() {
+        for s in 0..self.apps.sources.len() {
             let id = SourceId(s as u32);
-            let first = self.sources[s].next_message().or_else(|| self.sources[s].pattern.next_burst());
+            let first = self.apps.sources[s].next_message().or_else(|| self.apps.sources[s].pattern.next_burst());
             match first {
                 // Poisson: the first message after its random gap; on/off: the first burst
                 // after an off period.
@@ -73,15 +73,15 @@ impl Network {
         if self.sig.is_some() {
             self.eng.q.schedule(SimTime::ZERO + probes::VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));
         }
-        for f in 0..self.udp.len() {
-            let t = self.udp[f].start;
+        for f in 0..self.apps.udp.len() {
+            let t = self.apps.udp[f].start;
             self.eng.q.schedule(t, Ev::App(AppEv::Udp(f as u32)));
         }
         self.abr_trace_start();
-        if self.warmup > SimTime::ZERO {
-            self.eng.q.schedule(self.warmup, Ev::Measure(MeasureEv::Warm));
+        if self.measure.warmup > SimTime::ZERO {
+            self.eng.q.schedule(self.measure.warmup, Ev::Measure(MeasureEv::Warm));
         }
-        if let Some(dt) = self.sample_every {
+        if let Some(dt) = self.measure.sample_every {
             self.eng.q.schedule(SimTime::ZERO + dt, Ev::Measure(MeasureEv::Sample));
         }
     }
@@ -137,7 +137,7 @@ impl Network {
         for p in &mut self.fabric.ports {
             p.finish(self.eng.until);
         }
-        for l in &mut self.lines {
+        for l in &mut self.iface.lines {
             l.finish(self.eng.until);
         }
         progress(1.0).is_continue()
@@ -234,7 +234,7 @@ impl FabricUp for Network {
                         }
                     }
                     Up::Frame { host, dgram } => self.host_frame(host, dgram),
-                    Up::Corrupt { host } => self.hosts[host.idx()].frames_corrupt += 1,
+                    Up::Corrupt { host } => self.ip.hosts[host.idx()].frames_corrupt += 1,
                     Up::Rm { host, cell } => self.abr_at_host(host, cell),
                     Up::CtrlFrame { link, frame } => self.sig_frame(link, frame),
                 }

@@ -28,20 +28,20 @@ const MEDIA_PORT: u16 = 5004;
 impl Network {
     /// Register session `s` and open its first connection.
     pub(super) fn start_session(&mut self, s: Session, first: Open) {
-        let sid = self.sessions.len() as u32;
-        self.sessions.push(Some(SessionSlot { session: s, control: None, opened: 0 }));
+        let sid = self.apps.sessions.len() as u32;
+        self.apps.sessions.push(Some(SessionSlot { session: s, control: None, opened: 0 }));
         self.session_open(sid, first);
     }
 
     /// Open connection `o` for session `sid`.
     fn session_open(&mut self, sid: u32, o: Open) {
-        let seed = self.seed;
-        let slot = self.sessions[sid as usize].as_mut().expect("a live session");
+        let seed = self.apps.seed;
+        let slot = self.apps.sessions[sid as usize].as_mut().expect("a live session");
         let g = slot.session.gen;
         let key = ((sid as u64) << 24) | (slot.opened & 0xff_ffff);
         slot.opened += 1;
         let stream = |k: u64| rng::stream(seed, Purpose::SessionConn, key * 3 + k);
-        let lowat = self.gens[g as usize].tcp.snd_lowat_bytes as u64;
+        let lowat = self.apps.gens[g as usize].tcp.snd_lowat_bytes as u64;
         let app = ConvApp::scripted(o.kind, &o.script, &o.gates, stream(2), lowat);
         // Active FTP: the server opens from port 20 to a fresh client port.
         let ports = if o.role == Role::FtpData { (FTP_DATA_PORT, 0) } else { (0, o.port) };
@@ -54,13 +54,13 @@ impl Network {
             Some((sid, o.role)),
         );
         if o.role == Role::FtpControl {
-            self.sessions[sid as usize].as_mut().expect("a live session").control = Some(c);
+            self.apps.sessions[sid as usize].as_mut().expect("a live session").control = Some(c);
         }
     }
 
     /// After endpoint activity on connection `c`: tell its session if its script is done.
     pub(super) fn session_check(&mut self, c: ConnId) {
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         let Some((sid, role)) = conn.session else { return };
         let App::Conv(a) = &conn.app else { return };
         if conn.session_told {
@@ -75,13 +75,13 @@ impl Network {
     /// Connection `role` of session `sid` finished its script at `t` (`completed`) or was
     /// given up.
     pub(super) fn session_done(&mut self, sid: u32, role: Role, completed: bool, t: SimTime) {
-        let Some(slot) = self.sessions[sid as usize].as_mut() else { return };
+        let Some(slot) = self.apps.sessions[sid as usize].as_mut() else { return };
         let g = slot.session.gen as usize;
-        match slot.session.on_done(role, completed, t, &mut self.gens[g].stats) {
+        match slot.session.on_done(role, completed, t, &mut self.apps.gens[g].stats) {
             Next::Open(o) => self.session_open(sid, o),
             Next::OpenGate => {
                 let Some(ctl) = slot.control else { return };
-                let conn = &mut self.conns[ctl.idx()];
+                let conn = &mut self.apps.conns[ctl.idx()];
                 if let App::Conv(a) = &mut conn.app {
                     if conn.session == Some((sid, Role::FtpControl)) && a.at_gate() {
                         a.open_gate();
@@ -93,12 +93,12 @@ impl Network {
                 self.eng.q.schedule(at, Ev::App(AppEv::Think(sid)));
             }
             Next::End => {
-                let s = &mut self.gens[g].stats;
+                let s = &mut self.apps.gens[g].stats;
                 s.open -= 1;
                 if completed {
                     s.completed += 1;
                 }
-                self.sessions[sid as usize] = None;
+                self.apps.sessions[sid as usize] = None;
             }
         }
     }
@@ -106,9 +106,9 @@ impl Network {
     /// Session `sid`'s control connection `c` stands at a gate: open the next data
     /// connection.
     pub(super) fn session_gate(&mut self, c: ConnId) {
-        let Some((sid, _)) = self.conns[c.idx()].session else { return };
+        let Some((sid, _)) = self.apps.conns[c.idx()].session else { return };
         let now = self.eng.now;
-        let Some(slot) = self.sessions[sid as usize].as_mut() else { return };
+        let Some(slot) = self.apps.sessions[sid as usize].as_mut() else { return };
         let o = slot.session.on_gate(now);
         self.session_open(sid, o);
     }
@@ -116,8 +116,8 @@ impl Network {
     /// A browser's think time is over.
     pub(super) fn session_think(&mut self, sid: u32) {
         let now = self.eng.now;
-        let Some(slot) = self.sessions[sid as usize].as_mut() else { return };
-        let gen = &mut self.gens[slot.session.gen as usize];
+        let Some(slot) = self.apps.sessions[sid as usize].as_mut() else { return };
+        let gen = &mut self.apps.gens[slot.session.gen as usize];
         let o = slot.session.on_timer(&gen.servers, &mut gen.choice, now);
         self.session_open(sid, o);
     }
@@ -126,7 +126,7 @@ impl Network {
     /// flow of exponential duration (its stream `r` draws the duration, then the packets).
     pub(super) fn spawn_media(&mut self, g: u32, from: NodeId, to: NodeId, mut r: Stream) {
         let now = self.eng.now;
-        let gen = &mut self.gens[g as usize];
+        let gen = &mut self.apps.gens[g as usize];
         let n = gen.stats.started - 1;
         // A media conversation is not "open" in the generator's sense: it ends on its own.
         gen.stats.open -= 1;
@@ -140,15 +140,15 @@ impl Network {
             PacketHeader { src: from, dst: to, proto: Proto::Udp, src_port: 0, dst_port: MEDIA_PORT, tos: 0, media };
         loop {
             hdr.src_port = gen.take_client_port();
-            if self.hosts[to.idx()].sockets.lookup(&SockKey::incoming(&hdr)).is_none() {
+            if self.ip.hosts[to.idx()].sockets.lookup(&SockKey::incoming(&hdr)).is_none() {
                 break;
             }
         }
-        let f = self.udp.len() as u32;
-        let bound = self.hosts[to.idx()].sockets.bind(SockKey::incoming(&hdr), Socket::Udp { flow: f });
+        let f = self.apps.udp.len() as u32;
+        let bound = self.ip.hosts[to.idx()].sockets.bind(SockKey::incoming(&hdr), Socket::Udp { flow: f });
         debug_assert!(bound);
         let stop = (now + duration).min(self.eng.until);
-        self.udp.push(UdpFlow {
+        self.apps.udp.push(UdpFlow {
             name: format!("{}#{n}", gen.name),
             hdr,
             ip_bytes: 0,

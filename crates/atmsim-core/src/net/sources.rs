@@ -23,7 +23,7 @@ impl Network {
         if !vs.notify_source {
             return None;
         }
-        match self.datagrams.get(self.fabric.frames.get(cell.frame).dgram).payload {
+        match self.ip.datagrams.get(self.fabric.frames.get(cell.frame).dgram).payload {
             Payload::Raw { source } => Some(SourceId(source)),
             _ => None,
         }
@@ -32,7 +32,7 @@ impl Network {
     /// A frame of source `s` has left the adapter: a greedy source queues the next frame, an
     /// on/off source schedules its next burst after an off period.
     pub(super) fn source_frame_left(&mut self, s: SourceId) {
-        match &mut self.sources[s.idx()].pattern {
+        match &mut self.apps.sources[s.idx()].pattern {
             Pattern::Greedy { frame_bytes } => {
                 let b = *frame_bytes;
                 self.source_send(s, b);
@@ -48,12 +48,12 @@ impl Network {
 
     /// Hand one frame of source `s` to its adapter.
     pub(super) fn source_send(&mut self, s: SourceId, ip_bytes: u32) {
-        let src = &self.sources[s.idx()];
+        let src = &self.apps.sources[s.idx()];
         let (h, port, vci) = (src.host, src.port, src.vci);
         let hdr = PacketHeader::raw(src.host, src.peer);
         let d = self.new_datagram(hdr, Payload::Raw { source: s.0 }, ip_bytes);
         if self.send_datagram(h, port, vci, d) {
-            let src = &mut self.sources[s.idx()];
+            let src = &mut self.apps.sources[s.idx()];
             src.frames_sent += 1;
             src.cells_sent += crate::atm::aal5::cells_for(ip_bytes) as u64;
         }
@@ -63,7 +63,7 @@ impl Network {
     /// next message (an on/off source waits for the burst to leave).
     pub(super) fn source_message(&mut self, s: SourceId, ip_bytes: u32) {
         self.source_send(s, ip_bytes);
-        if let Some((gap, bytes)) = self.sources[s.idx()].next_message() {
+        if let Some((gap, bytes)) = self.apps.sources[s.idx()].next_message() {
             self.eng.q.schedule(self.eng.now + gap, Ev::App(AppEv::Message(s, bytes)));
         }
     }

@@ -22,8 +22,8 @@ impl Network {
     /// Generator `g` has an arrival now.
     pub(super) fn spawn(&mut self, g: u32) {
         let now = self.eng.now;
-        let seed = self.seed;
-        let gen = &mut self.gens[g as usize];
+        let seed = self.apps.seed;
+        let gen = &mut self.apps.gens[g as usize];
         // A browser arrival that places the last browser is the generator's last.
         let last = gen.app == GenApp::Browser && gen.unplaced.len() <= 1;
         if let Some(t) = gen.next_arrival(now).filter(|_| !last) {
@@ -74,7 +74,7 @@ impl Network {
         streams: [crate::rng::Stream; 2],
         session: Option<(u32, Role)>,
     ) -> ConnId {
-        let gen = &mut self.gens[g as usize];
+        let gen = &mut self.apps.gens[g as usize];
         let (client, server) = hosts;
         let mut hdr = PacketHeader {
             src: client,
@@ -95,8 +95,8 @@ impl Network {
                 hdr.dst_port = gen.take_client_port();
             }
             let back = PacketHeader { src: server, dst: client, src_port: hdr.dst_port, dst_port: hdr.src_port, ..hdr };
-            let taken = self.hosts[client.idx()].sockets.lookup(&SockKey::outgoing(&hdr)).is_some()
-                || self.hosts[server.idx()].sockets.lookup(&SockKey::outgoing(&back)).is_some();
+            let taken = self.ip.hosts[client.idx()].sockets.lookup(&SockKey::outgoing(&hdr)).is_some()
+                || self.ip.hosts[server.idx()].sockets.lookup(&SockKey::outgoing(&back)).is_some();
             if !taken {
                 break;
             }
@@ -105,9 +105,9 @@ impl Network {
         let [s0, s1] = streams;
         let ep = [Endpoint::new(gen.tcp, client, hdr, s0), Endpoint::new(gen.tcp, server, back, s1)];
         let c = self.take_slot(g, ep, app);
-        self.conns[c.idx()].session = session;
+        self.apps.conns[c.idx()].session = session;
         self.bind_sockets(c);
-        self.conns[c.idx()].ep[1].tcp.open_passive();
+        self.apps.conns[c.idx()].ep[1].tcp.open_passive();
         self.open_conn(c);
         c
     }
@@ -134,24 +134,24 @@ impl Network {
             session: None,
             session_told: false,
         };
-        match self.free_conns.pop() {
+        match self.apps.free_conns.pop() {
             Some(c) => {
-                let old = &self.conns[c as usize];
+                let old = &self.apps.conns[c as usize];
                 let stale = old.stale_segments;
-                self.conns[c as usize] = Conn { stale_segments: stale, ..fresh(old.gen) };
+                self.apps.conns[c as usize] = Conn { stale_segments: stale, ..fresh(old.gen) };
                 ConnId(c)
             }
             None => {
-                self.conns.push(fresh(0));
-                ConnId((self.conns.len() - 1) as u32)
+                self.apps.conns.push(fresh(0));
+                ConnId((self.apps.conns.len() - 1) as u32)
             }
         }
     }
 
     /// Bind both endpoints of connection `c` on their hosts.
     pub(crate) fn bind_sockets(&mut self, c: ConnId) {
-        for (side, ep) in self.conns[c.idx()].ep.iter().enumerate() {
-            let fresh = self.hosts[ep.host.idx()]
+        for (side, ep) in self.apps.conns[c.idx()].ep.iter().enumerate() {
+            let fresh = self.ip.hosts[ep.host.idx()]
                 .sockets
                 .bind(SockKey::outgoing(&ep.hdr), Socket::Tcp { conn: c, side: side as u8 });
             debug_assert!(fresh, "a socket bound twice");
@@ -162,7 +162,7 @@ impl Network {
     /// server already listens).
     pub(super) fn open_conn(&mut self, c: ConnId) {
         let now = self.eng.now;
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         if let App::Conv(a) = &mut conn.app {
             a.start(now);
         }
@@ -173,15 +173,15 @@ impl Network {
     /// The conversation on pooled slot `c` ended (`aborted` if TCP gave up).
     pub(super) fn release(&mut self, c: ConnId, aborted: bool) {
         let now = self.eng.now;
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         let g = conn.pooled.expect("a pooled slot") as usize;
         conn.gen = conn.gen.wrapping_add(1);
         for ep in &conn.ep {
-            self.hosts[ep.host.idx()].sockets.unbind(&SockKey::outgoing(&ep.hdr));
+            self.ip.hosts[ep.host.idx()].sockets.unbind(&SockKey::outgoing(&ep.hdr));
         }
         let (session, told) = (conn.session.take(), conn.session_told);
         let App::Conv(app) = &mut conn.app else { unreachable!("pooled slots run conversations") };
-        let s = &mut self.gens[g].stats;
+        let s = &mut self.apps.gens[g].stats;
         if aborted {
             s.aborted += 1;
         }
@@ -208,7 +208,7 @@ impl Network {
                 }
             }
         }
-        self.free_conns.push(c.0);
+        self.apps.free_conns.push(c.0);
     }
 }
 

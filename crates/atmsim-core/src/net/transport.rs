@@ -22,7 +22,7 @@ impl Network {
     /// host has one, then out.
     pub(super) fn tcp_send(&mut self, h: NodeId, d: DatagramId, len: u32) {
         let now = self.eng.now;
-        match &mut self.hosts[h.idx()].cpu {
+        match &mut self.ip.hosts[h.idx()].cpu {
             Some(cpu) if cpu.costs_tx() => {
                 if let Some(done) = cpu.push(now, d, len, Dir::Tx) {
                     self.eng.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
@@ -34,19 +34,19 @@ impl Network {
 
     /// A sent segment leaves its host through IP.
     pub(super) fn tcp_transmit(&mut self, d: DatagramId) {
-        let Payload::Tcp { conn: c, side: dest, .. } = self.datagrams.get(d).payload else {
+        let Payload::Tcp { conn: c, side: dest, .. } = self.ip.datagrams.get(d).payload else {
             unreachable!("not a TCP payload")
         };
-        let h = self.conns[c.idx()].ep[1 - dest as usize].host;
+        let h = self.apps.conns[c.idx()].ep[1 - dest as usize].host;
         self.ip_output(h, d, IpInput::Local(h));
     }
 
     /// tcp_input for a segment whose processing is done: the datagram ends here.
     pub(super) fn tcp_input(&mut self, d: DatagramId) {
-        let Payload::Tcp { conn: c, side, gen, seg } = self.datagrams.deliver(d).payload else {
+        let Payload::Tcp { conn: c, side, gen, seg } = self.ip.datagrams.deliver(d).payload else {
             unreachable!("not a TCP payload")
         };
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         if gen != conn.gen {
             conn.stale_segments += 1;
             return;
@@ -58,7 +58,7 @@ impl Network {
 
     pub(super) fn tcp_fast_tick(&mut self, c: ConnId, side: usize, g: u32) {
         let now = self.eng.now;
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         if g != conn.gen {
             return;
         }
@@ -70,7 +70,7 @@ impl Network {
 
     pub(super) fn tcp_slow_tick(&mut self, c: ConnId, side: usize, g: u32) {
         let now = self.eng.now;
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         if g != conn.gen {
             return;
         }
@@ -82,7 +82,7 @@ impl Network {
 
     pub(super) fn app_timer(&mut self, c: ConnId, g: u32) {
         let now = self.eng.now;
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         if g != conn.gen {
             return;
         }
@@ -98,7 +98,7 @@ impl Network {
     /// Schedule what an application step asked for.
     pub(super) fn after_app(&mut self, c: ConnId, side: usize, act: Actions) {
         if let Some(t) = act.timer {
-            let g = self.conns[c.idx()].gen;
+            let g = self.apps.conns[c.idx()].gen;
             self.eng.q.schedule(t, Ev::App(AppEv::Timer(c, g)));
         }
         if act.kick_other {
@@ -113,7 +113,7 @@ impl Network {
     /// what TCP wants to send, and arm the timer ticks it needs.
     pub(super) fn service(&mut self, c: ConnId, side: usize) {
         let now = self.eng.now;
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         let mut act = Actions::default();
         match &mut conn.app {
             App::Bulk(app) => {
@@ -137,9 +137,9 @@ impl Network {
                 }
             }
         }
-        let gen = self.conns[c.idx()].gen;
+        let gen = self.apps.conns[c.idx()].gen;
         loop {
-            let ep = &mut self.conns[c.idx()].ep[side];
+            let ep = &mut self.apps.conns[c.idx()].ep[side];
             let Some(seg) = ep.tcp.poll_transmit(now) else {
                 break;
             };
@@ -147,13 +147,13 @@ impl Network {
             let d = self.new_datagram(hdr, Payload::Tcp { conn: c, side: (1 - side) as u8, gen, seg }, seg.ip_bytes());
             self.tcp_send(h, d, seg.len);
         }
-        let ep = &mut self.conns[c.idx()].ep[side];
+        let ep = &mut self.apps.conns[c.idx()].ep[side];
         if !ep.fast_pending && ep.tcp.wants_fast_tick() {
             ep.fast_pending = true;
             let t = next_grid(now, ep.fast_phase, ep.fast_period);
             self.eng.q.schedule(t, Ev::Transport(TransportEv::Fast(c, side as u8, gen)));
         }
-        let ep = &mut self.conns[c.idx()].ep[side];
+        let ep = &mut self.apps.conns[c.idx()].ep[side];
         if !ep.slow_pending && ep.tcp.wants_slow_tick() {
             ep.slow_pending = true;
             let t = next_grid(now, ep.slow_phase, ep.slow_period);
@@ -179,7 +179,7 @@ impl Network {
     /// An FTP conversation with a connection per item reopens the same way between its
     /// items (the conversation is neither finished nor, if pooled, released).
     pub(super) fn maybe_recycle(&mut self, c: ConnId) {
-        let conn = &mut self.conns[c.idx()];
+        let conn = &mut self.apps.conns[c.idx()];
         let App::Conv(app) = &mut conn.app else { return };
         let (s0, s1) = (conn.ep[0].tcp.state(), conn.ep[1].tcp.state());
         let done = |s: State| matches!(s, State::Closed | State::TimeWait);

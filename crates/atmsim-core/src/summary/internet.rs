@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 /// One entry per node (host or router).
 pub fn hosts(net: &Network) -> Vec<Value> {
-    net.hosts
+    net.ip.hosts
         .iter()
         .map(|h| {
             let mut v = json!({
@@ -64,7 +64,7 @@ pub fn hosts(net: &Network) -> Vec<Value> {
 pub fn lines(net: &Network) -> Vec<Value> {
     let window = net.eng.until.0.max(1) as f64;
     let entry = |name: String, kind: &str, l: u32| {
-        let line = &net.lines[l as usize];
+        let line = &net.iface.lines[l as usize];
         let s = &line.stats;
         json!({
             "name": name, "kind": kind, "rate_bps": line.rate.as_bps(),
@@ -74,13 +74,14 @@ pub fn lines(net: &Network) -> Vec<Value> {
         })
     };
     let mut out = Vec::new();
-    for s in &net.serial {
+    for s in &net.iface.serial {
         for (d, (a, b)) in [(0, (0, 1)), (1, (1, 0))] {
-            let name = format!("{}:{}->{}", s.name, net.hosts[s.ends[a].idx()].name, net.hosts[s.ends[b].idx()].name);
+            let name =
+                format!("{}:{}->{}", s.name, net.ip.hosts[s.ends[a].idx()].name, net.ip.hosts[s.ends[b].idx()].name);
             out.push(entry(name, "serial", s.lines[d]));
         }
     }
-    for l in &net.lans {
+    for l in &net.iface.lans {
         out.push(entry(l.name.clone(), "lan", l.line));
     }
     out
@@ -88,15 +89,16 @@ pub fn lines(net: &Network) -> Vec<Value> {
 
 /// One entry per UDP flow.
 pub fn udp(net: &Network) -> Vec<Value> {
-    net.udp
+    net.apps
+        .udp
         .iter()
         .map(|f| {
             let s = &f.stats;
             let mean = (s.delivered > 0).then(|| s.delay_sum_ps as f64 / s.delivered as f64 * 1e-12);
             json!({
                 "name": f.name,
-                "from": net.hosts[f.hdr.src.idx()].name,
-                "to": net.hosts[f.hdr.dst.idx()].name,
+                "from": net.ip.hosts[f.hdr.src.idx()].name,
+                "to": net.ip.hosts[f.hdr.dst.idx()].name,
                 "sent": s.sent,
                 "delivered": s.delivered,
                 "undelivered": f.undelivered(),
@@ -169,7 +171,8 @@ pub fn signalling(net: &Network) -> Value {
 
 /// One entry per traffic generator: conversations and the times completed ones took.
 pub fn traffic(net: &Network) -> Vec<Value> {
-    net.gens
+    net.apps
+        .gens
         .iter()
         .map(|g| {
             let s = &g.stats;
@@ -201,27 +204,32 @@ pub fn traffic(net: &Network) -> Vec<Value> {
 /// delivered ones (spec §3.1).
 pub fn applications(net: &Network) -> Value {
     let mut out = serde_json::Map::new();
-    let mut in_flight: Vec<u64> = vec![0; net.udp.len()];
-    for d in net.datagrams.in_flight() {
+    let mut in_flight: Vec<u64> = vec![0; net.apps.udp.len()];
+    for d in net.ip.datagrams.in_flight() {
         if let crate::transport::Payload::Udp { flow } = d.payload {
             in_flight[flow as usize] += 1;
         }
     }
-    for (gi, g) in net.gens.iter().enumerate() {
+    for (gi, g) in net.apps.gens.iter().enumerate() {
         if out.contains_key(&g.group) {
             continue;
         }
-        let members: Vec<usize> = (gi..net.gens.len()).filter(|&k| net.gens[k].group == g.group).collect();
+        let members: Vec<usize> = (gi..net.apps.gens.len()).filter(|&k| net.apps.gens[k].group == g.group).collect();
         let mut metrics = serde_json::Map::new();
         for m in &members {
-            for (name, _) in &net.gens[*m].stats.metrics {
+            for (name, _) in &net.apps.gens[*m].stats.metrics {
                 if metrics.contains_key(*name) {
                     continue;
                 }
                 let mut v: Vec<f64> = members
                     .iter()
                     .flat_map(|k| {
-                        net.gens[*k].stats.metrics.iter().filter(|x| x.0 == *name).flat_map(|x| x.1.iter().copied())
+                        net.apps.gens[*k]
+                            .stats
+                            .metrics
+                            .iter()
+                            .filter(|x| x.0 == *name)
+                            .flat_map(|x| x.1.iter().copied())
                     })
                     .collect();
                 let n = v.len();
@@ -235,14 +243,14 @@ pub fn applications(net: &Network) -> Value {
         let mut entry = json!({
             "app": g.app.name(),
             "generators": members.len(),
-            "started": members.iter().map(|k| net.gens[*k].stats.started).sum::<u64>(),
-            "completed": members.iter().map(|k| net.gens[*k].stats.completed).sum::<u64>(),
-            "aborted": members.iter().map(|k| net.gens[*k].stats.aborted).sum::<u64>(),
+            "started": members.iter().map(|k| net.apps.gens[*k].stats.started).sum::<u64>(),
+            "completed": members.iter().map(|k| net.apps.gens[*k].stats.completed).sum::<u64>(),
+            "aborted": members.iter().map(|k| net.apps.gens[*k].stats.aborted).sum::<u64>(),
             "metrics": metrics,
         });
         if g.app.is_media() {
             let (mut sent, mut delivered, mut late, mut pending) = (0u64, 0u64, 0u64, 0u64);
-            for (f, flow) in net.udp.iter().enumerate() {
+            for (f, flow) in net.apps.udp.iter().enumerate() {
                 if flow.gen.is_some_and(|x| members.contains(&(x as usize))) {
                     sent += flow.stats.sent;
                     delivered += flow.stats.delivered;

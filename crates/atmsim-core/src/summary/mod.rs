@@ -31,18 +31,18 @@ fn cells_left(net: &Network, s: &CellSource) -> u64 {
 /// Summarise a finished run. `wall_s` is the wall-clock time the run took.
 pub fn summary(net: &Network, wall_s: f64) -> Value {
     let end = net.eng.until.as_secs_f64();
-    let warm = net.warmup.as_secs_f64();
+    let warm = net.measure.warmup.as_secs_f64();
     let window = (end - warm).max(f64::MIN_POSITIVE);
 
-    let connections: Vec<Value> = net.conns[..net.fixed_conns]
+    let connections: Vec<Value> = net.apps.conns[..net.apps.fixed_conns]
         .iter()
         .map(|c| {
             let s = c.ep[0].tcp.stats();
             let r = c.ep[1].tcp.stats();
             let mut v = json!({
                 "name": c.name,
-                "client": net.hosts[c.ep[0].host.idx()].name,
-                "server": net.hosts[c.ep[1].host.idx()].name,
+                "client": net.ip.hosts[c.ep[0].host.idx()].name,
+                "server": net.ip.hosts[c.ep[1].host.idx()].name,
                 "goodput_bps": (c.bytes_read - c.bytes_read_warm) as f64 * 8.0 / window,
                 "bytes_written": match &c.app { App::Bulk(b) => b.written, App::Conv(_) => 0 },
                 "bytes_read": c.bytes_read,
@@ -86,6 +86,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .collect();
 
     let sources: Vec<Value> = net
+        .apps
         .sources
         .iter()
         .map(|s| {
@@ -117,8 +118,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         .enumerate()
         .map(|(i, p)| {
             let st = &p.stats;
-            let warm_busy = net.rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0);
-            let window_ps = net.eng.until.0.saturating_sub(net.warmup.0).max(1) as f64;
+            let warm_busy = net.measure.rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0);
+            let window_ps = net.eng.until.0.saturating_sub(net.measure.warmup.0).max(1) as f64;
             let rate = p.ser.rate().as_bps() as f64;
             let mut v = json!({
                 "name": p.name,
@@ -199,7 +200,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
     let in_flight = net.fabric.cells_in_flight();
     let in_reasm = net.fabric.cells_in_reassembly();
     let f = &net.fabric.frames.counts;
-    let d = &net.datagrams.counts;
+    let d = &net.ip.datagrams.counts;
     let frames_in_flight = net.fabric.frames.live() as u64;
     let heap_events = net.eng.q.events_popped();
     // Steps of the engine: heap events plus the steps batching took inline. Served-ahead
@@ -221,8 +222,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
         "signalling": internet::signalling(net),
         "traffic": internet::traffic(net),
         "abr": abr(net),
-        "connection_pool": { "slots": net.conns.len() - net.fixed_conns, "free": net.free_conns.len() },
-        "captures": net.taps.iter().map(|t| json!({
+        "connection_pool": { "slots": net.apps.conns.len() - net.apps.fixed_conns, "free": net.apps.free_conns.len() },
+        "captures": net.measure.taps.iter().map(|t| json!({
             "name": t.name, "host": t.host, "snaplen_bytes": t.snaplen,
             "packets": t.packets(), "packets_out": t.packets_out, "packets_in": t.packets_in,
         })).collect::<Vec<_>>(),
@@ -259,8 +260,8 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
                 "no_route": d.no_route,
                 "dropped_at_line": d.dropped_at_line,
                 "no_vc": d.no_vc,
-                "in_flight": net.datagrams.live(),
-                "balanced": net.datagrams.balanced(),
+                "in_flight": net.ip.datagrams.live(),
+                "balanced": net.ip.datagrams.balanced(),
             },
         },
         "run": {
@@ -275,7 +276,7 @@ pub fn summary(net: &Network, wall_s: f64) -> Value {
     if net.fabric.ports.iter().any(|p| p.has_classes()) {
         s["conservation"]["cells"]["dropped_regulator"] = json!(c.dropped_regulator);
     }
-    if !net.gens.is_empty() {
+    if !net.apps.gens.is_empty() {
         s["applications"] = internet::applications(net);
     }
     // Only a non-default tie order is recorded, so default runs keep their digests.
@@ -361,8 +362,8 @@ fn abr(net: &Network) -> Value {
             json!({
                 "name": e.name,
                 "vc": e.vc,
-                "from": net.hosts[e.node.idx()].name,
-                "to": net.hosts[e.peer.idx()].name,
+                "from": net.ip.hosts[e.node.idx()].name,
+                "to": net.ip.hosts[e.peer.idx()].name,
                 "pcr_bps": p.pcr_cells_s * bits,
                 "icr_bps": p.effective_icr() * bits,
                 "acr_bps": e.source.acr() * bits,

@@ -129,7 +129,11 @@ fn upcalls_are_routed_by_the_network() {
     assert!(!declared.is_empty(), "the upcall traits of net/ were not found");
     for (name, (declaring, _)) in &declared {
         let impls: Vec<&String> = implemented.iter().filter(|(n, _)| n == name).map(|(_, f)| f).collect();
-        assert_eq!(impls, vec!["net/run.rs"], "{name} (declared in {declaring}) must be implemented by the router, once");
+        assert_eq!(
+            impls,
+            vec!["net/run.rs"],
+            "{name} (declared in {declaring}) must be implemented by the router, once"
+        );
     }
 }
 

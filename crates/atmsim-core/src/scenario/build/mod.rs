@@ -63,10 +63,13 @@ pub use vcs::VCI_BASE;
 
 use super::limits::invalid;
 use super::model::ScenarioDoc;
+use crate::apps::Workload;
 use crate::atm::fabric::Fabric;
 use crate::error::Result;
+use crate::iface::Interfaces;
+use crate::ip::IpLayer;
 use crate::kernel::EventQueue;
-use crate::measure::Recorder;
+use crate::measure::{Measurement, Recorder};
 use crate::net::{Engine, Network};
 use std::ops::ControlFlow;
 
@@ -132,30 +135,35 @@ pub fn build_with(
         fabric: Fabric::new(cabling.ports, cabling.links, switches, shapers, er),
         up_spare: Vec::new(),
         eng: Engine::new(EventQueue::with_ties(run.ties), run.until, run.batching),
-        warmup: run.warmup,
-        sample_every: run.sample_every,
-        hosts,
-        conns,
-        sources,
-        taps,
-        datagrams: Default::default(),
-        rec: Recorder::new(&conn_names, &port_names, &host_names),
-        ifaces: ifaces.ifaces,
-        lines: ifaces.lines,
-        serial: ifaces.serial,
-        lans: ifaces.lans,
-        udp,
-        driver_timers: Default::default(),
-        sig,
-        gens,
-        fixed_conns,
-        free_conns: Vec::new(),
-        sessions: Vec::new(),
-        seed: run.seed,
         abr,
+        sig,
+        iface: Interfaces {
+            list: ifaces.ifaces,
+            lines: ifaces.lines,
+            serial: ifaces.serial,
+            lans: ifaces.lans,
+            driver_timers: Default::default(),
+        },
+        ip: IpLayer { hosts, datagrams: Default::default() },
+        apps: Workload {
+            conns,
+            fixed_conns,
+            free_conns: Vec::new(),
+            gens,
+            sessions: Vec::new(),
+            sources,
+            udp,
+            seed: run.seed,
+        },
+        measure: Measurement {
+            warmup: run.warmup,
+            sample_every: run.sample_every,
+            rec: Recorder::new(&conn_names, &port_names, &host_names),
+            taps,
+        },
     };
     for e in &mut net.abr.ends {
-        e.probe = net.rec.add_entity(format!("abr:{}", e.name));
+        e.probe = net.measure.rec.add_entity(format!("abr:{}", e.name));
     }
     bind_sockets(&mut net, doc)?;
     net.prime();
@@ -165,11 +173,11 @@ pub fn build_with(
 /// Bind every `[[tcp]]` endpoint and every UDP flow's receiver on its host.
 fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
     use crate::ip::socket::{SockKey, Socket};
-    for c in 0..net.conns.len() {
+    for c in 0..net.apps.conns.len() {
         for side in 0..2 {
-            let ep = &net.conns[c].ep[side];
+            let ep = &net.apps.conns[c].ep[side];
             let s = Socket::Tcp { conn: crate::ids::ConnId(c as u32), side: side as u8 };
-            if !net.hosts[ep.host.idx()].sockets.bind(SockKey::outgoing(&ep.hdr), s) {
+            if !net.ip.hosts[ep.host.idx()].sockets.bind(SockKey::outgoing(&ep.hdr), s) {
                 return invalid(
                     format!("tcp[{c}]"),
                     "expected distinct ports: more than 64,512 connections between two hosts",
@@ -177,8 +185,8 @@ fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
             }
         }
     }
-    for (f, u) in net.udp.iter().enumerate() {
-        if !net.hosts[u.hdr.dst.idx()].sockets.bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
+    for (f, u) in net.apps.udp.iter().enumerate() {
+        if !net.ip.hosts[u.hdr.dst.idx()].sockets.bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
             return invalid(
                 format!("udp[{f}].src_port"),
                 format!("expected a port pair no other flow from `{}` to `{}` uses", doc.udp[f].from, doc.udp[f].to),
