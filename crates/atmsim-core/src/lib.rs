@@ -25,14 +25,12 @@
 //!    the endpoints hosts terminate, and what a datagram carries ([`transport::Payload`]).
 //! 9. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
 //!    tcplib conversations, connection slots, traffic generators, UDP flows, cell sources.
-//! 10. [`net`] — the assembled network and its event loop. Events are grouped per layer
-//!     ([`net::Ev`]: `Atm`, `Cpu`, `Iface`, `Transport`, `App`, `Measure`, `Sig`) and each
-//!     layer's events are handled in its own file: `net/cells.rs` (cells, run by `atm::fabric`), `net/adapter.rs`
-//!     (datagrams in and out of AAL5 frames, the host CPU, captures), `net/ip.rs` (IP
-//!     output, forwarding and delivery, serial lines and LANs, the drivers' actions, UDP),
-//!     `net/signalling.rs` (signalling messages and the controllers' actions),
-//!     `net/transport.rs` (TCP and its applications), `net/traffic.rs` (generators and the
-//!     connection pool), `net/sources.rs` (cell sources), `net/probes.rs` (measurement).
+//! 10. [`net`] — the running network: one owner per layer ([`net::Network`]: the fabric,
+//!     [`iface::Interfaces`], [`ip::IpLayer`], [`apps::Workload`], [`measure::Measurement`],
+//!     the ABR and signalling planes, the engine) and the glue between them. Events are
+//!     grouped per layer ([`net::Ev`]) and each layer's are handled in its own file of
+//!     `net/`; the files call down, and what must go up at once goes through an upcall
+//!     trait the router (`net/run.rs`) implements (the module's docs have the table).
 //! 11. [`measure`] — probes and time series; [`pcap`] — packet captures at host interfaces
 //!     (both written by the network as it runs); [`summary`] — the end-of-run summary, read
 //!     from the network after the run.
@@ -44,8 +42,8 @@
 //! in [`atm::aal5`]) and, as events, in [`atm::fabric`] (`AtmEv::PortTx`, `AtmEv::Arrive`);
 //! a **datagram** is created in `net/adapter.rs` (`new_datagram`), routed in `net/ip.rs`
 //! (`ip_output`, `ip_input`: the forwarding table, then a serial line, a LAN or the ATM
-//! driver, whose `Send` becomes `send_datagram` in `net/adapter.rs`), reassembled in
-//! `host_frame` and ended by its transport (`tcp_input` in `net/transport.rs`, UDP
+//! driver, whose `Send` becomes `send_datagram` in `net/adapter.rs`), reassembled and handed
+//! to IP in `host_frame` (`net/ip.rs`) and ended by its transport (`tcp_input` in `net/transport.rs`, UDP
 //! and sinks in `net/ip.rs`); a **segment** is built and consumed by [`transport::tcp`] and carried
 //! in a datagram's [`transport::Payload`]; a **signalling message** is produced by a
 //! [`signalling::Controller`] and carried as control cells on VCI 5 by
