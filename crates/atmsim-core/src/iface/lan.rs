@@ -2,7 +2,7 @@
 //! "simple, idealized, shared-media", bandwidth and latency configurable per subnet).
 //!
 //! Owns: [`Lan`]: its stations and the medium, one [`super::pipe::PacketLine`] (in
-//! [`crate::net::Network::lines`]) shared by every station —
+//! [`crate::iface::Interfaces::lines`]) shared by every station —
 //! a datagram any station sends waits for the medium in one FIFO (no collisions, no
 //! backoff), occupies it for `bytes·8 / rate`, and reaches its destination station the
 //! LAN's latency later. Spec decision A-3: one FIFO channel per site, unlimited buffer by
@@ -15,6 +15,6 @@ use crate::ids::NodeId;
 pub struct Lan {
     pub name: String,
     pub members: Vec<NodeId>,
-    /// Index of the medium in [`crate::net::Network::lines`].
+    /// Index of the medium in [`crate::iface::Interfaces::lines`].
     pub line: u32,
 }

@@ -3,7 +3,7 @@
 //!
 //! Owns: [`SerialLine`]: two nodes, and one [`super::pipe::PacketLine`] per direction
 //! (`lines[0]` carries `ends[0] → ends[1]`; the lines themselves live in
-//! [`crate::net::Network::lines`]). Each direction is a FIFO at the line rate with the
+//! [`crate::iface::Interfaces::lines`]). Each direction is a FIFO at the line rate with the
 //! line's propagation delay; the two directions are independent (full duplex).
 
 use crate::ids::NodeId;
@@ -13,6 +13,6 @@ use crate::ids::NodeId;
 pub struct SerialLine {
     pub name: String,
     pub ends: [NodeId; 2],
-    /// Indices of its two directions in [`crate::net::Network::lines`].
+    /// Indices of its two directions in [`crate::iface::Interfaces::lines`].
     pub lines: [u32; 2],
 }

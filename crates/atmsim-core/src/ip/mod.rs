@@ -27,7 +27,7 @@ pub struct Host {
     pub name: String,
     /// A router: forwards datagrams addressed to other nodes.
     pub forwards: bool,
-    /// Its interfaces (indices into [`crate::net::Network::ifaces`]).
+    /// Its interfaces (indices into [`crate::iface::Interfaces::list`]).
     pub ifaces: Vec<IfaceId>,
     /// The forwarding table (filled by the builder, [`route::compute`]).
     pub routes: route::Routes,
@@ -45,7 +45,7 @@ pub struct Host {
     pub frames_corrupt: u64,
     /// Frames reassembled here.
     pub frames_rcvd: u64,
-    /// Index of this host's packet capture in [`crate::net::Network::taps`], if any.
+    /// Index of this host's packet capture in [`crate::measure::Measurement::taps`], if any.
     pub tap: Option<u32>,
     /// Receive-side CPU, if the host has processing costs.
     pub cpu: Option<cpu::Cpu>,

@@ -157,6 +157,6 @@ pub(crate) use ck;
 pub enum Due {
     /// An ATM output port.
     Port(PortId),
-    /// A packet line (serial line direction or LAN medium), by index in [`super::Network::lines`].
+    /// A packet line (serial line direction or LAN medium), by index in [`crate::iface::Interfaces::lines`].
     Line(u32),
 }

@@ -133,11 +133,11 @@ pub enum TransportEv {
 /// Events of the interfaces below IP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IfaceEv {
-    /// Packet line `l` ([`super::Network::lines`]) finished serializing its front datagram.
+    /// Packet line `l` ([`crate::iface::Interfaces::lines`]) finished serializing its front datagram.
     LineTx(u32),
     /// The datagram at the head of line `l`'s pipe reaches the far end.
     LineArrive(u32),
-    /// A timer of an IP-over-ATM driver (slot in [`super::Network::driver_timers`]).
+    /// A timer of an IP-over-ATM driver (slot in [`crate::iface::Interfaces::driver_timers`]).
     DriverTimer(u32),
 }
 
