@@ -37,8 +37,10 @@ pub struct Host {
 /// A node's IP-over-ATM driver: its policies and counters.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Ipoa {
-    pub mux: String,
-    pub vc: String,
+    /// The multiplexing policy (`iface::ipoa::MuxPolicy::name`).
+    pub mux: &'static str,
+    /// The VC management policy (`iface::ipoa::VcPolicy::name`).
+    pub vc: &'static str,
     pub setups_requested: u64,
     pub cache_hits: u64,
     pub setups_completed: u64,
@@ -123,8 +125,8 @@ fn ipoa(driver: &IpoaDriver) -> Ipoa {
     let cfg = driver.config();
     let qos = cfg.qos.scheme != Scheme::Noqos;
     Ipoa {
-        mux: format!("{:?}", cfg.mux).to_lowercase(),
-        vc: format!("{:?}", cfg.vc).to_lowercase(),
+        mux: cfg.mux.name(),
+        vc: cfg.vc.name(),
         setups_requested: c.setups_requested,
         cache_hits: c.cache_hits,
         setups_completed: c.setups_completed,
