@@ -33,9 +33,10 @@
 //!     `net/signalling.rs` (signalling messages and the controllers' actions),
 //!     `net/transport.rs` (TCP and its applications), `net/traffic.rs` (generators and the
 //!     connection pool), `net/sources.rs` (cell sources), `net/probes.rs` (measurement).
-//! 11. [`measure`] — probes and time series; [`pcap`] — packet captures at host interfaces
-//!     (both written by the network as it runs); [`summary`] — the end-of-run summary, read
-//!     from the network after the run.
+//! 11. [`measure`] — probes and time series, each metric named once ([`measure::Metric`]);
+//!     [`pcap`] — packet captures at host interfaces (both written by the network as it runs);
+//!     [`summary`] — the end-of-run summary, a typed struct per section, read from the network
+//!     after the run.
 //! 12. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder (one file
 //!     per section under `scenario/build/`).
 //! 13. [`api`] — the entry points the Python package and tests call.

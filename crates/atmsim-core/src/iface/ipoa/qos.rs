@@ -5,7 +5,9 @@
 //! per-conversation-type traffic parameters of Tab 4-5 ([`QosParams`], [`tab_4_5`]), the
 //! static-priority levels of Tab 4-6 ([`QosPolicy::sp_level`]), and [`Configuration`]: one
 //! point of the thesis' design space, its canonical name `<qos>-<mux>-<vc>` (§2.6), the
-//! validity rules of §2.6/§3.5.1/§5.3 and the list of all 103 configurations (§3.5.1).
+//! validity rules of §2.6/§3.5.1/§5.3 and the list of all 103 configurations (§3.5.1), in
+//! the study's order: the one list of them, which Python reads as
+//! `atmsim._core.MAH_CONFIGURATIONS` and derives its own names from.
 //!
 //! **Schemes** (Tab 2-1, Tab 4-4): `noqos` (first come first served, everything best effort),
 //! `sp` (static priority: the favoured applications' VCs get the level of Tab 4-6; no rate
