@@ -5,15 +5,19 @@ fake simulation in place of the core. Also checks the type stub against the modu
 from __future__ import annotations
 
 import ast
+import importlib.machinery
+import importlib.util
 import inspect
 import json
 import signal
+import types
+import typing
 from array import array
 from pathlib import Path
 
 import pytest
 
-from atmsim import Results, ScenarioError, SimulationError, _core
+from atmsim import Results, Scenario, ScenarioError, SimulationError, _core
 
 SUMMARY = {
     "scenario": "fake",
@@ -146,5 +150,135 @@ def test_stub_matches_module(name):
 
 
 def test_stub_lists_every_public_function():
-    public = {n for n in dir(_core) if not n.startswith("_") and callable(getattr(_core, n))}
+    public = {n for n in dir(_core) if not n.startswith("_") and inspect.isbuiltin(getattr(_core, n))}
     assert public == set(_stub_functions())
+
+
+def test_stub_declares_every_public_name_of_the_module():
+    tree = ast.parse(STUB.read_text())
+    constants = {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and not n.target.id.startswith("_")}
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    stub = _stub_module()
+    runtime_classes = {c for c in classes if not typing.is_typeddict(getattr(stub, c))}
+    public = {n for n in dir(_core) if not n.startswith("_")}
+    assert public == set(_stub_functions()) | constants | runtime_classes
+    for name in constants - {"SUMMARY_SECTIONS"}:
+        value = getattr(_core, name)
+        assert isinstance(value, tuple) and value and all(isinstance(v, str) for v in value), name
+
+
+def test_metric_names_come_from_the_core_and_the_stub_lists_each():
+    stub = _stub_module()
+    assert {m.name: m.value for m in _core.Metric} == {m.name: m.value for m in stub.Metric}
+    assert _core.Metric.CWND_BYTES == "cwnd_bytes" and _core.Metric.CWND_BYTES in {"cwnd_bytes"}
+    r = Results.from_core(fake_run())
+    assert r.trace(_core.Metric.CWND_BYTES)["c0"].tolist() == [1.0, 2.0]
+
+
+def test_a_run_names_its_series_by_the_core_metrics():
+    sc = _short(SCENARIOS / "kalampoukas97" / "sec52_symmetric.toml", 1.0)
+    names = set(sc.run().series["metric"].unique())
+    assert names and names <= set(_core.Metric)
+    assert {_core.Metric.ACR_BPS, _core.Metric.CWND_BYTES, _core.Metric.QUEUE_CELLS} <= names
+
+
+def test_mah_lists_come_from_the_core():
+    configs = _core.MAH_CONFIGURATIONS
+    assert len(configs) == len(set(configs)) == 103
+    assert configs[:4] == tuple(f"noqos-{m}-{v}" for m in ("app", "conv") for v in ("svc", "svccache"))
+    assert len(_core.QOS_POLICIES) == 25 and _core.QOS_POLICIES[0] == "noqos"
+    assert {c.rsplit("-", 2)[0] for c in configs} == set(_core.QOS_POLICIES)
+    assert {c.rsplit("-", 1)[1] for c in configs} == set(_core.VC_POLICIES)
+    assert {c.rsplit("-", 2)[1] for c in configs} == set(_core.MUX_POLICIES) - {"type"}  # Caceres', not Mah's
+
+
+# ----- the stub's summary TypedDicts match the core's structs ------------------------------
+
+STUB = Path(__file__).parent.parent / "python" / "atmsim" / "_core.pyi"
+SCENARIOS = Path(__file__).parent.parent / "scenarios"
+#: TypedDicts of the stub that are not part of the summary.
+NOT_SUMMARY = {"SeriesColumns", "CaptureFile", "RunResult"}
+
+
+def _stub_module():
+    """The stub loaded as a module: its TypedDicts as the type checker sees them."""
+    loader = importlib.machinery.SourceFileLoader("_core_stub", str(STUB))
+    spec = importlib.util.spec_from_loader("_core_stub", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def _typed_dicts(module) -> dict[str, type]:
+    return {n: v for n, v in vars(module).items() if typing.is_typeddict(v)}
+
+
+def test_stub_has_a_typed_dict_for_each_summary_struct_with_its_fields():
+    stub = _typed_dicts(_stub_module())
+    assert set(stub) - NOT_SUMMARY == set(_core.SUMMARY_SECTIONS)
+    for name, (required, optional) in _core.SUMMARY_SECTIONS.items():
+        td = stub[name]
+        assert (sorted(td.__required_keys__), sorted(td.__optional_keys__)) == (sorted(required), sorted(optional)), name
+    assert _core.SUMMARY_SECTIONS["Port"][1] == ("drop_regulator",)  # a section with an optional key
+
+
+def test_the_field_check_notices_a_field_missing_from_either_side():
+    stub = _typed_dicts(_stub_module())
+    required, optional = _core.SUMMARY_SECTIONS["Connection"]
+    assert "goodput_bps" in stub["Connection"].__required_keys__ and "goodput_bps" in required
+    assert "efficiency" in stub["Connection"].__optional_keys__ and "efficiency" in optional
+    assert stub["Summary"].__annotations__["connections"] == list[stub["Connection"]]
+
+
+def _conforms(value, tp, stub, path: str) -> list[str]:
+    """Where ``value`` (from a real run) does not have the stub's type ``tp``."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.NotRequired:
+        return _conforms(value, args[0], stub, path)
+    if origin in (types.UnionType, typing.Union):
+        if value is None and type(None) in args:
+            return []
+        return _conforms(value, next(a for a in args if a is not type(None)), stub, path)
+    if origin is typing.Literal:
+        return [] if value in args else [f"{path}: {value!r} not in {args}"]
+    if origin is list:
+        return [e for i, v in enumerate(value) for e in _conforms(v, args[0], stub, f"{path}[{i}]")]
+    if origin is dict:
+        return [e for k, v in value.items() for e in _conforms(v, args[1], stub, f"{path}.{k}")]
+    if typing.is_typeddict(tp):
+        if not isinstance(value, dict):
+            return [f"{path}: {type(value).__name__}, not {tp.__name__}"]
+        keys = set(value)
+        errors = [f"{path}: {tp.__name__} lacks {k}" for k in sorted(keys - set(tp.__annotations__))]
+        errors += [f"{path}: {k} missing" for k in sorted(tp.__required_keys__ - keys)]
+        hints = typing.get_type_hints(tp, include_extras=True)
+        return errors + [e for k in sorted(keys & set(hints)) for e in _conforms(value[k], hints[k], stub, f"{path}.{k}")]
+    if tp is float:
+        return [] if isinstance(value, float) else [f"{path}: {value!r} is not a float"]
+    if tp is int:
+        return [] if isinstance(value, int) and not isinstance(value, bool) else [f"{path}: {value!r} is not an int"]
+    return [] if isinstance(value, tp) else [f"{path}: {value!r} is not {tp.__name__}"]
+
+
+def _short(path: Path, seconds: float, **settings) -> Scenario:
+    sc = Scenario.from_toml(path).set("simulation.duration_s", seconds).set("simulation.warmup_s", seconds / 4)
+    for key, value in settings.items():
+        sc.set(key, value)
+    return sc
+
+
+@pytest.mark.parametrize(
+    ("scenario", "settings"),
+    [
+        ("caceres93/telnet1_ftp4_per_conversation.toml", {}),  # tcplib conversations, TELNET echoes
+        ("internetwork/six_sites.toml", {"simulation.tie_order": "lifo"}),  # generators, IP over ATM
+        ("kalampoukas97/sec52_symmetric.toml", {}),  # ABR
+        ("kocyigit/buffer1000_vc20.toml", {}),  # shapers
+        # UDP media, a QoS policy: guaranteed-VC counters, regulator drops
+        ("mah96/noqos_conv_svc.toml", {f"site[{i}].ipoa.qos": "sp-audio" for i in range(6)}),
+    ],
+)
+def test_a_run_summary_has_the_stub_types(scenario, settings):
+    summary = _short(SCENARIOS / scenario, 2.0, **settings).run().summary
+    stub = _stub_module()
+    assert _conforms(summary, stub.Summary, stub, "summary") == []

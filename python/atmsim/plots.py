@@ -12,9 +12,11 @@ the summary. Tables of things the scenario does not have are left out.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ._core import Metric
 from .report import figure_path, pyplot, save_figure, write_report
 from .run_results import Results, internetwork_nodes
 from .topology import topology_svg
@@ -41,7 +43,7 @@ def _line_plot(frames: list[tuple[pd.DataFrame, str]], ylabel: str, title: str, 
     return save_figure(fig, path, 110)
 
 
-def _table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
+def _table(rows: Sequence[Mapping[str, Any]], columns: list[tuple[str, str, str]]) -> str:
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label, _ in columns)
     body = ""
     for row in rows:
@@ -77,14 +79,14 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
     figs = []
     # No samples: no figures, and neither pandas nor matplotlib is imported.
     metrics = set(results.series["metric"].unique()) if results.samples else set()
-    if "cwnd_bytes" in metrics:
-        cwnd = results.trace("cwnd_bytes")
-        ssthresh = results.trace("ssthresh_bytes").clip(upper=cwnd.max().max() * 2 if len(cwnd) else None)
+    if Metric.CWND_BYTES in metrics:
+        cwnd = results.trace(Metric.CWND_BYTES)
+        ssthresh = results.trace(Metric.SSTHRESH_BYTES).clip(upper=cwnd.max().max() * 2 if len(cwnd) else None)
         figs.append(_line_plot([(cwnd, "-"), (ssthresh, ":")], "bytes (— cwnd, ··· ssthresh)", "TCP congestion window", figure_path(out, "cwnd.png")))
-    if "goodput_bps" in metrics:
-        figs.append(_line_plot([(results.trace("goodput_bps"), "-")], "goodput [Mb/s]", "Goodput per sample interval", figure_path(out, "goodput.png"), 1e-6))
-    if "queue_cells" in metrics:
-        q = results.trace("queue_cells")
+    if Metric.GOODPUT_BPS in metrics:
+        figs.append(_line_plot([(results.trace(Metric.GOODPUT_BPS), "-")], "goodput [Mb/s]", "Goodput per sample interval", figure_path(out, "goodput.png"), 1e-6))
+    if Metric.QUEUE_CELLS in metrics:
+        q = results.trace(Metric.QUEUE_CELLS)
         q = q.loc[:, q.max() > 0]
         if len(q.columns):
             figs.append(_line_plot([(q, "-")], "queue [cells]", "Output queues (ports that ever queued)", figure_path(out, "queues.png")))

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+    from ._core import Summary
     from .scenario import Scenario
 
 __all__ = ["Results", "SUMMARY_FILE", "SERIES_FILE", "PCAP_SUFFIX"]
@@ -131,9 +132,10 @@ class Results:
 
     Attributes:
 
-    * ``summary`` — the core's summary document (a dict; docs/scenario.md, "Outputs"):
-      ``scenario``, ``seed``, ``duration_s``, ``warmup_s``, ``connections``, ``ports``,
-      ``sources``, ``conservation``, ... The tidy views below make DataFrames of its lists.
+    * ``summary`` — the core's summary document (a dict typed as ``atmsim._core.Summary``, one
+      TypedDict per section; docs/scenario.md, "Outputs"): ``scenario``, ``seed``,
+      ``duration_s``, ``warmup_s``, ``connections``, ``ports``, ``sources``,
+      ``conservation``, ... The tidy views below make DataFrames of its lists.
     * ``series`` — the time series in long form, a DataFrame with columns ``time_s``,
       ``entity``, ``metric``, ``value`` (empty without probes); made on first access.
     * ``captures`` — capture name -> the bytes of its pcap file.
@@ -147,12 +149,12 @@ class Results:
 
     def __init__(
         self,
-        summary: dict[str, Any],
+        summary: Summary,
         series: pd.DataFrame | Mapping[str, Any] | None = None,
         scenario: Scenario | None = None,
         captures: Mapping[str, bytes] | None = None,
     ):
-        self.summary = summary
+        self.summary: Summary = summary
         self._series = series
         self.scenario = scenario
         self.captures: dict[str, bytes] = dict(captures or {})

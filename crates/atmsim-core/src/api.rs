@@ -9,8 +9,7 @@ use crate::net::Network;
 pub use crate::pcap::Capture;
 pub use crate::scenario::Format;
 use crate::scenario::{self, ScenarioDoc};
-use crate::summary;
-use serde_json::json;
+use crate::summary::{self, Summary};
 use std::ops::ControlFlow;
 
 /// Overrides applied on top of the scenario file.
@@ -89,9 +88,7 @@ pub fn run_str(
         });
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    let mut summary = summary::summary(&net, wall_s);
-    summary["scenario"] = json!(name);
-    summary["seed"] = json!(seed);
+    let summary = Summary { scenario: Some(name), seed: Some(seed), ..Summary::of(&net, wall_s) }.to_value();
     Ok(RunOutput { summary, series: net.measure.rec.take_series(), captures: net.take_captures() })
 }
 

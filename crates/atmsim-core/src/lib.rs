@@ -31,9 +31,10 @@
 //!     grouped per layer ([`net::Ev`]) and each layer's are handled in its own file of
 //!     `net/`; the files call down, and what must go up at once goes through an upcall
 //!     trait the router (`net/run.rs`) implements (the module's docs have the table).
-//! 11. [`measure`] — probes and time series; [`pcap`] — packet captures at host interfaces
-//!     (both written by the network as it runs); [`summary`] — the end-of-run summary, read
-//!     from the network after the run.
+//! 11. [`measure`] — probes and time series, each metric named once ([`measure::Metric`]);
+//!     [`pcap`] — packet captures at host interfaces (both written by the network as it runs);
+//!     [`summary`] — the end-of-run summary, a typed struct per section, read from the network
+//!     after the run.
 //! 12. [`scenario`] — the scenario model (TOML/JSON), validation, and the builder (one file
 //!     per section under `scenario/build/`).
 //! 13. [`api`] — the entry points the Python package and tests call.

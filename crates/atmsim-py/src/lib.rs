@@ -1,15 +1,18 @@
 //! # atmsim._core — the thin PyO3 layer over `atmsim_core::api`
 //!
-//! Two functions, nothing else:
+//! Two functions, and the names the core declares:
 //!
 //! * [`validate`] — parse and validate a scenario text, raise on error (interruptible as `run`);
-//! * [`run`] — parse, validate and run it, with the GIL released while the simulation runs.
+//! * [`run`] — parse, validate and run it, with the GIL released while the simulation runs;
+//! * constants: the metric names, policy and scheduler names, Mah's configurations and the
+//!   summary's sections (`names`).
 //!
 //! The pure-Python package (`python/atmsim`) builds everything user-facing on top of these.
 //! Module layout:
 //!
 //! * `errors` — the one place where core errors become Python exceptions;
-//! * `convert` — summary JSON and series columns to Python objects.
+//! * `convert` — summary JSON and series columns to Python objects;
+//! * `names` — the lists of names, as module constants.
 //!
 //! Interrupts: the simulation runs with the GIL released. Each progress report
 //! re-attaches to the interpreter, calls the user's callback (if any) and checks for
@@ -19,6 +22,7 @@
 mod convert;
 mod errors;
 mod interrupt;
+mod names;
 
 use atmsim_core::api::{self, Format, RunOptions};
 use pyo3::exceptions::PyValueError;
@@ -151,5 +155,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_fake_run, m)?)?;
+    names::add(m)?;
     Ok(())
 }

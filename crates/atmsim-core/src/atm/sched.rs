@@ -36,6 +36,21 @@ pub enum Discipline {
 }
 
 impl Discipline {
+    /// Every discipline, in declaration order.
+    pub const ALL: [Discipline; 5] =
+        [Discipline::Fifo, Discipline::RoundRobin, Discipline::StaticPriority, Discipline::RcspWc, Discipline::RcspNwc];
+
+    /// Its name in scenarios (serde's).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Discipline::Fifo => "fifo",
+            Discipline::RoundRobin => "round_robin",
+            Discipline::StaticPriority => "static_priority",
+            Discipline::RcspWc => "rcsp_wc",
+            Discipline::RcspNwc => "rcsp_nwc",
+        }
+    }
+
     /// Whether the discipline has per-VC classes (and signalling below guaranteed levels).
     pub fn has_classes(self) -> bool {
         matches!(self, Discipline::StaticPriority | Discipline::RcspWc | Discipline::RcspNwc)

@@ -399,11 +399,12 @@ impl Shaper {
     }
 }
 
-/// What a policer does with a non-conforming cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// What a policer does with a non-conforming cell (default: tag, as in scenarios).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PoliceAction {
     /// Set CLP = 1 and pass it.
+    #[default]
     Tag,
     /// Discard it.
     Drop,

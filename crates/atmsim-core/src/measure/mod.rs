@@ -1,11 +1,16 @@
 //! Measurement: time series recorded by periodic probes, and warm-up snapshots.
 //!
 //! Owns: [`Measurement`] (what a network measures), [`Recorder`] and the [`Series`] it hands
-//! out. Probes cost nothing when sampling is off (no `Sample` events are
-//! scheduled) and one row per entity per metric per sample when on. Rows are kept in
+//! out; the metrics' names are declared in [`metric`]. Probes cost nothing when sampling is
+//! off (no `Sample` events are scheduled) and one row per entity per metric per sample when
+//! on. Rows are kept in
 //! columnar vectors with interned entity and metric names, and handed out so (the binding
 //! makes one Python string per name); counters (cells, drops, TCP statistics) live with the
 //! entities themselves and are read once at the end.
+
+pub mod metric;
+
+pub use metric::Metric;
 
 use crate::atm::port::{OutPort, PortStats};
 use crate::pcap::Tap;
@@ -83,6 +88,8 @@ pub struct Recorder {
     value: Vec<f64>,
     entity_names: Vec<String>,
     metric_names: Vec<&'static str>,
+    /// Each metric's index into `metric_names`, once it has a row.
+    metric_codes: [Option<u16>; Metric::ALL.len()],
     conn_entities: Vec<u32>,
     port_entities: Vec<u32>,
     host_entities: Vec<u32>,
@@ -126,24 +133,14 @@ impl Recorder {
         (self.entity_names.len() - 1) as u32
     }
 
-    pub fn push(&mut self, t: f64, entity: u32, metric: &'static str, value: f64) {
-        // The names are literals: the same name is almost always the same pointer.
-        let named = |n: &&str| std::ptr::eq(*n, metric);
-        let m = match self
-            .metric_names
-            .iter()
-            .position(named)
-            .or_else(|| self.metric_names.iter().position(|&n| n == metric))
-        {
-            Some(i) => i,
-            None => {
-                self.metric_names.push(metric);
-                self.metric_names.len() - 1
-            }
-        };
+    pub fn push(&mut self, t: f64, entity: u32, metric: Metric, value: f64) {
+        let m = *self.metric_codes[metric.index()].get_or_insert_with(|| {
+            self.metric_names.push(metric.name());
+            (self.metric_names.len() - 1) as u16
+        });
         self.time_s.push(t);
         self.entity.push(entity);
-        self.metric.push(m as u16);
+        self.metric.push(m);
         self.value.push(value);
     }
 
@@ -225,11 +222,9 @@ mod tests {
     fn the_recorder_hands_out_what_was_pushed_and_is_left_empty() {
         let mut r = Recorder::new(&names(&["c"]), &names(&["p"]), &[]);
         let (c, p) = (r.conn_entity(0), r.port_entity(0));
-        // A metric name equal to a known one but stored elsewhere is the same metric.
-        let elsewhere = String::from("queue_cells").leak();
-        r.push(0.5, p, "queue_cells", 3.0);
-        r.push(0.5, c, "cwnd_bytes", 512.0);
-        r.push(1.0, p, elsewhere, 4.0);
+        r.push(0.5, p, Metric::QueueCells, 3.0);
+        r.push(0.5, c, Metric::CwndBytes, 512.0);
+        r.push(1.0, p, Metric::QueueCells, 4.0);
         let s = r.take_series();
         assert!(r.is_empty());
         let rows: Vec<(f64, &str, &str, f64)> =

@@ -29,6 +29,7 @@ use crate::abr::source::Emitted;
 use crate::abr::{Direction, Queued};
 use crate::atm::cell::{flags, Cell, CELL_BITS};
 use crate::ids::{DatagramId, NodeId};
+use crate::measure::Metric;
 use crate::transport::Payload;
 
 impl Network {
@@ -157,7 +158,7 @@ impl Network {
                     end.last_acr = (acr, self.eng.now.as_secs_f64());
                     if self.measure.sample_every.is_some() {
                         let p = end.probe;
-                        self.measure.rec.push(self.eng.now.as_secs_f64(), p, "acr_bps", acr * CELL_BITS as f64);
+                        self.measure.rec.push(self.eng.now.as_secs_f64(), p, Metric::AcrBps, acr * CELL_BITS as f64);
                     }
                 }
             }
@@ -174,8 +175,8 @@ impl Network {
         let end = &self.abr.ends[e as usize];
         let (t, p) = (self.eng.now.as_secs_f64(), end.probe);
         let (ip, backlog) = (end.ip_queue_data() as f64, end.backlog_data() as f64);
-        self.measure.rec.push(t, p, "ip_queue_data", ip);
-        self.measure.rec.push(t, p, "backlog_data", backlog);
+        self.measure.rec.push(t, p, Metric::IpQueueData, ip);
+        self.measure.rec.push(t, p, Metric::BacklogData, backlog);
     }
 
     /// Initial probe rows of every end (ACR at ICR, empty queues), when probes are on.
@@ -185,7 +186,7 @@ impl Network {
         }
         for e in 0..self.abr.ends.len() {
             let end = &self.abr.ends[e];
-            self.measure.rec.push(0.0, end.probe, "acr_bps", end.source.acr() * CELL_BITS as f64);
+            self.measure.rec.push(0.0, end.probe, Metric::AcrBps, end.source.acr() * CELL_BITS as f64);
             self.abr_trace_queue(e as u32);
         }
     }

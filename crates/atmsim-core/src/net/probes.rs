@@ -11,6 +11,7 @@
 use super::ck;
 use super::{Ev, MeasureEv, Network};
 use crate::apps::App;
+use crate::measure::Metric;
 
 /// How often the IP-over-ATM drivers' VCs in use are counted (Mah §6.6: once a second).
 pub const VC_COUNT_PERIOD: crate::time::SimDuration = crate::time::SimDuration::from_secs(1);
@@ -64,24 +65,24 @@ impl Network {
         for (i, c) in self.apps.conns[..self.apps.fixed_conns].iter_mut().enumerate() {
             let tcp = &c.ep[0].tcp;
             let e = self.measure.rec.conn_entity(i);
-            self.measure.rec.push(t, e, "cwnd_bytes", tcp.cwnd() as f64);
-            self.measure.rec.push(t, e, "ssthresh_bytes", tcp.ssthresh() as f64);
+            self.measure.rec.push(t, e, Metric::CwndBytes, tcp.cwnd() as f64);
+            self.measure.rec.push(t, e, Metric::SsthreshBytes, tcp.ssthresh() as f64);
             let gp = (c.bytes_read - c.bytes_read_sampled) as f64 * 8.0 / dt;
             c.bytes_read_sampled = c.bytes_read;
-            self.measure.rec.push(t, e, "goodput_bps", gp);
-            self.measure.rec.push(t, e, "rexmt_segs", tcp.stats().rexmt_segs as f64);
+            self.measure.rec.push(t, e, Metric::GoodputBps, gp);
+            self.measure.rec.push(t, e, Metric::RexmtSegs, tcp.stats().rexmt_segs as f64);
             // Sequence space released by TCP so far (Kalampoukas §5.2 plots segments as they
             // leave TCP, not the wire).
-            self.measure.rec.push(t, e, "seq_bytes", tcp.seq_released() as f64);
+            self.measure.rec.push(t, e, Metric::SeqBytes, tcp.seq_released() as f64);
         }
         for (i, p) in self.fabric.ports.iter().enumerate() {
             let e = self.measure.rec.port_entity(i);
-            self.measure.rec.push(t, e, "queue_cells", p.occupancy as f64);
-            self.measure.rec.push(t, e, "drops_cells", p.stats.drops() as f64);
+            self.measure.rec.push(t, e, Metric::QueueCells, p.occupancy as f64);
+            self.measure.rec.push(t, e, Metric::DropsCells, p.stats.drops() as f64);
         }
         for (i, h) in self.ip.hosts.iter().enumerate() {
             let e = self.measure.rec.host_entity(i);
-            self.measure.rec.push(t, e, "frames_discarded", h.frames_corrupt as f64);
+            self.measure.rec.push(t, e, Metric::FramesDiscarded, h.frames_corrupt as f64);
         }
     }
 }

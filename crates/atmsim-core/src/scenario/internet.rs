@@ -8,6 +8,7 @@
 
 use super::table;
 use crate::atm::sched::Discipline;
+use crate::iface::ipoa::{MuxPolicy, VcPolicy};
 use serde::{Deserialize, Serialize};
 
 /// `[[router]]`: an IP router. It forwards between its interfaces: at most one ATM adapter
@@ -40,12 +41,12 @@ pub struct IpoaSec {
     /// per host pair; "router": per pair of ATM nodes; "type": per application type and
     /// direction per pair of ATM nodes (Cáceres' per-type channels).
     #[serde(default)]
-    pub mux: MuxName,
+    pub mux: MuxPolicy,
     /// "pvc" (default): set up on first use, never torn down; "svc": torn down after
     /// `idle_timeout_s`; "svccache": unbound after `idle_timeout_s`, reusable, torn down
     /// `cache_timeout_s` after unbinding.
     #[serde(default)]
-    pub vc: VcName,
+    pub vc: VcPolicy,
     /// Default 10 s (Mah Tab 2-3).
     #[serde(default)]
     pub idle_timeout_s: Option<f64>,
@@ -63,25 +64,6 @@ pub struct IpoaSec {
     /// `vc = "pvc"` (Mah §2.6, §3.5.1).
     #[serde(default)]
     pub qos: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum MuxName {
-    #[default]
-    Conv,
-    App,
-    Router,
-    Type,
-}
-
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum VcName {
-    #[default]
-    Pvc,
-    Svc,
-    Svccache,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

@@ -14,6 +14,7 @@ mod layers_call_down;
 mod link_clocks;
 mod magic_table1;
 mod mah_workload;
+mod names_are_declared_once;
 mod on_off_sources;
 mod pcap_captures;
 mod qos_policies;

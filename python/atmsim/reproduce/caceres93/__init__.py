@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import stats
+from ..._core import Metric
 from ...report import figure_path, plot_ci_lines, save_figure
 from ...scenario import Scenario
 from ...study import Mode as StudyMode
@@ -277,7 +278,7 @@ class Study:
         for policy, results in zip(POLICIES, runs):
             short, whole, drops, tos, frs, at_max, traces = [], [], [], [], [], [], None
             for r in results:
-                gp = r.trace("goodput_bps")
+                gp = r.trace(Metric.GOODPUT_BPS)
                 ftp = gp[[c for c in gp.columns if c.startswith(f"conn:{kind}")]]
                 ftp = ftp[ftp.index > self.warmup_s]
                 busy = [row for row in ftp.values if row.sum() > 0]
@@ -287,13 +288,13 @@ class Study:
                 drops.append(sum(p["drops"] for p in r.summary["ports"]))
                 tos.append(sum(c["timeouts"] for c in conns))
                 frs.append(sum(c["fast_retransmits"] for c in conns))
-                cw = r.trace("cwnd_bytes")
+                cw = r.trace(Metric.CWND_BYTES)
                 cw = cw[[c for c in cw.columns if c.startswith(f"conn:{kind}")]]
                 cw = cw[cw.index > self.warmup_s]
                 at_max.append(float((cw >= WINDOW_BYTES).to_numpy().mean()))
                 if traces is None:
                     # The sender's usable window: min(cwnd, the 8 kB receiver window).
-                    traces = {"throughput": ftp / LINK_BPS, "cwnd": r.trace("cwnd_bytes")[[f"conn:{kind}1"]].clip(upper=WINDOW_BYTES)}
+                    traces = {"throughput": ftp / LINK_BPS, "cwnd": r.trace(Metric.CWND_BYTES)[[f"conn:{kind}1"]].clip(upper=WINDOW_BYTES)}
             out[policy] = {
                 "short": stats.bounded_mean_ci(short, 0.0, 1.0), "whole": stats.bounded_mean_ci(whole, 0.0, 1.0),
                 "drops": drops, "timeouts": tos, "fast_retransmits": frs, "at_max": stats.bounded_mean_ci(at_max, 0.0, 1.0),

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..._core import Metric
 from ...report import figure_path
 from ...scenario import Scenario
 from . import figures as figs
@@ -93,7 +94,7 @@ def _keep(r) -> dict:
     """What a run leaves for the report: its summary and, for figures, its traces."""
     s = r.series
     keep = {}
-    for metric in ("acr_bps", "ip_queue_data", "seq_bytes"):
+    for metric in (Metric.ACR_BPS, Metric.IP_QUEUE_DATA, Metric.SEQ_BYTES):
         rows = s[s["metric"] == metric]
         # The last value at each instant (a trace may record several changes at one instant).
         keep[metric] = {str(e): g.groupby("time_s")["value"].last() for e, g in rows.groupby("entity", observed=True)}
@@ -139,7 +140,7 @@ class Study:
     def levels(self, name: str, entity: str) -> list[int]:
         out = []
         for r in self.runs(name):
-            tr = r["traces"]["ip_queue_data"].get(entity)
+            tr = r["traces"][Metric.IP_QUEUE_DATA].get(entity)
             if tr is not None:
                 out += [v for t, v in ks.busy_period_levels(tr) if t >= self.mode.warmup_s]
         return out
@@ -147,13 +148,13 @@ class Study:
     def sums(self, name: str, entity: str) -> list[int]:
         out = []
         for r in self.runs(name):
-            tr = r["traces"]["ip_queue_data"].get(entity)
+            tr = r["traces"][Metric.IP_QUEUE_DATA].get(entity)
             if tr is not None:
                 out += ks.consecutive_sums(ks.busy_period_levels(tr), self.mode.warmup_s)
         return out
 
     def spacing_ms(self, name: str, entity: str) -> float:
-        tr = self.first(name)["traces"]["ip_queue_data"][entity]
+        tr = self.first(name)["traces"][Metric.IP_QUEUE_DATA][entity]
         ts = [t for t, _ in ks.busy_period_levels(tr) if t >= self.mode.warmup_s]
         return 1e3 * statistics.fmean(b - a for a, b in zip(ts, ts[1:])) if len(ts) > 2 else float("nan")
 
@@ -325,12 +326,12 @@ def _sec52(st: Study, out: Path, items: list) -> str:
              "<p><code>sec52_symmetric.toml</code>: 1L – switch – 1R, 4 ms per link (8 ms one way), W = 28 segments each way, "
              f"both opened at t = 0. {st.mode.label()}.</p>"]
     tr = r["traces"]
-    parts.append(_img(figs.acr(figure_path(out, "fig5_2.png"), {"1L": tr["acr_bps"]["abr:abr:1L"]},
+    parts.append(_img(figs.acr(figure_path(out, "fig5_2.png"), {"1L": tr[Metric.ACR_BPS]["abr:abr:1L"]},
                                "Fig. 5.2: ACR of 1L")))
-    parts.append(_img(figs.queue(figure_path(out, "fig5_3.png"), {"1L": tr["ip_queue_data"]["abr:abr:1L"]},
+    parts.append(_img(figs.queue(figure_path(out, "fig5_3.png"), {"1L": tr[Metric.IP_QUEUE_DATA]["abr:abr:1L"]},
                                  "Fig. 5.3: IP queue at 1L (data only)", (1.0, 1.15))))
     seg_s = one_way_max * 1e6 / 8 / 9140  # segments per second at the maximum TCP rate
-    parts.append(_img(figs.sequence(figure_path(out, "fig5_4.png"), {"1L→1R": tr["seq_bytes"]["conn:1L->1R"]},
+    parts.append(_img(figs.sequence(figure_path(out, "fig5_4.png"), {"1L→1R": tr[Metric.SEQ_BYTES]["conn:1L->1R"]},
                                     "Fig. 5.4: sequence number of 1L", (0.5, 1.0),
                                     {"no two-way effect (maximum rate)": seg_s,
                                      "Theorem 1: 28/43 = 65.1 % of it": 28 / 43 * seg_s})))
@@ -388,18 +389,18 @@ def _sec53(st: Study, out: Path, items: list) -> str:
              "<p><code>sec53_asymmetric.toml</code>: 1L → 1R at a third of the link (PCR 49.92 Mb/s of cells, A6), W = 14; "
              "1R → 1L at the full link, W = 28.</p>"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_5.png"),
-                                    {"1L→1R (slow)": tr["seq_bytes"]["conn:1L->1R"], "1R→1L (fast)": tr["seq_bytes"]["conn:1R->1L"]},
+                                    {"1L→1R (slow)": tr[Metric.SEQ_BYTES]["conn:1L->1R"], "1R→1L (fast)": tr[Metric.SEQ_BYTES]["conn:1R->1L"]},
                                     "Fig. 5.5: sequence numbers", (0.5, 1.0))))
-    parts.append(_img(figs.acr(figure_path(out, "fig5_6.png"), {"1L": tr["acr_bps"]["abr:abr:1L"], "1R": tr["acr_bps"]["abr:abr:1R"]},
+    parts.append(_img(figs.acr(figure_path(out, "fig5_6.png"), {"1L": tr[Metric.ACR_BPS]["abr:abr:1L"], "1R": tr[Metric.ACR_BPS]["abr:abr:1R"]},
                                "Fig. 5.6: ACR of both connections")))
-    parts.append(_img(figs.queue(figure_path(out, "fig5_7.png"), {"1L": tr["ip_queue_data"]["abr:abr:1L"],
-                                                                   "1R": tr["ip_queue_data"]["abr:abr:1R"]},
+    parts.append(_img(figs.queue(figure_path(out, "fig5_7.png"), {"1L": tr[Metric.IP_QUEUE_DATA]["abr:abr:1L"],
+                                                                   "1R": tr[Metric.IP_QUEUE_DATA]["abr:abr:1R"]},
                                  "Fig. 5.7: IP queues (both nodes, E4)", (1.0, 1.15))))
     pred = {f"fast, Eq. 4.2: {f_fast * th.tcp_rate_mbps():.1f}": f_fast * ks.payload_mbps(),
             f"slow, Eq. 4.2: {f_slow * th.tcp_rate_mbps() / 3:.1f}": f_slow * ks.payload_mbps(1 / 3)}
     parts.append(_img(figs.throughput_from_zero(figure_path(out, "fig5_8.png"),
-                                                {"1L→1R (slow)": tr["seq_bytes"]["conn:1L->1R"],
-                                                 "1R→1L (fast)": tr["seq_bytes"]["conn:1R->1L"]},
+                                                {"1L→1R (slow)": tr[Metric.SEQ_BYTES]["conn:1L->1R"],
+                                                 "1R→1L (fast)": tr[Metric.SEQ_BYTES]["conn:1R->1L"]},
                                                 "Fig. 5.8: throughput averaged from t = 0", pred)))
     parts.append(_verdict(items, Verdict.judged(
         "§5.3 fast connection 56 % (73.5 Mb/s)", Kind.VALIDATED, "56 % predicted, 73.5 Mb/s measured",
@@ -450,12 +451,12 @@ def _sec54(st: Study, out: Path, items: list) -> str:
     name, f1, f3, pred, pred_ack = primary
     tr = st.first(name)["traces"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_10.png"),
-                                    {f"1L→1R.{k}": tr["seq_bytes"][f"conn:1L->1R.{k}"] for k in range(1, 5)},
+                                    {f"1L→1R.{k}": tr[Metric.SEQ_BYTES][f"conn:1L->1R.{k}"] for k in range(1, 5)},
                                     "Figs. 5.10/5.13: the four connections of 1L", (1.0, 1.1))))
     parts.append(_img(figs.sequence(figure_path(out, "fig5_11.png"),
-                                    {"1L→1R.1": tr["seq_bytes"]["conn:1L->1R.1"], "3L→3R.1": tr["seq_bytes"]["conn:3L->3R.1"]},
+                                    {"1L→1R.1": tr[Metric.SEQ_BYTES]["conn:1L->1R.1"], "3L→3R.1": tr[Metric.SEQ_BYTES]["conn:3L->3R.1"]},
                                     "Fig. 5.11: a 1L and a 3L connection", (0.5, 1.0))))
-    parts.append(_img(figs.queue(figure_path(out, "fig5_12.png"), {"1L": tr["ip_queue_data"]["abr:vc1:1L"]},
+    parts.append(_img(figs.queue(figure_path(out, "fig5_12.png"), {"1L": tr[Metric.IP_QUEUE_DATA]["abr:vc1:1L"]},
                                  "Fig. 5.12: IP queue at 1L (four connections)", (1.0, 1.1))))
     parts.append(_verdict(items, Verdict.judged(
         "§5.4 3L connections faster than 1L", Kind.VALIDATED, "3L's connections faster than 1L's",
@@ -498,9 +499,9 @@ def _sec55(st: Study, out: Path, items: list) -> str:
     name, overall, ow = primary
     tr = st.first(name)["traces"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_15.png"),
-                                    {f"server→c{k}": tr["seq_bytes"][f"conn:server->c{k}"] for k in (1, 2, 3)},
+                                    {f"server→c{k}": tr[Metric.SEQ_BYTES][f"conn:server->c{k}"] for k in (1, 2, 3)},
                                     "Fig. 5.15: server → clients", (0.5, 1.0))))
-    parts.append(_img(figs.throughput_from_zero(figure_path(out, "fig5_16.png"), {"c1→server": tr["seq_bytes"]["conn:c1->server"]},
+    parts.append(_img(figs.throughput_from_zero(figure_path(out, "fig5_16.png"), {"c1→server": tr[Metric.SEQ_BYTES]["conn:c1->server"]},
                                                 "Fig. 5.16: c1 → server, averaged from t = 0",
                                                 {"70 % of 43.6": 0.70 * ks.payload_mbps(1 / 3)})))
     lo, hi = min(x for _, x in overalls), max(x for _, x in overalls)
@@ -525,7 +526,7 @@ def _lemma2_cycle(st: Study, items: list) -> str:
     dominant node's largest queue against the bound with both delay conventions."""
     cfg = LEMMA2_UNEQUAL
     pp, pa = ks.prediction(cfg, "paper"), ks.prediction(cfg, "ack")
-    traces = st.first("lemma2_unequal")["traces"]["ip_queue_data"]
+    traces = st.first("lemma2_unequal")["traces"][Metric.IP_QUEUE_DATA]
     levels, peak = {}, {}
     for e in ("1L", "1R"):
         tr = traces[f"abr:abr:{e}"].dropna()

@@ -16,11 +16,8 @@ import numpy as np
 from ...report import figure_path, new_axes, save_axes, save_figure
 from . import oracle as oracle
 from . import tables as tables
+from .rows import POLICIES, SETUPS  # the figures' rows (Tab 3-4) and columns (§4.4)
 
-#: The four setups of every QoS policy (§4.4), in the figures' column order.
-SETUPS = ("app-svc", "app-svccache", "conv-svc", "conv-svccache")
-#: The 24 QoS policies (Tab 3-4), in the figures' row order.
-POLICIES = tuple(f"{s}-{f}" for s in ("sp", "wc", "nwc") for f in ("telnet", "ftp", "http", "audio", "video", "isp", "av", "qos1"))
 #: The statistics of the Chapter 4 overview: the ones §4.4–§4.6 discuss.
 OVERVIEW = ("telnet.connect.p90", "telnet.response.p90", "ftp.file.p90", "ftp.session.p90", "http.page.p90",
             "audio.loss", "audio.overdue", "video.loss")

@@ -66,7 +66,7 @@ import numpy as np
 
 from ... import stats
 from .rows import ALL_CONFIGS, CONFIGS, NOQOS4, SETUPS, Row, name, parse  # noqa: F401  (re-exported)
-from .rows import FAVOURED, SCHEMES, Size, chg_row, cmp_row, lvl_row, mux_pairs, prose_row, resolve_sizes, vc_pairs
+from .rows import POLICIES, Size, chg_row, cmp_row, lvl_row, mux_pairs, prose_row, resolve_sizes, vc_pairs
 from .qos_rows import QOS_ROWS
 from .tables import STATS, TABLE_3_3
 
@@ -94,7 +94,7 @@ PEAKS = {"noqos-conv-svc": 37, "noqos-conv-svccache": 25, "noqos-app-svc": 15, "
 MAX_VCS = {"noqos-app-svc": 162, "noqos-app-svccache": 200, "noqos-conv-svc": 341, "noqos-conv-svccache": 472}
 #: §6.6: hit rates of the QoS policies' svccache setups (V-13: "most" RCSP = all but the four of V-14).
 _CROWDED = ("wc-isp", "wc-qos1", "nwc-isp", "nwc-qos1")
-HIT_V13 = {f"{q}-{m}-svccache": (h, h) for q in (f"{s}-{a}" for s in SCHEMES for a in FAVOURED) if q not in _CROWDED
+HIT_V13 = {f"{q}-{m}-svccache": (h, h) for q in POLICIES if q not in _CROWDED
            for m, h in (("app", 0.95), ("conv", 0.92))}
 HIT_V14 = {f"{q}-{m}-svccache": r for q in _CROWDED for m, r in (("app", (0.65, 0.69)), ("conv", (0.56, 0.59)))}
 RATIOS = {"conv": 168_936 / 4337, "app": 71_136 / 1424}

@@ -1,7 +1,8 @@
 """Mah (1996) reproduction: the oracle's row type and the configuration names.
 
 This module owns two small things the oracle modules share: the canonical configuration
-names of the thesis (§2.6, §3.5.1: ``<qos>-<mux>-<vc>``, 103 configurations) and the
+names of the thesis (§2.6, §3.5.1: ``<qos>-<mux>-<vc>``, 103 configurations; the list is the
+core's, ``atmsim._core.MAH_CONFIGURATIONS``, and the names here are derived from it) and the
 :class:`Row` record with its constructors. The rows themselves live in
 :mod:`.oracle` (best effort, Chapters 5–6) and :mod:`.qos_rows` (Chapter 4 and
 the QoS comparisons of Chapters 5–6); the verdict rules in :mod:`.oracle`.
@@ -16,20 +17,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-#: §4.4–4.6: the three schedulers and the eight favoured conversation types.
-SCHEMES = ("sp", "wc", "nwc")
-FAVOURED = ("telnet", "ftp", "http", "audio", "video", "isp", "av", "qos1")
-#: §4.4: the four setups every QoS policy ran in.
-SETUPS = ("app-svc", "app-svccache", "conv-svc", "conv-svccache")
-#: The seven best-effort configurations (the four setups, then router multiplexing).
-CONFIGS = tuple(f"noqos-{s}" for s in SETUPS) + ("noqos-router-pvc", "noqos-router-svc", "noqos-router-svccache")
-NOQOS4 = CONFIGS[:4]
-#: Every configuration of the study (§3.5.1: 103): noqos first, then scheme × type × setup.
-ALL_CONFIGS = CONFIGS + tuple(f"{q}-{a}-{s}" for q in SCHEMES for a in FAVOURED for s in SETUPS)
+from ... import _core
 
-_QOS = "noqos|(?:" + "|".join(SCHEMES) + ")-(?:" + "|".join(FAVOURED) + ")"
+#: Every configuration of the study (§3.5.1: 103), in the study's order: the seven best-effort
+#: ones, then each QoS policy in the four setups. Declared once, in the core
+#: (``Configuration::all``); every list below is derived from it or from the core's policies.
+ALL_CONFIGS: tuple[str, ...] = _core.MAH_CONFIGURATIONS
+#: The seven best-effort configurations (the four setups, then router multiplexing).
+CONFIGS = tuple(c for c in ALL_CONFIGS if c.startswith("noqos-"))
+NOQOS4 = CONFIGS[:4]
+#: §4.4: the four setups every QoS policy ran in.
+SETUPS = tuple(c.removeprefix("noqos-") for c in NOQOS4)
+#: The 24 QoS policies other than noqos (Tab 3-4: sp, wc, nwc, each favouring telnet … qos1).
+POLICIES = tuple(q for q in _core.QOS_POLICIES if q != "noqos")
+
+_QOS = "|".join(_core.QOS_POLICIES)
+_MUX = "|".join(dict.fromkeys(c.rsplit("-", 2)[1] for c in ALL_CONFIGS))
+_VC = "|".join(dict.fromkeys(c.rsplit("-", 1)[1] for c in ALL_CONFIGS))
 #: The canonical grammar ``<qos>-<mux>-<vc>`` (spec §4.7).
-CANONICAL = re.compile(rf"^(?P<qos>{_QOS})-(?P<mux>conv|app|router)-(?P<vc>pvc|svc|svccache)$")
+CANONICAL = re.compile(rf"^(?P<qos>{_QOS})-(?P<mux>{_MUX})-(?P<vc>{_VC})$")
 
 
 def name(config: str) -> str:

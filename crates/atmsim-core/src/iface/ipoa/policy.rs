@@ -14,11 +14,15 @@ use super::classify::{ConvKey, ConvType, PacketHeader};
 use super::qos::{QosPolicy, Scheme};
 use crate::ids::NodeId;
 use crate::time::SimDuration;
+use serde::{Deserialize, Serialize};
 
-/// How much traffic one VC carries (Tab 2-2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How much traffic one VC carries (Tab 2-2). Named in scenarios (`ipoa.mux`) and summaries
+/// by [`MuxPolicy::name`]; default conv.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MuxPolicy {
     /// One VC per IP conversation (the 6-tuple).
+    #[default]
     Conv,
     /// One VC per application type per ordered host pair; the type includes its direction
     /// and FTP control and data are distinct.
@@ -30,16 +34,48 @@ pub enum MuxPolicy {
     Type,
 }
 
-/// How long a VC lives (Tab 2-3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+impl MuxPolicy {
+    /// Every multiplexing policy, in declaration order.
+    pub const ALL: [MuxPolicy; 4] = [MuxPolicy::Conv, MuxPolicy::App, MuxPolicy::Router, MuxPolicy::Type];
+
+    /// Its name in scenarios, summaries and configuration names (serde's).
+    pub const fn name(self) -> &'static str {
+        match self {
+            MuxPolicy::Conv => "conv",
+            MuxPolicy::App => "app",
+            MuxPolicy::Router => "router",
+            MuxPolicy::Type => "type",
+        }
+    }
+}
+
+/// How long a VC lives (Tab 2-3). Named in scenarios (`ipoa.vc`) and summaries by
+/// [`VcPolicy::name`]; default pvc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum VcPolicy {
     /// Set up on first use, never torn down (§6.3, A-34: not pre-established at t = 0).
+    #[default]
     Pvc,
     /// Torn down after [`DriverConfig::idle_timeout`] without a packet.
     Svc,
     /// Unbound after the idle timeout and cached; reusable by any request with the same
     /// egress and class; torn down [`DriverConfig::cache_timeout`] after unbinding.
     SvcCache,
+}
+
+impl VcPolicy {
+    /// Every VC management policy, in declaration order.
+    pub const ALL: [VcPolicy; 3] = [VcPolicy::Pvc, VcPolicy::Svc, VcPolicy::SvcCache];
+
+    /// Its name in scenarios, summaries and configuration names (serde's).
+    pub const fn name(self) -> &'static str {
+        match self {
+            VcPolicy::Pvc => "pvc",
+            VcPolicy::Svc => "svc",
+            VcPolicy::SvcCache => "svccache",
+        }
+    }
 }
 
 /// Which requests a cached VC may serve.

@@ -5,7 +5,9 @@
 //! per-conversation-type traffic parameters of Tab 4-5 ([`QosParams`], [`tab_4_5`]), the
 //! static-priority levels of Tab 4-6 ([`QosPolicy::sp_level`]), and [`Configuration`]: one
 //! point of the thesis' design space, its canonical name `<qos>-<mux>-<vc>` (§2.6), the
-//! validity rules of §2.6/§3.5.1/§5.3 and the list of all 103 configurations (§3.5.1).
+//! validity rules of §2.6/§3.5.1/§5.3 and the list of all 103 configurations (§3.5.1), in
+//! the study's order: the one list of them, which Python reads as
+//! `atmsim._core.MAH_CONFIGURATIONS` and derives its own names from.
 //!
 //! **Schemes** (Tab 2-1, Tab 4-4): `noqos` (first come first served, everything best effort),
 //! `sp` (static priority: the favoured applications' VCs get the level of Tab 4-6; no rate
@@ -43,6 +45,21 @@ pub enum Scheme {
     Nwc,
 }
 
+impl Scheme {
+    /// The schemes that favour applications, in the thesis' order (Tab 3-4).
+    pub const FAVOURING: [Scheme; 3] = [Scheme::Sp, Scheme::Wc, Scheme::Nwc];
+
+    /// Its name in QoS policy names.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Scheme::Noqos => "noqos",
+            Scheme::Sp => "sp",
+            Scheme::Wc => "wc",
+            Scheme::Nwc => "nwc",
+        }
+    }
+}
+
 /// The applications a QoS policy favours (§4.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Favoured {
@@ -72,7 +89,8 @@ impl Favoured {
         Favoured::Qos1,
     ];
 
-    fn name(self) -> &'static str {
+    /// Its name in QoS policy names.
+    pub const fn name(self) -> &'static str {
         match self {
             Favoured::Telnet => "telnet",
             Favoured::Ftp => "ftp",
@@ -120,6 +138,15 @@ pub struct QosPolicy {
 impl QosPolicy {
     pub const NOQOS: QosPolicy = QosPolicy { scheme: Scheme::Noqos, favoured: None };
 
+    /// The thesis' 25 QoS policies (Tab 3-4): noqos, then each favouring scheme with each
+    /// application.
+    pub fn all() -> Vec<QosPolicy> {
+        let favouring = Scheme::FAVOURING
+            .into_iter()
+            .flat_map(|scheme| Favoured::ALL.into_iter().map(move |f| QosPolicy { scheme, favoured: Some(f) }));
+        std::iter::once(QosPolicy::NOQOS).chain(favouring).collect()
+    }
+
     /// Does this policy give conversations of type `ty` a guaranteed (or prioritised) VC?
     pub fn favours(&self, ty: ConvType) -> bool {
         self.favoured.is_some_and(|f| f.covers(ty))
@@ -164,21 +191,17 @@ impl QosPolicy {
     fn parse_prefix<'a, 'b>(name: &str, parts: &'a [&'b str]) -> Result<(QosPolicy, &'a [&'b str]), String> {
         match parts {
             ["noqos", rest @ ..] | ["sp", "noqos", rest @ ..] => Ok((QosPolicy::NOQOS, rest)),
-            [scheme @ ("sp" | "wc" | "nwc"), app, rest @ ..] => {
-                let favoured = Favoured::ALL.into_iter().find(|f| f.name() == *app).ok_or_else(|| {
-                    format!(
-                        "{name:?}: unknown application {app:?} (expected telnet, ftp, http, audio, video, isp, av or qos1)"
-                    )
-                })?;
-                let scheme = match *scheme {
-                    "sp" => Scheme::Sp,
-                    "wc" => Scheme::Wc,
-                    _ => Scheme::Nwc,
+            [first, rest @ ..] if favouring(first).is_some() => {
+                let scheme = favouring(first).expect("matched");
+                let [app, rest @ ..] = rest else {
+                    return Err(format!("{name:?}: expected an application after {first:?}, e.g. {first}-telnet"));
                 };
+                let favoured = Favoured::ALL.into_iter().find(|f| f.name() == *app).ok_or_else(|| {
+                    let apps: Vec<&str> = Favoured::ALL.iter().map(|f| f.name()).collect();
+                    let (last, others) = apps.split_last().expect("applications");
+                    format!("{name:?}: unknown application {app:?} (expected {} or {last})", others.join(", "))
+                })?;
                 Ok((QosPolicy { scheme, favoured: Some(favoured) }, rest))
-            }
-            [scheme @ ("sp" | "wc" | "nwc")] => {
-                Err(format!("{name:?}: expected an application after {scheme:?}, e.g. {scheme}-telnet"))
             }
             [first, ..] if !first.is_empty() => {
                 Err(format!("{name:?}: unknown QoS policy {first:?} (expected noqos, sp-<app>, wc-<app> or nwc-<app>)"))
@@ -188,15 +211,17 @@ impl QosPolicy {
     }
 }
 
+/// The favouring scheme named `name`.
+fn favouring(name: &str) -> Option<Scheme> {
+    Scheme::FAVOURING.into_iter().find(|s| s.name() == name)
+}
+
 impl fmt::Display for QosPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let scheme = match self.scheme {
-            Scheme::Noqos => return f.write_str("noqos"),
-            Scheme::Sp => "sp",
-            Scheme::Wc => "wc",
-            Scheme::Nwc => "nwc",
-        };
-        write!(f, "{scheme}-{}", self.favoured.map_or("noqos", Favoured::name))
+        match (self.scheme, self.favoured) {
+            (Scheme::Noqos, _) => f.write_str(Scheme::Noqos.name()),
+            (scheme, favoured) => write!(f, "{}-{}", scheme.name(), favoured.map_or("noqos", Favoured::name)),
+        }
     }
 }
 
@@ -260,26 +285,22 @@ pub struct Configuration {
     pub vc: VcPolicy,
 }
 
-fn mux_name(m: MuxPolicy) -> &'static str {
-    match m {
-        MuxPolicy::Conv => "conv",
-        MuxPolicy::App => "app",
-        MuxPolicy::Router => "router",
-        MuxPolicy::Type => "type",
-    }
-}
+/// The multiplexing axis of the thesis' design space (Tab 3-4); Cáceres' per-type channels
+/// are not part of it.
+pub const MAH_MUX: [MuxPolicy; 3] = [MuxPolicy::Conv, MuxPolicy::App, MuxPolicy::Router];
 
-fn vc_name(v: VcPolicy) -> &'static str {
-    match v {
-        VcPolicy::Pvc => "pvc",
-        VcPolicy::Svc => "svc",
-        VcPolicy::SvcCache => "svccache",
-    }
-}
+/// The four setups every QoS policy ran in, in the thesis' order (§4.4: "app-svc,
+/// app-svccache, conv-svc, and conv-svccache").
+pub const SETUPS: [(MuxPolicy, VcPolicy); 4] = [
+    (MuxPolicy::App, VcPolicy::Svc),
+    (MuxPolicy::App, VcPolicy::SvcCache),
+    (MuxPolicy::Conv, VcPolicy::Svc),
+    (MuxPolicy::Conv, VcPolicy::SvcCache),
+];
 
 impl fmt::Display for Configuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}-{}", self.qos, mux_name(self.mux), vc_name(self.vc))
+        write!(f, "{}-{}-{}", self.qos, self.mux.name(), self.vc.name())
     }
 }
 
@@ -309,25 +330,16 @@ impl Configuration {
         let (qos, rest) = QosPolicy::parse_prefix(name, &parts)?;
         let (mut mux, mut vc) = (None, None);
         for p in rest {
-            match *p {
-                "conv" | "app" | "router" if mux.is_none() => {
-                    mux = Some(match *p {
-                        "conv" => MuxPolicy::Conv,
-                        "app" => MuxPolicy::App,
-                        _ => MuxPolicy::Router,
-                    })
-                }
-                "pvc" | "svc" | "svccache" if vc.is_none() => {
-                    vc = Some(match *p {
-                        "pvc" => VcPolicy::Pvc,
-                        "svc" => VcPolicy::Svc,
-                        _ => VcPolicy::SvcCache,
-                    })
-                }
-                other => {
+            match (MAH_MUX.into_iter().find(|m| m.name() == *p), VcPolicy::ALL.into_iter().find(|v| v.name() == *p)) {
+                (Some(m), _) if mux.is_none() => mux = Some(m),
+                (_, Some(v)) if vc.is_none() => vc = Some(v),
+                _ => {
+                    let names = |n: &mut dyn Iterator<Item = &'static str>| n.collect::<Vec<_>>().join(", ");
                     return Err(format!(
-                        "{name:?}: unexpected {other:?} (after the QoS policy: one of conv, app, router and one of pvc, svc, svccache)"
-                    ))
+                        "{name:?}: unexpected {p:?} (after the QoS policy: one of {} and one of {})",
+                        names(&mut MAH_MUX.iter().map(|m| m.name())),
+                        names(&mut VcPolicy::ALL.iter().map(|v| v.name())),
+                    ));
                 }
             }
         }
@@ -340,26 +352,15 @@ impl Configuration {
     }
 
     /// Every configuration of the thesis (§3.5.1: "a total of 103 different network
-    /// configurations"): 24 QoS policies × {app, conv} × {svc, svccache}, noqos with the same
-    /// four, and noqos-router-{pvc, svc, svccache}. In the order the thesis' tables use:
-    /// noqos first, then sp, wc, nwc.
+    /// configurations"; spec `mah96.md` Appendix B), in the order the reproduction runs and
+    /// reports them: the seven best-effort ones first (noqos in the four [`SETUPS`], then
+    /// noqos-router-{pvc, svc, svccache}), then each of the 24 other QoS policies
+    /// ([`QosPolicy::all`]: sp, wc, nwc, each with telnet … qos1) in the four setups.
     pub fn all() -> Vec<Configuration> {
-        let mut qos = vec![QosPolicy::NOQOS];
-        for scheme in [Scheme::Sp, Scheme::Wc, Scheme::Nwc] {
-            qos.extend(Favoured::ALL.into_iter().map(|f| QosPolicy { scheme, favoured: Some(f) }));
-        }
-        let mut out = Vec::new();
-        for q in qos {
-            for mux in [MuxPolicy::Conv, MuxPolicy::App] {
-                for vc in [VcPolicy::Svc, VcPolicy::SvcCache] {
-                    out.push(Configuration { qos: q, mux, vc });
-                }
-            }
-        }
-        for vc in [VcPolicy::Pvc, VcPolicy::Svc, VcPolicy::SvcCache] {
-            out.push(Configuration { qos: QosPolicy::NOQOS, mux: MuxPolicy::Router, vc });
-        }
-        out
+        let at = |qos: QosPolicy| SETUPS.map(|(mux, vc)| Configuration { qos, mux, vc });
+        let router = VcPolicy::ALL.map(|vc| Configuration { qos: QosPolicy::NOQOS, mux: MuxPolicy::Router, vc });
+        let qos_aware = QosPolicy::all().into_iter().filter(|q| q.scheme != Scheme::Noqos).flat_map(at);
+        at(QosPolicy::NOQOS).into_iter().chain(router).chain(qos_aware).collect()
     }
 }
 
@@ -379,10 +380,29 @@ mod tests {
         for (c, n) in all.iter().zip(&names) {
             assert_eq!(Configuration::parse(n).as_ref(), Ok(c), "{n} round trip");
         }
+        // The study's order: best effort first, then policy by policy in the §4.4 setups.
+        assert_eq!(
+            names[..7],
+            [
+                "noqos-app-svc",
+                "noqos-app-svccache",
+                "noqos-conv-svc",
+                "noqos-conv-svccache",
+                "noqos-router-pvc",
+                "noqos-router-svc",
+                "noqos-router-svccache"
+            ]
+        );
+        assert_eq!(
+            names[7..11],
+            ["sp-telnet-app-svc", "sp-telnet-app-svccache", "sp-telnet-conv-svc", "sp-telnet-conv-svccache"]
+        );
+        assert_eq!(names.last().map(String::as_str), Some("nwc-qos1-conv-svccache"));
         names.sort();
         names.dedup();
         assert_eq!(names.len(), 103);
         assert_eq!(all.iter().filter(|c| c.qos.scheme != Scheme::Noqos).count(), 96, "24 policies × 4 setups");
+        assert_eq!(QosPolicy::all().len(), 25, "Tab 3-4: noqos + 3 × 8");
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::{IfaceId, NodeId};
 use crate::iface::atm::AtmIface;
 use crate::iface::ipoa::qos::{Configuration, QosPolicy, Scheme};
-use crate::iface::ipoa::{ClassMatch, DriverConfig, MuxKey, MuxPolicy, VcPolicy};
+use crate::iface::ipoa::{ClassMatch, DriverConfig, MuxKey, MuxPolicy};
 use crate::iface::lan::Lan;
 use crate::iface::pipe::PacketLine;
 use crate::iface::serial::SerialLine;
@@ -29,7 +29,7 @@ use crate::iface::Iface;
 use crate::ip::route::{self, Subnet};
 use crate::ip::Host;
 use crate::rng::{self, Purpose};
-use crate::scenario::internet::{ClassMatchName, IpoaSec, MediaName, MuxName, SpacingName, VcName};
+use crate::scenario::internet::{ClassMatchName, IpoaSec, MediaName, SpacingName};
 use crate::scenario::limits::{self, int_in, invalid, span};
 use crate::scenario::model::{HostSec, ScenarioDoc};
 use crate::time::{Rate, SimDuration, SimTime};
@@ -98,18 +98,7 @@ pub(super) fn node_field(doc: &ScenarioDoc, n: NodeId, k: &str) -> String {
 /// The driver configuration of node `n` from its `ipoa` table.
 fn driver_config(doc: &ScenarioDoc, n: NodeId, s: Option<&IpoaSec>) -> Result<DriverConfig> {
     let s = s.cloned().unwrap_or_default();
-    let mux = match s.mux {
-        MuxName::Conv => MuxPolicy::Conv,
-        MuxName::App => MuxPolicy::App,
-        MuxName::Router => MuxPolicy::Router,
-        MuxName::Type => MuxPolicy::Type,
-    };
-    let vc = match s.vc {
-        VcName::Pvc => VcPolicy::Pvc,
-        VcName::Svc => VcPolicy::Svc,
-        VcName::Svccache => VcPolicy::SvcCache,
-    };
-    let mut cfg = DriverConfig::new(mux, vc);
+    let mut cfg = DriverConfig::new(s.mux, s.vc);
     cfg.class_match = match s.class_match {
         ClassMatchName::Pooled => ClassMatch::Pooled,
         ClassMatchName::ByType => ClassMatch::ByType,
@@ -134,7 +123,7 @@ fn driver_config(doc: &ScenarioDoc, n: NodeId, s: Option<&IpoaSec>) -> Result<Dr
         let field = node_field(doc, n, "ipoa.qos");
         let qos = QosPolicy::parse(name).or_else(|e| invalid(field.clone(), e))?;
         if qos.scheme != Scheme::Noqos {
-            let c = Configuration { qos, mux, vc };
+            let c = Configuration { qos, mux: s.mux, vc: s.vc };
             if let Err(e) = c.check() {
                 return invalid(field, format!("{e} (set ipoa.mux to conv or app and ipoa.vc to svc or svccache)"));
             }

@@ -63,12 +63,13 @@ pub fn plane(doc: &ScenarioDoc, hosts: &[Host], ports: &mut [OutPort], sig: Opti
             "a QoS policy other than noqos sets up guaranteed VCs, which needs a [signalling] section",
         );
     };
-    let (discipline, mode, name) = match scheme {
-        Scheme::Sp => (Discipline::StaticPriority, Mode::Static, "static_priority"),
-        Scheme::Wc => (Discipline::RcspWc, Mode::RcspWc, "rcsp_wc"),
-        Scheme::Nwc => (Discipline::RcspNwc, Mode::RcspNwc, "rcsp_nwc"),
+    let (discipline, mode) = match scheme {
+        Scheme::Sp => (Discipline::StaticPriority, Mode::Static),
+        Scheme::Wc => (Discipline::RcspWc, Mode::RcspWc),
+        Scheme::Nwc => (Discipline::RcspNwc, Mode::RcspNwc),
         Scheme::Noqos => unreachable!("noqos returned above"),
     };
+    let name = discipline.name();
     for p in ports.iter_mut() {
         match (p.priority_mode(), &p.sched) {
             (None, Scheduler::Fifo(_)) => p.set_discipline(discipline),

@@ -1,0 +1,51 @@
+//! Each list of names the core reads from scenarios (multiplexing and VC policies, schedulers)
+//! is declared once, as an enum with `ALL` and `name()`: every variant serde knows is in
+//! `ALL`, in serde's order, under serde's name. The binding hands these lists to Python
+//! (`atmsim._core`), so Python lists none of them itself.
+
+use atmsim_core::atm::sched::Discipline;
+use atmsim_core::iface::ipoa::{MuxPolicy, VcPolicy};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// The variant names serde's derive knows for `T`, read from the error it gives for a name it
+/// does not know ("unknown variant `x`, expected one of `a`, `b`").
+fn serde_variants<T: DeserializeOwned>() -> Vec<String> {
+    let err = serde_json::from_str::<T>("\"?\"").err().expect("? is no variant").to_string();
+    let list = err.split("expected one of ").nth(1).or_else(|| err.split("expected ").nth(1)).expect(&err);
+    list.split(['`', ','])
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "or" && !s.starts_with("at line"))
+        .map(|s| s.trim_start_matches("or ").to_string())
+        .filter(|s| !s.contains(' '))
+        .collect()
+}
+
+fn check<T: DeserializeOwned + Serialize + PartialEq + std::fmt::Debug + Copy>(all: &[T], name: fn(T) -> &'static str) {
+    let names: Vec<String> = all.iter().map(|&v| name(v).to_string()).collect();
+    assert_eq!(names, serde_variants::<T>(), "ALL against serde's variants");
+    for &v in all {
+        assert_eq!(serde_json::to_value(v).unwrap(), name(v), "{v:?} serializes under its name");
+        assert_eq!(serde_json::from_value::<T>(name(v).into()).unwrap(), v, "{v:?} reads back from its name");
+    }
+}
+
+#[test]
+fn multiplexing_policies_are_listed_once_under_serde_names() {
+    check(&MuxPolicy::ALL, MuxPolicy::name);
+}
+
+#[test]
+fn vc_policies_are_listed_once_under_serde_names() {
+    check(&VcPolicy::ALL, VcPolicy::name);
+}
+
+#[test]
+fn schedulers_are_listed_once_under_serde_names() {
+    check(&Discipline::ALL, Discipline::name);
+}
+
+#[test]
+fn the_variant_reader_reads_every_name_of_the_error() {
+    assert_eq!(serde_variants::<VcPolicy>(), ["pvc", "svc", "svccache"]);
+}

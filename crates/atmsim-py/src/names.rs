@@ -1,0 +1,43 @@
+//! The names the core declares once, handed to Python as constants of `atmsim._core`, so
+//! that the Python package lists none of them itself (each is documented in `_core.pyi`):
+//!
+//! * `Metric` — an `enum.StrEnum` of the time-series metrics (`measure::Metric`): each member
+//!   is its name, `Metric.CWND_BYTES == "cwnd_bytes"`;
+//! * `MUX_POLICIES`, `VC_POLICIES`, `SCHEDULERS` — the values scenarios take for `ipoa.mux`,
+//!   `ipoa.vc` and `scheduler` (`MuxPolicy::ALL`, `VcPolicy::ALL`, `Discipline::ALL`);
+//! * `QOS_POLICIES` — Mah's 25 QoS policies (`QosPolicy::all`);
+//! * `MAH_CONFIGURATIONS` — the 103 configurations of Mah's study, in the study's order
+//!   (`Configuration::all`, the specification the reproduction derives its lists from);
+//! * `SUMMARY_SECTIONS` — per struct of the summary, its required and optional field names
+//!   (`summary::schema`), which the stub's TypedDicts must match.
+
+use atmsim_core::atm::sched::Discipline;
+use atmsim_core::iface::ipoa::qos::{Configuration, QosPolicy};
+use atmsim_core::iface::ipoa::{MuxPolicy, VcPolicy};
+use atmsim_core::measure::Metric;
+use atmsim_core::summary::schema;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let tuple = |names: Vec<String>| PyTuple::new(py, names);
+    let named = |names: &[&'static str]| tuple(names.iter().map(|n| n.to_string()).collect());
+    m.add("MUX_POLICIES", named(&MuxPolicy::ALL.map(MuxPolicy::name))?)?;
+    m.add("VC_POLICIES", named(&VcPolicy::ALL.map(VcPolicy::name))?)?;
+    m.add("SCHEDULERS", named(&Discipline::ALL.map(Discipline::name))?)?;
+    m.add("QOS_POLICIES", tuple(QosPolicy::all().iter().map(ToString::to_string).collect())?)?;
+    m.add("MAH_CONFIGURATIONS", tuple(Configuration::all().iter().map(ToString::to_string).collect())?)?;
+
+    let members: Vec<(String, &str)> = Metric::ALL.iter().map(|x| (x.name().to_uppercase(), x.name())).collect();
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("module", "atmsim._core")?;
+    m.add("Metric", py.import("enum")?.getattr("StrEnum")?.call(("Metric", members), Some(&kwargs))?)?;
+
+    let sections = PyDict::new(py);
+    for s in schema::sections() {
+        sections.set_item(s.name, (named(&s.required)?, named(&s.optional)?))?;
+    }
+    m.add("SUMMARY_SECTIONS", sections)?;
+    Ok(())
+}
