@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from atmsim import builder
-from atmsim.scenario import Scenario
+from atmsim._scenario import Scenario
 
 BOTTLENECK_BPS = {5: 1.5e6, 20: 6e6, 50: 15e6, 500: 149.76e6, 800: 240e6, 2000: 599.04e6}
 DURATION_S = {5: 60.0, 20: 40.0, 50: 20.0, 500: 4.0, 800: 2.5, 2000: 1.0}

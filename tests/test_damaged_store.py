@@ -17,8 +17,8 @@ import pytest
 import atmsim
 import atmsim.reproduce
 from atmsim.errors import AtmsimError
-from atmsim.query import summaries
-from atmsim.store import StoreError
+from atmsim._query import summaries
+from atmsim._store import StoreError
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"

@@ -17,8 +17,8 @@ from rich.console import Console
 import atmsim
 from atmsim import Results
 from atmsim.cli import lines_table, nodes_table, print_summary, udp_table
-from atmsim.plots import write_run_report
-from atmsim.store import flatten_summary, unflatten_metrics
+from atmsim._plots import write_run_report
+from atmsim._store import flatten_summary, unflatten_metrics
 
 # 1000-byte datagrams every 1 ms on an idle 100 Mb/s LAN of 0.01 ms: 80 µs on the medium,
 # then 10 µs, every time.

@@ -14,8 +14,8 @@ import pytest
 
 import atmsim
 import atmsim.sweeps as sweeps_module
-from atmsim.query import series
-from atmsim.store import Store, StoreLockedError, flatten_summary
+from atmsim._query import series
+from atmsim._store import Store, StoreLockedError, flatten_summary
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"

@@ -16,7 +16,7 @@ import pytest
 
 import atmsim
 from atmsim.errors import StoreError
-from atmsim.query import series as series_of
+from atmsim._query import series as series_of
 from atmsim.sweeps import plan_sweep
 from conftest import default_sigint, in_own_mount_namespace, interrupt, wait_cpu_seconds
 

@@ -72,7 +72,7 @@ def test_verdicts_round_trip_through_json_and_csv(tmp_path):
 def test_verdicts_round_trip_through_the_results_store(tmp_path):
     import duckdb
 
-    from atmsim.store import Store
+    from atmsim._store import Store
     from atmsim.study import write_study_report
     from atmsim.study.verdict_store import read_store_verdicts, write_store_verdicts
 

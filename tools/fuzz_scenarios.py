@@ -41,7 +41,7 @@ from typing import Any
 import tomli_w
 
 from atmsim import ScenarioError
-from atmsim.scenario import Scenario
+from atmsim._scenario import Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"

@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 
 from . import _core
 from .errors import AtmsimError, ScenarioError, SimulationError
-from .scenario import Scenario, load_scenario
+from ._scenario import Scenario, load_scenario
 
 __version__: str = _core.__version__
 
 #: Public names loaded on first use (PEP 562), so `import atmsim` — and the `atmsim` command —
 #: does not pay for pandas, pyarrow and DuckDB before it needs them: name -> (module, attribute).
 _LAZY = {
-    "Results": (".run_results", "Results"),
-    "results": (".query", "results"),
+    "Results": ("._run_results", "Results"),
+    "results": ("._query", "results"),
     "sweep": (".sweeps", "sweep"),
     "SweepSummary": (".sweeps", "SweepSummary"),
     "builder": (".builder", None),  # Network, mah_backbone, dumbbell (docs/builder.md)
@@ -37,8 +37,8 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from . import builder
-    from .query import results
-    from .run_results import Results
+    from ._query import results
+    from ._run_results import Results
     from .sweeps import SweepSummary, sweep
 
 

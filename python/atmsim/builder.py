@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .scenario import Scenario
+from ._scenario import Scenario
 
 __all__ = ["Backbone", "Network", "Site", "dumbbell", "mah_backbone"]
 

@@ -11,7 +11,7 @@
 Exit codes: 0 success; 2 user error (bad scenario, missing file, bad option) printed as
 one line ``error: FILE: FIELD: MESSAGE`` on stderr; 1 internal error (a bug); 130 on
 Ctrl-C. A failed run leaves an existing output directory untouched. The tables ``run``
-prints are :mod:`atmsim.run_tables`'s; printed to a pipe or file they are not cut to the
+prints are :mod:`atmsim._run_tables`'s; printed to a pipe or file they are not cut to the
 terminal's width.
 """
 
@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
-from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from ._defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .reproduce import STUDIES
-from .run_tables import (  # the tables `run` prints; tests import them from here too
+from ._run_tables import (  # the tables `run` prints; tests import them from here too
     abr_table,
     connections_table,
     lines_table,
@@ -42,8 +42,8 @@ from .run_tables import (  # the tables `run` prints; tests import them from her
     traffic_table,
     udp_table,
 )
-from .prefetch import prefetched
-from .scenario import SEED_MAX, Scenario, check_seed, printable, validate_file
+from ._prefetch import prefetched
+from ._scenario import SEED_MAX, Scenario, check_seed, printable, validate_file
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -226,7 +226,7 @@ SEED_HELP = f"0 to {SEED_MAX}"
 
 def _writers_libraries(scen: Scenario, plot: bool) -> list[str | Callable[[], object]]:
     """What writing a run's results will import, to be loaded while it simulates
-    (:mod:`atmsim.prefetch`): pyarrow for ``series.parquet`` if the scenario samples (unless
+    (:mod:`atmsim._prefetch`): pyarrow for ``series.parquet`` if the scenario samples (unless
     ``simulation.sample_interval_ms`` is 0), and with figures pandas and pyplot. A run that
     writes neither loads nothing."""
     try:
@@ -235,7 +235,7 @@ def _writers_libraries(scen: Scenario, plot: bool) -> list[str | Callable[[], ob
         samples = True
     libraries: list[str | Callable[[], object]] = ["pyarrow.parquet"] if samples else []
     if plot and samples:
-        from .report import pyplot
+        from ._report import pyplot
 
         libraries += ["pandas", pyplot]
     return libraries
@@ -254,7 +254,7 @@ def run(scenario: Path, seed: int | None, out: Path | None, no_batching: bool, q
 
     The scenario is validated and --out checked for writing before anything runs.
     """
-    from .output import check_writable
+    from ._output import check_writable
 
     out_dir = out if out is not None else Path("out") / scenario.stem
     with _reported_errors():
@@ -268,13 +268,13 @@ def run(scenario: Path, seed: int | None, out: Path | None, no_batching: bool, q
             if quiet or not (console := _stderr()).is_terminal:
                 results = scen.run(seed=seed, batching=batching)
             else:
-                from .progress import progress_bar
+                from ._progress import progress_bar
 
                 with progress_bar(scenario.stem, console=console) as report:
                     results = scen.run(seed=seed, batching=batching, progress=report)
         results.save(out_dir)
         if plot:
-            from .plots import write_run_report
+            from ._plots import write_run_report
 
             write_run_report(results, out_dir)
     if not quiet:
@@ -348,7 +348,7 @@ def reproduce(
     """Run a study's experiments and write its report (tables and figures beside the paper's)."""
     import inspect
 
-    from .output import check_writable
+    from ._output import check_writable
     from .study import Mode
 
     if study not in STUDIES:
@@ -373,7 +373,7 @@ def reproduce(
         if quiet or not console.is_terminal:
             report = module.run(out_dir, mode=Mode.of(full), seed=seed, **extra)
         else:
-            from .progress import runs_bar
+            from ._progress import runs_bar
 
             with runs_bar(study, console=console) as progress:
                 report = module.run(out_dir, mode=Mode.of(full), seed=seed, progress=progress, **extra)
@@ -450,7 +450,7 @@ def sweep(
     """
     from math import prod
 
-    from .store import resolve_store
+    from ._store import resolve_store
     from .sweeps import check_size, parse_grid_option, parse_seeds
     from .sweeps import sweep as run_sweep
 
@@ -509,7 +509,7 @@ def report(store: Path, out: Path, sweep: str | None, quiet: bool) -> None:
     with _reported_errors():
         if not store.exists():  # said before pandas, matplotlib and DuckDB are imported
             raise FileNotFoundError(2, "no such file or directory", str(store))
-        from .report_store import write_store_report
+        from ._report_store import write_store_report
 
         page = write_store_report(store, out, sweep=sweep)
     if not quiet:

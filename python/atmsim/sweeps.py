@@ -14,7 +14,7 @@ the same run in every sweep: a sweep started again skips the runs already in the
 
 Runs execute in worker processes (``jobs``; a ``ProcessPoolExecutor``) or on a Dask cluster
 (``scheduler``); workers return the core's raw output and the calling process, the only
-writer, commits each finished run to the store (:mod:`atmsim.store`).
+writer, commits each finished run to the store (:mod:`atmsim._store`).
 
 Limits, checked before anything is built: at most :data:`MAX_RUNS` runs (grid points ×
 seeds) per sweep, seeds in 0 to 2^63-1, grid values plain data (booleans, 64-bit integers,
@@ -49,8 +49,8 @@ import numpy as np
 
 from . import _core
 from .errors import AtmsimError, ScenarioError
-from .scenario import Scenario, load_scenario, parse_path
-from .store import DEFAULT_LOCK_TIMEOUT_S, RunRecord, Store, flatten_summary, resolve_store
+from ._scenario import Scenario, load_scenario, parse_path
+from ._store import DEFAULT_LOCK_TIMEOUT_S, RunRecord, Store, flatten_summary, resolve_store
 
 __all__ = [
     "MAX_RUNS",
@@ -790,7 +790,7 @@ class SweepSummary:
     failures: list[tuple[str, str]] = field(default_factory=list)  # (run_id, error), first few
 
     def results(self, wide: bool = False):
-        from .query import results
+        from ._query import results
 
         return results(store=self.store, sweep=self.sweep_id, wide=wide)
 
@@ -798,7 +798,7 @@ class SweepSummary:
 @contextlib.contextmanager
 def _progress(progress: bool | ProgressCallback | None, label: str, skipped: int) -> Iterator[ProgressCallback]:
     if progress is True:
-        from .progress import sweep_bar
+        from ._progress import sweep_bar
 
         with sweep_bar(label, skipped=skipped) as tick:
             yield tick
@@ -838,7 +838,7 @@ def sweep(
         fsync: make series files durable before the transaction that references them.
 
     Raises :class:`ScenarioError` (before any run, store untouched) if a grid point is
-    invalid, :class:`atmsim.store.StoreLockedError` if the store stays busy.
+    invalid, :class:`atmsim._store.StoreLockedError` if the store stays busy.
     """
     t_start = time.perf_counter()
     _check_jobs(jobs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..report import write_report
+from .._report import write_report
 from .mode import Mode
 from .progress import Progress
 from .verdict import (

@@ -16,7 +16,7 @@ up from its ``store``, ``jobs`` and ``scheduler`` arguments):
   (:class:`StudyRunError`).
 
 Either way the study gets back, in the order given, each run's summary or ``keep(results)``
-(a :class:`~atmsim.run_results.Results` with the run's summary and series), and the
+(a :class:`~atmsim._run_results.Results` with the run's summary and series), and the
 executor counts the runs it simulated (:attr:`Executor.executed`) and those it read back
 (:attr:`Executor.reused`).
 """
@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AtmsimError
 
 if TYPE_CHECKING:
-    from ..run_results import Results
-    from ..scenario import Scenario
+    from .._run_results import Results
+    from .._scenario import Scenario
 
 __all__ = ["Executor", "StudyRunError", "current", "default_threads", "run_study", "using"]
 
@@ -140,13 +140,13 @@ class _Ticks:
 
 
 def stored_results(store: Path, run_ids: list[str]) -> Iterator[tuple[str, Results]]:
-    """The stored runs among ``run_ids`` as :class:`~atmsim.run_results.Results` (whole
+    """The stored runs among ``run_ids`` as :class:`~atmsim._run_results.Results` (whole
     summary and series), one at a time, so the series of many runs are never held at once."""
     import pandas as pd
 
-    from ..query import series_frame
-    from ..run_results import Results
-    from ..store import Store
+    from .._query import series_frame
+    from .._run_results import Results
+    from .._store import Store
 
     db = Store(store)
     with db.reader() as con:
@@ -211,7 +211,7 @@ def using(executor: Executor) -> Iterator[Executor]:
     """Run the block's study runs on ``executor``. Its results store is checked first, so a
     damaged store is refused (:class:`~atmsim.errors.StoreError`, one line) before any run."""
     if executor.store is not None:
-        from ..store import Store
+        from .._store import Store
 
         Store(executor.store).verify()
     token = _CURRENT.set(executor)

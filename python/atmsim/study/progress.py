@@ -4,7 +4,7 @@ Studies never call a display. They tell a :class:`Progress` how many runs they p
 (:meth:`Progress.plan`) and each run or group of runs that finishes (:meth:`Progress.step`,
 or :meth:`Progress.runs` handed to :func:`atmsim.reproduce.runner.run_many`, or
 :meth:`Progress.at` where another component counts, as a sweep does). The Progress passes
-``(done, total, what)`` to its listener — the CLI's bar (:func:`atmsim.progress.runs_bar`) —
+``(done, total, what)`` to its listener — the CLI's bar (:func:`atmsim._progress.runs_bar`) —
 and to nothing when it has none (:meth:`Progress.silent`), so a study never tests for
 ``None`` and never calls a callback of a shape it guessed.
 """

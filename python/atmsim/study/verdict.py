@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, fields
 from enum import Enum
 from pathlib import Path
 
-from ..output import atomic_file
+from .._output import atomic_file
 
 __all__ = [
     "Kind", "Outcome", "Rule", "Verdict", "above", "at_least", "at_most", "below", "holds", "in_range", "read_verdicts",

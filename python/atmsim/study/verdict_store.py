@@ -7,7 +7,7 @@ the mode and when it was written (UTC).
 A study that writes its verdicts replaces its own earlier rows in one transaction, so the table
 holds each study's latest report and never half of one; other studies' rows are left alone.
 The store's own tables (runs, metrics, ...) are created too if the file is new, so the file is
-an ordinary atmsim results store (:mod:`atmsim.store`; ``docs/results-store.md``).
+an ordinary atmsim results store (:mod:`atmsim._store`; ``docs/results-store.md``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..store import Store
+from .._store import Store
 from .verdict import _FIELDS, Verdict, _check_unique
 
 __all__ = ["VERDICTS_TABLE", "read_store_verdicts", "write_store_verdicts"]

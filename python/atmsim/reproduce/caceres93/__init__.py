@@ -63,8 +63,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import stats
-from ...report import figure_path, plot_ci_lines, save_figure
-from ...scenario import Scenario
+from ..._report import figure_path, plot_ci_lines, save_figure
+from ..._scenario import Scenario
 from ...study import Mode as StudyMode
 from ...study import Kind, Progress, Rule, Verdict, verdict_html, write_study_report
 from ...study.executor import run_study

@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...report import figure_path
-from ...scenario import Scenario
+from ..._report import figure_path
+from ..._scenario import Scenario
 from . import figures as figs
 from . import experiment as ks
 from . import theory as th

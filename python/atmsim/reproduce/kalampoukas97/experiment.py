@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ...scenario import Scenario
+from ..._scenario import Scenario
 from ...study import resources
 from . import theory as th
 

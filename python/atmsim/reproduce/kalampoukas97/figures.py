@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...report import new_axes, save_axes
+from ..._report import new_axes, save_axes
 from . import theory as th
 
 

@@ -47,8 +47,8 @@ from pathlib import Path
 import numpy as np
 
 from ... import stats
-from ...report import figure_path, plot_ci_lines
-from ...scenario import Scenario
+from ..._report import figure_path, plot_ci_lines
+from ..._scenario import Scenario
 from ...study import Mode as StudyMode
 from ...study import Kind, Progress, Rule, Verdict, verdict_html, write_study_report
 from ...study.executor import run_study

@@ -37,13 +37,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...output import write_text_atomic
+from ..._output import write_text_atomic
 from ...study import Mode as StudyMode
 from ...study import (
     Kind, Outcome, Progress, Rule, Verdict, above, at_most, below, holds, in_range, verdict_html, within_ratio, write_study_report,
 )
-from ...report import figure_path, new_axes, save_axes
-from ...scenario import Scenario
+from ..._report import figure_path, new_axes, save_axes
+from ..._scenario import Scenario
 from ...study import resources
 from . import hosts, tables
 from ...study.executor import run_study

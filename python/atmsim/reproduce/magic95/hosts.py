@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...report import figure_path, new_axes, save_axes
-from ...scenario import Scenario
+from ..._report import figure_path, new_axes, save_axes
+from ..._scenario import Scenario
 from ...study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
 from ...study import resources
 from ..runner import run_many

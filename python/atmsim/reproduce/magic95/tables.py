@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from ... import stats
 from ...study import Kind, Progress, Rule, Verdict, holds, verdict_html, within_ratio
-from ...scenario import Scenario
+from ..._scenario import Scenario
 from ...study import resources
 from ..runner import run_many
 

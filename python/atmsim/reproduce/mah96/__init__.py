@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ... import query, sweeps
+from ... import _query as query, sweeps
 from ...errors import AtmsimError, ScenarioError
-from ...scenario import Scenario
+from ..._scenario import Scenario
 from ...study import Mode as StudyMode
 from ...study import Progress
 from ...study import resources

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import query, sweeps
-from ...output import atomic_file
-from ...report import figure_path, new_axes, save_figure
-from ...scenario import Scenario
+from ... import _query as query, sweeps
+from ..._output import atomic_file
+from ..._report import figure_path, new_axes, save_figure
+from ..._scenario import Scenario
 from ...study import Kind, Progress, Verdict, holds, in_range, write_study_report
 from ...study import Mode as StudyMode
 from . import FULL, QUICK, SCENARIO, StudyError, scenario

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...scenario import Scenario
+from ..._scenario import Scenario
 
 #: Port buffer sizes tried [cells].
 BUFFERS = (256, 512, 1024, 2048)

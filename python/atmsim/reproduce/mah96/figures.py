@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...report import figure_path, new_axes, save_axes, save_figure
+from ..._report import figure_path, new_axes, save_axes, save_figure
 from . import oracle as oracle
 from . import tables as tables
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ...output import atomic_file
-from ...report import figure_path
+from ..._output import atomic_file
+from ..._report import figure_path
 from ...study import Kind, Verdict, write_study_report
 from . import calibration as calibration
 from . import figures as figures

@@ -1,7 +1,7 @@
 """Figures and an HTML page for one run: TCP windows, goodput and queues over time.
 
 Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). The page opens
-with a picture of the scenario's network (:mod:`atmsim.topology`, inline SVG; only when the
+with a picture of the scenario's network (:mod:`atmsim._topology`, inline SVG; only when the
 results know their scenario). Figures are PNG files beside ``report.html`` in the run's
 output directory; the page also tables the
 per-connection, per-UDP-flow, per-source and per-port results, the serial lines and LANs,
@@ -15,9 +15,9 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .report import figure_path, pyplot, save_figure, write_report
-from .run_results import Results, internetwork_nodes
-from .topology import topology_svg
+from ._report import figure_path, pyplot, save_figure, write_report
+from ._run_results import Results, internetwork_nodes
+from ._topology import topology_svg
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -27,13 +27,13 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .scenario import printable
+from ._scenario import printable
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from .run_results import Results
+    from ._run_results import Results
 
 __all__ = [
     "DIGITS",
@@ -277,8 +277,8 @@ _NODE_LABELS = {
 
 def nodes_table(summary: Mapping[str, Any]) -> Table | None:
     """Routers, and hosts whose IP or IP-over-ATM driver had work beyond declared PVCs:
-    forwarding and the driver's VC counters (:func:`atmsim.run_results.internetwork_nodes`)."""
-    from .run_results import internetwork_nodes
+    forwarding and the driver's VC counters (:func:`atmsim._run_results.internetwork_nodes`)."""
+    from ._run_results import internetwork_nodes
 
     rows = internetwork_nodes(summary)
     if not rows:

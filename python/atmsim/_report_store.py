@@ -41,10 +41,10 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .output import atomic_file
-from .report import figure_path, save_figure, write_report
-from .store import Store as StoreFile
-from .store import StoreError
+from ._output import atomic_file
+from ._report import figure_path, save_figure, write_report
+from ._store import Store as StoreFile
+from ._store import StoreError
 
 __all__ = ["KEY_METRICS", "StoreError", "axis_label", "key_metrics", "load_store", "summarize", "write_store_report"]
 

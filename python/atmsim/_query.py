@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import ScenarioError
-from .scenario import parse_path
-from .store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreError, resolve_store, unflatten_metrics
+from ._scenario import parse_path
+from ._store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreError, resolve_store, unflatten_metrics
 
 __all__ = ["results", "series", "series_frame", "summaries"]
 
@@ -147,7 +147,7 @@ def summaries(
     run_ids: list[str], store: str | Path | None = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S
 ) -> dict[str, dict[str, Any]]:
     """The numeric summaries of the stored runs among ``run_ids`` that succeeded, rebuilt from
-    their metrics (:func:`atmsim.store.unflatten_metrics`: the summary's numbers, nested as in
+    their metrics (:func:`atmsim._store.unflatten_metrics`: the summary's numbers, nested as in
     ``summary.json``; strings and nulls are not stored). Runs not stored or failed are absent."""
     db = Store(resolve_store(store), lock_timeout=lock_timeout)
     wanted = pd.DataFrame({"run_id": list(dict.fromkeys(run_ids))}, dtype=object)

@@ -38,9 +38,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from ._defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
 from .errors import StoreError, StoreLockedError
-from .series_arrow import series_table
+from ._series_arrow import series_table
 
 __all__ = [
     "DEFAULT_STORE",

@@ -448,7 +448,7 @@ class Scenario:
         if batching is not None and not isinstance(batching, bool):
             raise ScenarioError(f"expected True, False or None, got a {type(batching).__name__}", file=self.origin, field="batching")
         if progress is True:
-            from .progress import progress_bar
+            from ._progress import progress_bar
 
             with progress_bar(self.name) as report:
                 raw = self._core_call(lambda text, fmt: _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=report))
@@ -457,7 +457,7 @@ class Scenario:
             raw = self._core_call(lambda text, fmt: _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=callback))
         # Imported after the run: it brings pandas, pyarrow and numpy (about 0.5 s and 90 MiB),
         # which the simulation does not need (docs/performance.md, "Start-up").
-        from .run_results import Results
+        from ._run_results import Results
 
         return Results.from_core(raw, scenario=self)
 

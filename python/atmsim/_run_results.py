@@ -38,14 +38,14 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .errors import ScenarioError
-from .output import atomic_file, create_temp, make_temp_dir
-from .series_arrow import coded, series_table
+from ._output import atomic_file, create_temp, make_temp_dir
+from ._series_arrow import coded, series_table
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from .scenario import Scenario
+    from ._scenario import Scenario
 
 __all__ = ["Results", "SUMMARY_FILE", "SERIES_FILE", "PCAP_SUFFIX"]
 
@@ -247,7 +247,7 @@ class Results:
         A new ``out_dir`` is staged as a directory beside it and renamed into place; into an
         existing one (possibly a mount point) every file is written under an exclusive
         temporary name inside it and renamed over its final name, so symlinks planted there
-        are replaced, not followed (see :mod:`atmsim.output`).
+        are replaced, not followed (see :mod:`atmsim._output`).
         """
         out = Path(out_dir)
         names = [_capture_file(n) for n in self.captures]  # refuse unsafe names before writing
