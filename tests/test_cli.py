@@ -200,7 +200,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
         "loaded = [m for m in sys.modules if m.split('.')[0] in heavy]\n"
         "assert not loaded, loaded\n"
         "assert callable(atmsim.results) and atmsim.results.__module__ == 'atmsim._query'\n"
-        "assert atmsim.Results.__module__ == 'atmsim._run_results' and hasattr(atmsim.builder, 'Network')\n"
+        "assert atmsim.Results.__module__ == 'atmsim._run_results' and hasattr(atmsim.builder, 'NetworkBuilder')\n"
         "assert {'Results', 'sweep', 'builder'} <= set(dir(atmsim))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
