@@ -30,16 +30,16 @@ __version__: str = _core.__version__
 _LAZY = {
     "Results": ("._run_results", "Results"),
     "results": ("._query", "results"),
-    "sweep": (".sweeps", "sweep"),
-    "SweepSummary": (".sweeps", "SweepSummary"),
-    "builder": (".builder", None),  # Network, mah_backbone, dumbbell (docs/builder.md)
+    "sweep": ("._sweep", "sweep"),
+    "SweepSummary": ("._sweep", "SweepSummary"),
+    "builder": (".builder", None),  # NetworkBuilder, mah_backbone, dumbbell (docs/builder.md)
 }
 
 if TYPE_CHECKING:
     from . import builder
     from ._query import results
     from ._run_results import Results
-    from .sweeps import SweepSummary, sweep
+    from ._sweep import SweepSummary, sweep
 
 
 def __getattr__(name: str):

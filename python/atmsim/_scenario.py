@@ -39,7 +39,7 @@ import tomli_w
 from . import _core
 from .errors import ScenarioError, SimulationError
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "SEED_MAX", "Scenario", "load_scenario", "parse_path", "read_scenario_file"]
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "SEED_MAX", "Scenario", "check_document", "check_seed", "load_scenario", "parse_path", "read_scenario_file"]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest scenario file read [bytes]; the shipped scenarios are a few kB."""
@@ -156,7 +156,7 @@ def _decode(data: bytes, origin: str) -> str:
 _JSON_SCALARS = (str, bool, int, float, type(None))
 
 
-def _check_document(node: Any, origin: str, keys: list[str | int] | None = None, *, for_json: bool = False) -> bool:
+def check_document(node: Any, origin: str, keys: list[str | int] | None = None, *, for_json: bool = False) -> bool:
     """Refuse what neither the core nor JSON can take: nesting deeper than :data:`MAX_DEPTH`
     (including cycles), strings with lone surrogates and, with ``for_json``, keys that are not
     strings, non-finite numbers and values of other types. Iterative: no recursion limit.
@@ -300,7 +300,7 @@ class Scenario:
     """
 
     def __init__(self, doc: dict[str, Any], origin: str = "<python>", *, _source: tuple[str, str] | None = None):
-        plain = _check_document(doc, origin, for_json=_source is None)
+        plain = check_document(doc, origin, for_json=_source is None)
         self._doc = doc
         self.origin = origin
         # (text, fmt) of the unmodified original, or None once the document diverges.
@@ -348,7 +348,7 @@ class Scenario:
         """Wrap a nested dict (deep-copied, so later changes to ``doc`` do not leak in)."""
         if not isinstance(doc, Mapping):
             raise ScenarioError(f"expected a table (a dict), got a {type(doc).__name__}", file=origin, code="parse")
-        _check_document(doc, origin, for_json=True)  # before deepcopy, which recurses
+        check_document(doc, origin, for_json=True)  # before deepcopy, which recurses
         return cls(copy.deepcopy(dict(doc)), origin)
 
     # ----- access -------------------------------------------------------------------
@@ -389,7 +389,7 @@ class Scenario:
             _step(node, last, path, keys[:-1])  # raises if not a list or out of range
         elif not isinstance(node, dict):
             raise ScenarioError(f"{_format_path(keys[:-1])} is not a table", field=path)
-        _check_document(value, self.origin, keys, for_json=True)
+        check_document(value, self.origin, keys, for_json=True)
         node[last] = copy.deepcopy(value)
         self._source = None
         return self
@@ -401,7 +401,7 @@ class Scenario:
     # ----- serialisation ------------------------------------------------------------
     def to_toml(self) -> str:
         """The document as TOML text (``ScenarioError`` for what TOML cannot hold, e.g. ``None``)."""
-        _check_document(self._doc, self.origin)
+        check_document(self._doc, self.origin)
         try:
             return tomli_w.dumps(self._doc)
         except (TypeError, ValueError) as exc:  # e.g. None, which TOML cannot express
@@ -409,7 +409,7 @@ class Scenario:
 
     def to_json(self) -> str:
         """The document as JSON text (numpy numbers become plain numbers; NaN is refused)."""
-        _check_document(self._doc, self.origin, for_json=True)
+        check_document(self._doc, self.origin, for_json=True)
         return json.dumps(self._doc, default=_json_default, allow_nan=False)
 
     def _text(self) -> tuple[str, str]:

@@ -44,6 +44,7 @@ from ._series_arrow import series_table
 
 __all__ = [
     "DEFAULT_STORE",
+    "MAX_SEED",
     "SCHEMA_VERSION",
     "RunRecord",
     "Store",
@@ -59,6 +60,9 @@ SCHEMA_VERSION = "2"
 #: (:meth:`Store.verify`): version 1 had no ``runs.summary``; upgrading adds the column, null
 #: for the runs already stored (the studies run those again to have their summaries).
 _UPGRADABLE = {"1": ["ALTER TABLE runs ADD COLUMN summary JSON"]}
+
+MAX_SEED = 2**63 - 1
+"""Largest seed a store keeps (``runs.seed`` is a BIGINT, a signed 64-bit integer)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (

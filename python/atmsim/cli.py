@@ -451,12 +451,13 @@ def sweep(
     from math import prod
 
     from ._store import resolve_store
-    from .sweeps import check_size, parse_grid_option, parse_seeds
-    from .sweeps import sweep as run_sweep
+    from ._sweep import check_size, parse_seeds
+    from ._sweep import sweep as run_sweep
+    from ._sweep.grid import parse_grid_option
 
     with _reported_errors(_kept_in(resolve_store(store, out))):
         # Ctrl-C: the finished runs are committed, the workers stopped and the pool shut
-        # down (sweeps._Local.close), so the normal exit has nothing left to wait for.
+        # down (LocalBackend.close in atmsim._sweep.backends), so the normal exit has nothing left to wait for.
         grid_dict: dict[str, list[Any]] = {}
         for option in grid or []:
             try:

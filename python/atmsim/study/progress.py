@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..callbacks import StudyProgress
+
 __all__ = ["Listener", "Progress"]
 
 #: What a display is told: runs done, runs planned, and what was last done.
-Listener = Callable[[int, int, str], None]
+Listener = StudyProgress
 
 
 class Progress:
@@ -33,9 +35,12 @@ class Progress:
         return cls(None)
 
     @classmethod
-    def of(cls, progress: Progress | None) -> Progress:
-        """``progress`` itself, or a silent one for ``None``."""
-        return progress if progress is not None else cls.silent()
+    def of(cls, progress: Progress | Listener | None) -> Progress:
+        """``progress`` itself, a Progress telling the listener ``progress``, or a silent one
+        for ``None``."""
+        if isinstance(progress, Progress):
+            return progress
+        return cls(progress)
 
     def plan(self, runs: int) -> None:
         """Add ``runs`` to the runs planned."""

@@ -62,6 +62,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...callbacks import StudyProgress
 from ... import stats
 from ..._report import figure_path, plot_ci_lines, save_figure
 from ..._scenario import Scenario
@@ -205,7 +206,7 @@ def _wan_utilisation(summary: dict) -> float:
 class Study:
     """Runs the experiments; `quick` shortens runs and uses fewer seeds and load points."""
 
-    def __init__(self, full: bool, seed: int, progress: Progress | None = None):
+    def __init__(self, full: bool, seed: int, progress: Progress | StudyProgress | None = None):
         self.full = full
         self.seeds = list(range(seed, seed + (10 if full else 3)))
         rtts = 4000 if full else 1000
@@ -356,14 +357,14 @@ def _sat_text(x) -> str:
     return "none up to the largest load" if x is None else f"{x:g}"
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
     :func:`atmsim.study.executor.run_study`."""
     return run_study("caceres93", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
 
 
-def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()

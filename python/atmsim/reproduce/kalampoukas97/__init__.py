@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...callbacks import StudyProgress
 from ..._report import figure_path
 from ..._scenario import Scenario
 from . import figures as figs
@@ -103,7 +104,7 @@ def _keep(r) -> dict:
 class Study:
     """Collects the runs, then reads them back by name."""
 
-    def __init__(self, mode: Mode, seed: int, progress: Progress | None = None):
+    def __init__(self, mode: Mode, seed: int, progress: Progress | StudyProgress | None = None):
         self.mode, self.seed, self.progress = mode, seed, Progress.of(progress)
         self.jobs: list[tuple[str, int, Scenario]] = []
         self.out: dict[tuple[str, int], dict] = {}
@@ -631,7 +632,7 @@ def _fixes(st: Study, items: list) -> str:
     return "".join(parts)
 
 
-def collect(full: bool = False, seed: int = 1, progress: Progress | None = None) -> tuple[Study, dict[str, list[ks.TwoNode]]]:
+def collect(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> tuple[Study, dict[str, list[ks.TwoNode]]]:
     """Run every experiment of the study; returns the runs and the closed-form figures' points."""
     st = Study(FULL if full else QUICK, seed, progress)
     points = _schedule(st)
@@ -665,14 +666,14 @@ def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: fl
     return write_study_report(out, title, "".join(body), items, elapsed, mode, store=store, study="kalampoukas97"), items
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
     :func:`atmsim.study.executor.run_study`."""
     return run_study("kalampoukas97", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
 
 
-def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     t0 = time.perf_counter()
     st, points = collect(full, seed, progress)

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...callbacks import StudyProgress
 from ... import stats
 from ..._report import figure_path, plot_ci_lines
 from ..._scenario import Scenario
@@ -146,7 +147,7 @@ def point_metrics(summaries: list[dict], bg_mbps: float) -> dict:
 
 
 class Study:
-    def __init__(self, full: bool, seed: int, progress: Progress | None = None):
+    def __init__(self, full: bool, seed: int, progress: Progress | StudyProgress | None = None):
         self.full = full
         self.seed = seed
         self.main = FULL if full else QUICK
@@ -283,7 +284,7 @@ def _mech_keep(warmup_s: float):
 MECH_BUFFERS = (1000, 2000, 3540, 5000, 10000)
 
 
-def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25, progress: Progress | None = None) -> dict:
+def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25, progress: Progress | StudyProgress | None = None) -> dict:
     """Experiment B: unshaped TCP at ``bg_mbps`` of background with L0 buffers of
     :data:`MECH_BUFFERS` cells (3540 = L0's bandwidth-delay product, 10 ms × 150 Mb/s in
     cells), Reno as shipped and Reno with fast retransmit off (every loss waits for the
@@ -355,14 +356,14 @@ def _mechanism_html(mech: dict, size: Size, nseeds: int, bg: float) -> str:
         "Coarse timers make every stall last at least a second; the buffer decides how much of the remaining time L0 is kept busy.</p>")
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
     :func:`atmsim.study.executor.run_study`."""
     return run_study("kocyigit", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
 
 
-def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()

@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...callbacks import StudyProgress
 from ..._output import write_text_atomic
 from ...study import Mode as StudyMode
 from ...study import (
@@ -100,7 +101,7 @@ def scenario_dir() -> Path:
     return SCENARIO_DIR
 
 
-def table1(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[Row]:
+def table1(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[Row]:
     jobs = []
     for label, _, _ in TABLE1:
         sc = Scenario.from_toml(scenario_dir() / f"table1_w{label}.toml")
@@ -167,7 +168,7 @@ def fig6_plan(full: bool) -> tuple[list[int], float]:
     return (list(range(1, 4)), 30.0) if full else ([1], 10.0)
 
 
-def figure6(full: bool = False, seed: int = 1, progress: Progress | None = None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
+def figure6(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
     """Figure 6 on its local path under both loss rules:
     {rule: {mtu: [(window, mean goodput over seeds [Mb/s], retransmitted segments, all seeds)]}}."""
     seeds, dur = fig6_plan(full)
@@ -208,7 +209,7 @@ FIG3_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG3_WINDOW = 131072
 
 
-def figure3(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, float, int, int]]:
+def figure3(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[tuple[int, float, int, int]]:
     """[(MSS, goodput Mb/s, retransmitted segments, timeouts)] at a 128 kB window, no pacing;
     the MTU of both hosts is MSS + 40."""
     jobs = []
@@ -297,7 +298,7 @@ def fig5_port(buffer_cells: int, mtu: int, load: float, duration_s: float) -> Sc
     return sc
 
 
-def figure5_check(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, int, float, list[float]]]:
+def figure5_check(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[tuple[int, int, float, list[float]]]:
     """[(buffer, MTU, model's allowable load, simulated cell loss ratios over seeds)]: the
     simulated loss at the load the model allows for 1%."""
     seeds = list(range(seed, seed + (5 if full else 3)))
@@ -582,14 +583,14 @@ by bisection (1 = the port can be fully loaded).</p>
 """
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
     :func:`atmsim.study.executor.run_study`."""
     return run_study("magic95", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
 
 
-def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...callbacks import StudyProgress
 from ..._report import figure_path, new_axes, save_axes
 from ..._scenario import Scenario
 from ...study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
@@ -77,13 +78,13 @@ def _at(mss: int, speedup: float, oc12c: bool, duration_s: float) -> Scenario:
     return sc
 
 
-def _goodputs(scs: list[Scenario], seed: int, progress: Progress | None, what: list[str]) -> list[tuple[float, float]]:
+def _goodputs(scs: list[Scenario], seed: int, progress: Progress | StudyProgress | None, what: list[str]) -> list[tuple[float, float]]:
     """(goodput [b/s], receiver CPU utilisation) of each scenario, run on every core."""
     done = run_many([(sc, seed) for sc in scs], progress=Progress.of(progress).runs(lambda d: what[d - 1]))
     return [(s["connections"][0]["goodput_bps"], s["hosts"][1]["cpu_utilization"]) for s in done]
 
 
-def figure4(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, float, float, float]]:
+def figure4(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[tuple[int, float, float, float]]:
     """[(MSS, atmsim Mb/s, model Mb/s, receiver CPU utilisation)]."""
     c = per_segment_s()
     got = _goodputs([_at(mss, 1, False, 8.0 if full else 2.0) for mss in FIG4_MSS], seed, progress,
@@ -91,7 +92,7 @@ def figure4(full: bool = False, seed: int = 1, progress: Progress | None = None)
     return [(mss, g / 1e6, model_bps(mss, 1, OC3C_CELL_BPS, c) / 1e6, util) for mss, (g, util) in zip(FIG4_MSS, got)]
 
 
-def figure7(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, int, float, float]]:
+def figure7(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[tuple[int, int, float, float]]:
     """Simulated points [(speed-up, MSS, atmsim Mb/s, model Mb/s)] on a direct OC-12c link."""
     c = per_segment_s()
     points = [(k, mss) for k, sizes in FIG7_SIMULATED.items() for mss in sizes]

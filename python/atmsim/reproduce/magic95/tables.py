@@ -34,6 +34,7 @@ import html
 import math
 from dataclasses import dataclass, field
 
+from ...callbacks import StudyProgress
 from ... import stats
 from ...study import Kind, Progress, Rule, Verdict, holds, verdict_html, within_ratio
 from ..._scenario import Scenario
@@ -137,7 +138,7 @@ def for_each_tcp(n: int, key: str, value) -> dict:
     return {f"tcp[{i}].{key}": value for i in range(n)}
 
 
-def run_cases(cases: list[Case], full: bool, progress: Progress | None = None) -> list[Case]:
+def run_cases(cases: list[Case], full: bool, progress: Progress | StudyProgress | None = None) -> list[Case]:
     """Run every case over its plan's seeds (both cores, deterministic order)."""
     plans = [plan(full, c.paced, c.seeds) for c in cases]
     jobs, owner = [], []
@@ -291,7 +292,7 @@ class Results:
     t4b: list[Case]
 
 
-def run(full: bool = False, progress: Progress | None = None) -> Results:
+def run(full: bool = False, progress: Progress | StudyProgress | None = None) -> Results:
     return Results(
         t2=run_cases(table2_cases(), full, progress),
         recoveries=run_cases(recovery_cases(), full, progress),

@@ -39,12 +39,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from ... import _query as query, sweeps
-from ...errors import AtmsimError, ScenarioError
+from ... import _query as query
+from ... import _sweep as sweeps
+from ...errors import ScenarioError
 from ..._scenario import Scenario
+from ...callbacks import StudyProgress
 from ...study import Mode as StudyMode
 from ...study import Progress
 from ...study import resources
+from ...study.executor import raise_failed
 from . import calibration as calibration
 from . import oracle as oracle
 from . import report as report
@@ -140,7 +143,7 @@ def plan(mode: Mode, seed: int = 1):
     return sweeps.plan_points("mah96", str(SCENARIO), points, seeds)
 
 
-def collect(mode: Mode, seed: int = 1, progress: Progress | None = None, *, store: str | Path, jobs: int | None = None,
+def collect(mode: Mode, seed: int = 1, progress: Progress | StudyProgress | None = None, *, store: str | Path, jobs: int | None = None,
             scheduler=None) -> Study:
     """Run every configuration at the mode's seeds into the results store ``store`` (runs
     already there are not run again: an interrupted study resumes), then read them back."""
@@ -153,9 +156,7 @@ def collect(mode: Mode, seed: int = 1, progress: Progress | None = None, *, stor
         shown.at(done, total, f"{failed} failed" if failed else "")
 
     done = sweeps.run_plan(p, store=store, jobs=jobs, scheduler=scheduler, progress=tick)
-    if done.failed:
-        rid, err = done.failures[0]
-        raise StudyError(f"{done.failed} of {done.total} runs failed (first: run {rid}: {err})")
+    raise_failed(done)
     got = query.summaries([r.run_id for r in p.runs], store=done.store)
     summaries: dict[str, list[dict]] = {c: [] for c in mode.configs}
     for r in p.runs:
@@ -167,11 +168,7 @@ def _config_of(ipoa: dict) -> str:
     return f"{ipoa.get('qos', 'noqos')}-{ipoa['mux']}-{ipoa['vc']}"
 
 
-class StudyError(AtmsimError):
-    """A run of the study failed (its error is stored; ``--retry`` is not needed: fix and rerun)."""
-
-
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None, *, seeds: int | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None, *, seeds: int | None = None,
         configs: str | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
         workstations: int | None = None, duration_s: float | None = None) -> Path:
     """Run the study into its results store and write ``report.html`` into ``out_dir``.

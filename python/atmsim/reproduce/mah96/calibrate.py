@@ -30,13 +30,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import _query as query, sweeps
+from ... import _query as query
+from ... import _sweep as sweeps
 from ..._output import atomic_file
 from ..._report import figure_path, new_axes, save_figure
 from ..._scenario import Scenario
 from ...study import Kind, Progress, Verdict, holds, in_range, write_study_report
+from ...callbacks import StudyProgress
 from ...study import Mode as StudyMode
-from . import FULL, QUICK, SCENARIO, StudyError, scenario
+from ...study.executor import raise_failed
+from . import FULL, QUICK, SCENARIO, scenario
 from . import calibration as cal
 from . import tables
 
@@ -110,7 +113,7 @@ def plan(ws: int, dur: float, seeds: list[int], buffers=None, windows=None, scal
     return sweeps.plan_runs("mah96-calibration", str(SCENARIO), runs), keys
 
 
-def collect(ws: int, dur: float, seeds: list[int], progress: Progress | None = None, *, store: Path,
+def collect(ws: int, dur: float, seeds: list[int], progress: Progress | StudyProgress | None = None, *, store: Path,
             jobs: int | None = None, scheduler=None, **grid) -> Calibration:
     """Run the calibration's sweep into ``store`` (stored runs are not run again) and sort the
     per-run statistics by phase."""
@@ -119,9 +122,7 @@ def collect(ws: int, dur: float, seeds: list[int], progress: Progress | None = N
     shown = Progress.of(progress)
     done = sweeps.run_plan(p, store=store, jobs=jobs, scheduler=scheduler,
                            progress=lambda d, f, t: shown.at(d, t, f"{f} failed" if f else ""))
-    if done.failed:
-        rid, err = done.failures[0]
-        raise StudyError(f"{done.failed} of {done.total} runs failed (first: run {rid}: {err})")
+    raise_failed(done)
     got = query.summaries([r.run_id for r in p.runs], store=done.store)
     c = Calibration(ws, dur, seeds, store=done.store, ran=done.ok)
     for r in p.runs:
@@ -337,7 +338,7 @@ def write(c: Calibration, out: Path) -> Path:
                               study="mah96-calibration")
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None, *,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None, *,
         seeds: int | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
         workstations: int | None = None, duration_s: float | None = None, **grid) -> Path:
     """Run the calibration (module docs) and write its report into ``out_dir``; ``grid``:
