@@ -151,7 +151,7 @@ TINY_QOS = ("sp-ftp-conv-svc", "wc-ftp-conv-svccache", "nwc-http-app-svc")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("mah96")
     mode = mah96.Mode(8, 120.0, 3, o.CONFIGS + TINY_QOS)
-    study = mah96.collect(mode, seed=1, store=out / "results.duckdb", jobs=2)
+    study = mah96.collect(mode, [1, 2, 3], store=out / "results.duckdb", jobs=2)
     report = mah96.report.write(study, out)
     return study, out, report
 
@@ -182,7 +182,7 @@ def test_configurations_and_common_seeds_in_the_store(tiny):
 def test_a_study_resumes_from_its_store(tiny):
     """Run again into the same store: nothing is simulated and the statistics are the same."""
     study, out, _ = tiny
-    again = mah96.collect(study.mode, seed=1, store=out / "results.duckdb", jobs=2)
+    again = mah96.collect(study.mode, study.seeds, store=out / "results.duckdb", jobs=2)
     assert again.ran == 0 and again.stats == study.stats
 
 
@@ -269,6 +269,6 @@ def test_seeds_option_only_for_studies_that_take_it(tmp_path):
     assert r.stderr.strip() == "error: --configs: `kocyigit` does not take it (supported by: mah96)"
     r = cli("reproduce", "mah96", "--configs", "sp-mail-*", "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and "configs: no configuration matches 'sp-mail-*'" in r.stderr
-    r = cli("reproduce", "mah96", "--seeds", "1")
-    assert r.returncode == 2 and "--seeds" in r.stderr and "2<=x<=100" in r.stderr
+    r = cli("reproduce", "mah96", "--seeds", "1-200")
+    assert r.returncode == 2 and r.stderr.startswith("error: --seeds: 200 seeds given") and "2 to 100" in r.stderr
     assert "seeds" in mah96.run.__code__.co_varnames

@@ -298,10 +298,10 @@ def check(scenario: Path) -> None:
 @click.option("--out", type=PATH, metavar="DIR", help="Report directory.", show_default="out/<study>")
 @click.option(
     "--seeds",
-    type=click.IntRange(min=2, max=100),
-    metavar="N",
-    help="Runs per configuration, at seeds --seed, --seed + 1, …, where the study supports it (mah96).",
-    show_default="the study's: mah96 3, as the thesis",
+    metavar="SEEDS",
+    help="Seeds to run every configuration at, where the study supports it (mah96, mah96-calibration): "
+    "1-3 or 1,3,5 (2 to 100 seeds; a bare number is refused).",
+    show_default="the study's: mah96 3 from --seed on, as the thesis",
 )
 @click.option(
     "--configs",
@@ -338,7 +338,7 @@ def reproduce(
     full: bool,
     seed: int,
     out: Path | None,
-    seeds: int | None,
+    seeds: str | None,
     configs: str | None,
     store: Path | None,
     jobs: int | None,
@@ -350,6 +350,7 @@ def reproduce(
 
     from ._output import check_writable
     from .study import Mode
+    from .study.seeds import study_seeds
 
     if study not in STUDIES:
         raise _fail(f"unknown study `{study[:40]}`: expected one of {', '.join(sorted(STUDIES))}", EXIT_USER_ERROR)
@@ -364,6 +365,11 @@ def reproduce(
             if k not in supported:
                 why = "has a fixed number of runs per configuration" if k == "seeds" else "does not take it"
                 raise _fail(f"--{k}: `{study}` {why} (supported by: mah96)", EXIT_USER_ERROR)
+        if seeds is not None:
+            if click.get_current_context().get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT:
+                raise _fail("--seed and --seeds: give the seeds in --seeds alone (--seed is where a study's "
+                            "default seeds start)", EXIT_USER_ERROR)
+            extra["seeds"] = study_seeds(seeds, seed, option="--seeds")
         if "store" in supported:  # a study run into a results store keeps its finished runs
             extra["store"] = store if store is not None else out_dir / DEFAULT_STORE
             interrupted.line = _kept_in(extra["store"])

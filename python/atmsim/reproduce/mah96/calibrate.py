@@ -35,11 +35,13 @@ from ... import _sweep as sweeps
 from ..._output import atomic_file
 from ..._report import figure_path, new_axes, save_figure
 from ..._scenario import Scenario
-from ...study import Kind, Progress, Verdict, holds, in_range, write_study_report
-from ...callbacks import StudyProgress
-from ...study import Mode as StudyMode
 from ...study.executor import raise_failed
-from . import FULL, QUICK, SCENARIO, scenario
+from ...study.seeds import study_seeds
+from ..._sweep.seeds import Seeds
+from ...callbacks import StudyProgress
+from ...study import Kind, Progress, Verdict, holds, in_range, write_study_report
+from ...study import Mode as StudyMode
+from . import FULL, QUICK, SCENARIO, default_seeds, scenario
 from . import calibration as cal
 from . import tables
 
@@ -339,14 +341,16 @@ def write(c: Calibration, out: Path) -> Path:
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None, *,
-        seeds: int | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
+        seeds: Seeds | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
         workstations: int | None = None, duration_s: float | None = None, **grid) -> Path:
     """Run the calibration (module docs) and write its report into ``out_dir``; ``grid``:
-    ``buffers``, ``windows``, ``scales`` to try other points than the declared ones."""
+    ``buffers``, ``windows``, ``scales`` to try other points than the declared ones;
+    ``seeds``: as :func:`atmsim.reproduce.mah96.run` takes them."""
     base = FULL if StudyMode(mode).full else QUICK
     ws, dur = workstations or base.workstations, duration_s or base.duration_s
+    chosen = study_seeds(seeds, seed) if seeds is not None else default_seeds(base, seed)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    c = collect(ws, dur, list(range(seed, seed + (seeds or base.seeds))), progress,
+    c = collect(ws, dur, chosen, progress,
                 store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler, **grid)
     return write(c, out)
