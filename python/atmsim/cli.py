@@ -52,6 +52,11 @@ if TYPE_CHECKING:
 # they are used, and the command line is plain click (typer 0.29 imports pydantic to parse any
 # argument), so `atmsim run` reaches the simulation quickly (docs/performance.md, "Start-up").
 
+#: The console script is ``main``; ``app`` is the click group (its commands: run, check,
+#: reproduce, sweep, report, version); the EXIT_ codes are those the command returns.
+__all__ = ["EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED", "EXIT_USER_ERROR", "app", "main"]
+
+
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
 EXIT_INTERRUPTED = 130

@@ -75,6 +75,26 @@ from .rules import (
     s6_phenomena_rule, s6_saturation_rule, s7_fair_rule, s7_worse_rule,
 )
 
+__all__ = [
+    "CELL_BITS",
+    "FIG2_COUNTS",
+    "LINK_BPS",
+    "MSS_BYTES",
+    "POLICIES",
+    "RTT_S",
+    "SAT_THRESHOLDS",
+    "WINDOW_BYTES",
+    "Point",
+    "Study",
+    "Verdicts",
+    "buffer_cells",
+    "round_trip_window_cells",
+    "run",
+    "saturation_point",
+    "scenario",
+]
+
+
 POLICIES = ("per-conversation", "per-type", "per-destination")
 RTT_S = 0.045
 LINK_BPS = 1.5e6

@@ -6,6 +6,19 @@ from __future__ import annotations
 
 from ...study import Rule, holds
 
+__all__ = [
+    "fig2_rule",
+    "fig5_rule",
+    "figs34_rule",
+    "figs67_rule",
+    "figs89_rule",
+    "s6_phenomena_rule",
+    "s6_saturation_rule",
+    "s7_fair_rule",
+    "s7_worse_rule",
+]
+
+
 def fig2_rule(ftp_sat: float | None) -> Rule:
     """Fig. 2: FTP saturates the link (utilisation ≥ 0.9) at 3–4 conversations."""
     return holds("FTP utilisation first ≥ 0.9 at 3–4 conversations", ftp_sat is not None and 3 <= ftp_sat <= 4)

@@ -39,6 +39,26 @@ from ...study import Mode as StudyMode
 from ...study.executor import run_study
 from ..runner import run_many
 
+__all__ = [
+    "FULL",
+    "LEMMA2_NEAR_SHARE",
+    "LEMMA2_STEADY_AFTER_S",
+    "LEMMA2_UNEQUAL",
+    "QUICK",
+    "SEC54_READINGS",
+    "SEC55_DELAYS",
+    "WORKED_F41_BELOW",
+    "Mode",
+    "Study",
+    "collect",
+    "lemma2_cycle_rule",
+    "queue_peak_rule",
+    "run",
+    "worked_numbers_rule",
+    "write",
+]
+
+
 # Digest A9/A12: one-way propagation readings of §5.4's "about 9 segments" [ms].
 SEC54_READINGS = {"9 link-rate segments (primary, A9)": 5.05, "matches the published 23 (A9 a)": 6.74,
                   "9 fat-rate segments, literal (A9 b)": 13.48}

@@ -39,6 +39,21 @@ from ..._scenario import Scenario
 from ...study import resources
 from . import theory as th
 
+__all__ = [
+    "CELL_S",
+    "MSS_BYTES",
+    "SCENARIO_DIR",
+    "TwoNode",
+    "busy_period_levels",
+    "consecutive_sums",
+    "efficiency",
+    "load",
+    "payload_mbps",
+    "prediction",
+    "two_node",
+]
+
+
 SCENARIO_DIR = resources.scenario_dir("kalampoukas97")
 MSS_BYTES = 9140
 CELL_S = th.CELL_BITS / th.OC3C_BPS  # one cell at the OC-3c rate [s]

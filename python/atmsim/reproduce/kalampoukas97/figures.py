@@ -16,6 +16,17 @@ from ..._report import new_axes, save_axes
 from . import theory as th
 
 
+__all__ = [
+    "acr",
+    "closed_form_l",
+    "closed_form_rates",
+    "closed_form_w",
+    "queue",
+    "sequence",
+    "throughput_from_zero",
+]
+
+
 def _equal_pair(path: Path, xs, two_way, one_way, sim: list[tuple[float, float]], xlabel: str, title: str) -> Path:
     """Theorem 1's two-way and the one-way efficiency over ``xs``, with simulated (x, F) points."""
     fig, ax = new_axes()

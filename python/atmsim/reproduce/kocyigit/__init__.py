@@ -64,6 +64,20 @@ from .rules import (  # noqa: F401  (every rule is part of the study's interface
 )
 
 
+__all__ = [
+    "EFFICIENCY_EDGE",
+    "MECH_BUFFERS",
+    "Study",
+    "at_background",
+    "capped_efficiency",
+    "load",
+    "mechanism",
+    "point_metrics",
+    "run",
+    "scenario_dir",
+]
+
+
 def scenario_dir() -> Path:
     return SCENARIO_DIR
 

@@ -9,6 +9,19 @@ import numpy as np
 from ...study import Rule, holds
 from .design import ALPHA_PER_LOAD, BG_LOADS_MBPS, LINK_MBPS, N_TCP
 
+__all__ = [
+    "buffer_gain_rule",
+    "bursty_rule",
+    "eff_poor_rule",
+    "efficiency_falls",
+    "flat20_rule",
+    "judge",
+    "shaping35_rule",
+    "shaping_hardly_matters_rule",
+    "unshaped_ahead",
+]
+
+
 def shaping35_rule(curves: dict[str, list[tuple[float, dict]]]) -> Rule:
     """Figs. 3/5: goodput with 35 Mb/s shaping at least the unshaped one — 'differs' where unshaped
     TCP is significantly higher at some load (:func:`unshaped_ahead`)."""

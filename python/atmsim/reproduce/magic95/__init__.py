@@ -51,6 +51,53 @@ from ...study.executor import run_study
 from ..runner import run_many
 from .hosts import cells_per_segment
 
+__all__ = [
+    "FIG3_MSS",
+    "FIG3_WINDOW",
+    "FIG5_BUFFERS",
+    "FIG5_CHECK",
+    "FIG5_CHECK_FACTOR",
+    "FIG5_LOSS",
+    "FIG5_MTUS",
+    "FIG6_COLLAPSE_FROM",
+    "FIG6_MTUS",
+    "FIG6_RTT_S",
+    "FIG6_VERY_SMALL",
+    "FIG6_WINDOWS",
+    "OC3C_USER_BPS",
+    "RTT_S",
+    "SCENARIO_DIR",
+    "TABLE1",
+    "TAXI_USER_BPS",
+    "TOLERANCE",
+    "Row",
+    "allowable_load",
+    "buffer_segments",
+    "effective_window",
+    "eq2_window_bytes",
+    "eq3_rate_bps",
+    "fig5_port",
+    "fig6_plan",
+    "figure3",
+    "figure3_rule",
+    "figure5",
+    "figure5_check",
+    "figure5_check_rule",
+    "figure5_worst_factor",
+    "figure6",
+    "figure6_collapse",
+    "figure6_collapse_rule",
+    "figure6_onset_rule",
+    "geo_geo_1_n_loss",
+    "mismatch",
+    "overflow_window",
+    "paced_user_bps",
+    "run",
+    "scenario_dir",
+    "table1",
+]
+
+
 #: Table 1 as published: window label, window [bytes], throughput [Mb/s].
 TABLE1 = [
     ("0.5k", 512, 0.47),

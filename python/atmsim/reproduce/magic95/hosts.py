@@ -27,6 +27,30 @@ from ...study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
 from ...study import resources
 from ..runner import run_many
 
+__all__ = [
+    "FIG4_MSS",
+    "FIG4_SMALLEST_SHARE",
+    "FIG7_MSS",
+    "FIG7_SIMULATED",
+    "FIG7_SPEEDUPS",
+    "MODEL_TOL",
+    "OC3C_CELL_BPS",
+    "OC12C_CELL_BPS",
+    "base",
+    "cells_per_segment",
+    "figure4",
+    "figure4_rule",
+    "figure7",
+    "figure7_rule",
+    "figures_html",
+    "link_user_bps",
+    "model_bps",
+    "n_runs",
+    "per_segment_s",
+    "scenario_path",
+]
+
+
 FIG4_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG7_MSS = [512, 1024, 2048, 4096, 9140, 16384, 32768, 65495]
 FIG7_SPEEDUPS = [1, 2, 4, 8, 16]

@@ -41,6 +41,53 @@ from ..._scenario import Scenario
 from ...study import resources
 from ..runner import run_many
 
+__all__ = [
+    "LOSS_RULES",
+    "PAYLOAD_PER_CELL_PAYLOAD",
+    "PAYLOAD_PER_LINE",
+    "RECOVERIES",
+    "SCENARIO_DIR",
+    "STARVED_SHARE",
+    "T2_RECEIVER_MBPS",
+    "T3_PACED_TOL",
+    "T3_RECOVERIES",
+    "T4A_JITTER_SEEDS",
+    "T4A_JITTER_US",
+    "T4A_LOSSES_PER_S",
+    "T4A_SPEEDS_FULL",
+    "T4A_SPEEDS_QUICK",
+    "Case",
+    "Results",
+    "csv_rows",
+    "for_each_tcp",
+    "jain",
+    "jitter_override",
+    "jitter_rule",
+    "n_cases",
+    "pace_override",
+    "paper_in_seeds_rule",
+    "plan",
+    "recovery_cases",
+    "recovery_override",
+    "report_html",
+    "run",
+    "run_cases",
+    "speed_label",
+    "speed_override",
+    "starved_seeds",
+    "table2_cases",
+    "table3_cases",
+    "table3_paced_rule",
+    "table3_recovery_cases",
+    "table4a_agrees",
+    "table4a_cases",
+    "table4a_jitter_cases",
+    "table4a_rule",
+    "table4b_cases",
+    "table4b_rule",
+]
+
+
 SCENARIO_DIR = resources.scenario_dir("magic95")
 
 #: The two loss responses compared (``[[tcp]] ssthresh_on_loss``).

@@ -58,6 +58,23 @@ from . import oracle as oracle
 from . import report as report
 from . import tables as tables
 
+__all__ = [
+    "FULL",
+    "IPOA_PATH",
+    "QUICK",
+    "SCENARIO",
+    "Mode",
+    "Study",
+    "collect",
+    "default_seeds",
+    "ipoa_of",
+    "plan",
+    "run",
+    "scenario",
+    "select",
+]
+
+
 SCENARIO = resources.scenario_file("mah96", "noqos_conv_svc.toml")
 #: The varied value's path in the results store (every site's router has the same driver).
 IPOA_PATH = "site[0].ipoa"

@@ -45,6 +45,26 @@ from . import FULL, QUICK, SCENARIO, default_seeds, scenario
 from . import calibration as cal
 from . import tables
 
+__all__ = [
+    "MAGNITUDES",
+    "QUICK_FACTOR",
+    "QUICK_STATS",
+    "SCALES",
+    "SHOWN",
+    "TITLE",
+    "TOL",
+    "Calibration",
+    "change",
+    "collect",
+    "plan",
+    "quick_scale",
+    "result",
+    "run",
+    "verdicts",
+    "write",
+]
+
+
 TITLE = "Mah (1996): the calibration of the buffers and socket buffers"
 #: Candidate quick scales, cheapest first: (workstations per site, simulated seconds).
 SCALES = ((50, 600.0), (75, 600.0), (100, 600.0), (150, 600.0), (200, 600.0))

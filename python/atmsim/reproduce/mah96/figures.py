@@ -17,6 +17,19 @@ from ..._report import figure_path, new_axes, save_axes, save_figure
 from . import oracle as oracle
 from . import tables as tables
 
+__all__ = [
+    "OVERVIEW",
+    "POLICIES",
+    "SETUPS",
+    "bars",
+    "best_effort",
+    "change",
+    "failure_rates",
+    "mean",
+    "overview",
+]
+
+
 #: The four setups of every QoS policy (§4.4), in the figures' column order.
 SETUPS = ("app-svc", "app-svccache", "conv-svc", "conv-svccache")
 #: The 24 QoS policies (Tab 3-4), in the figures' row order.

@@ -70,6 +70,40 @@ from .rows import FAVOURED, SCHEMES, Size, chg_row, cmp_row, lvl_row, mux_pairs,
 from .qos_rows import QOS_ROWS
 from .tables import STATS, TABLE_3_3
 
+__all__ = [
+    "CONSISTENCY",
+    "HIT_V13",
+    "HIT_V14",
+    "HTTP4",
+    "LEVELS",
+    "MAGNITUDE_FACTOR",
+    "MAX_VCS",
+    "MEDIA3",
+    "ORDER_OF_MAGNITUDE",
+    "PEAKS",
+    "RATIOS",
+    "ROWS",
+    "TOL_HIT_PP",
+    "TOL_LEVEL",
+    "SizeCheck",
+    "Test",
+    "Verdict",
+    "chance_allowance",
+    "change_range",
+    "judge",
+    "judge_test",
+    "mean_change",
+    "recommendations",
+    "shift_test",
+    "show",
+    "size_checks",
+    "size_factor",
+    "size_ok",
+    "tolerance_range",
+    "untestable",
+]
+
+
 LEVELS = (0.90, 0.80, 0.60)
 #: Relative tolerance on published or implied absolute values and changes (full scale only).
 TOL_LEVEL = 0.25

@@ -29,6 +29,24 @@ import numpy as np
 from .oracle import AGREES, DIFFERS, NOT_COMPARABLE, STATS, chance_allowance, mean_change, shift_test, untestable
 from .rows import SETUPS, mux_pairs, policy_pairs, vc_pairs
 
+__all__ = [
+    "FTP",
+    "HTTP",
+    "PERCEPTIBLE_S",
+    "RECOMMENDATIONS",
+    "TEL",
+    "Check",
+    "P",
+    "Pairs",
+    "calm",
+    "direction",
+    "magnitude",
+    "order",
+    "ratio",
+    "recommendations",
+]
+
+
 Pairs = tuple[tuple[str, str], ...]
 #: A check: (runs, at_scale) → (True / False / None = not judged, what our runs say).
 Check = Callable[[dict[str, list[dict]], bool], tuple[bool | None, str]]

@@ -25,6 +25,9 @@ from . import figures as figures
 from . import oracle as oracle
 from . import tables as tables
 
+__all__ = ["CALIBRATED_ROWS", "TITLE", "kind_of", "study_verdicts", "verdicts", "write"]
+
+
 TITLE = "Mah 1996 — IP over ATM: quality of service, multiplexing and VC management (atmsim reproduction)"
 
 _SECTIONS = (("Chapter 4 — quality of service (spec §5.2)", "Q-"), ("Chapter 5 — multiplexing (spec §5.3)", "M-"),

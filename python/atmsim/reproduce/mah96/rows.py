@@ -16,6 +16,31 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+__all__ = [
+    "ALL_CONFIGS",
+    "CANONICAL",
+    "CONFIGS",
+    "FAVOURED",
+    "NOQOS4",
+    "SCHEMES",
+    "SETUPS",
+    "Row",
+    "Size",
+    "chance_row",
+    "chg_row",
+    "cmp_row",
+    "lvl_row",
+    "mux_pairs",
+    "name",
+    "parse",
+    "policy_pairs",
+    "prose_row",
+    "resolve_sizes",
+    "sizes_of",
+    "vc_pairs",
+]
+
+
 #: §4.4–4.6: the three schedulers and the eight favoured conversation types.
 SCHEMES = ("sp", "wc", "nwc")
 FAVOURED = ("telnet", "ftp", "http", "audio", "video", "isp", "av", "qos1")

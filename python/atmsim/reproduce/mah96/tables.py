@@ -21,6 +21,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "BUSY_SITES",
+    "SITES",
+    "STATS",
+    "SWITCHES",
+    "TABLE_3_3",
+    "Stat",
+    "guaranteed_failure_rate",
+    "guaranteed_failure_rate_per_vc_request",
+    "hit_rate",
+    "identical_metrics",
+    "is_switch_port",
+    "media_rates",
+    "routers",
+    "run_stats",
+    "setup_rate",
+    "switch_drop_rate",
+    "switch_drop_rate_queues",
+]
+
+
 #: The six sites' routers (``<site>-router``), West then East.
 SITES = ("berkeley", "lbl", "llnl", "illinois", "wisconsin", "rutgers")
 #: The switches: the two hubs and one per site (their output queues are the "switch queues").
