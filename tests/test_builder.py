@@ -11,7 +11,6 @@ import pytest
 
 import atmsim
 from atmsim.builder import NetworkBuilder, Site, dumbbell, mah_backbone
-
 from conftest import REPO
 
 TWO_SITES = REPO / "scenarios" / "internetwork" / "two_sites.toml"

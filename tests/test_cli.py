@@ -13,7 +13,7 @@ from rich.console import Console
 
 import atmsim
 from atmsim import Results
-from atmsim.cli import abr_table, connections_table, ports_table, print_summary, sources_table
+from atmsim._run_tables import abr_table, connections_table, ports_table, print_summary, sources_table
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -107,7 +107,7 @@ def test_core_errors_map_to_exceptions(code, cls, field):
 
 
 def test_panic_in_core_is_a_simulation_error(capfd):
-    with pytest.raises(SimulationError, match="panicked.*kaboom") as info:
+    with pytest.raises(SimulationError, match=r"panicked.*kaboom") as info:
         fake_run(error=("panic", "", "kaboom"))
     assert info.value.code == "internal"
     assert "kaboom" in capfd.readouterr().err  # a real panic is still reported by the hook

@@ -14,8 +14,8 @@ import pytest
 
 import atmsim
 from atmsim import ScenarioError
-from atmsim._sweep import plan as sweep_plan
 from atmsim._sweep import MAX_RUNS, parse_seeds, plan_sweep
+from atmsim._sweep import plan as sweep_plan
 from atmsim._sweep.grid import parse_grid_option
 from test_sweep import atmsim_cli
 

@@ -11,8 +11,7 @@ import re
 import pytest
 
 from atmsim.errors import ScenarioError
-from atmsim.reproduce import STUDIES
-from atmsim.reproduce import mah96
+from atmsim.reproduce import STUDIES, mah96
 from atmsim.reproduce.mah96 import oracle as o
 from atmsim.reproduce.mah96 import tables as t
 from atmsim.study import Kind, read_verdicts
@@ -215,7 +214,7 @@ def test_tiny_run_physics(tiny):
 
 
 def test_tiny_report_has_a_verdict_for_every_row(tiny):
-    study, out, report = tiny
+    _study, out, report = tiny
     page = report.read_text()
     rows = list(csv.DictReader((out / "rows.csv").open()))
     assert [r["row"] for r in rows] == [r.id for r in o.ROWS]

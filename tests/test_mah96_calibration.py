@@ -9,9 +9,9 @@ import tomllib
 
 import pytest
 
-from atmsim.reproduce import STUDIES
-from atmsim.reproduce import mah96
-from atmsim.reproduce.mah96 import calibrate, calibration as cal, oracle, report
+from atmsim.reproduce import STUDIES, mah96
+from atmsim.reproduce.mah96 import calibrate, oracle, report
+from atmsim.reproduce.mah96 import calibration as cal
 from atmsim.study import Kind, read_verdicts
 
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
-import subprocess
 import sys
 from pathlib import Path
 

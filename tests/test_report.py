@@ -17,7 +17,6 @@ from atmsim import stats
 from atmsim._report_store import StoreError, axis_label, write_store_report
 from atmsim._store import Store
 
-
 WINDOWS = [8192, 65536]
 BUFFERS = [256, 1024]
 SEEDS = [1, 2, 3]

@@ -109,7 +109,7 @@ def test_results_wide_form(store):
 
 
 def test_results_by_sweep_includes_runs_found_stored(store, tmp_path):
-    path, first = store
+    path, _first = store
     # A second sweep overlapping the first: its stored runs are skipped but belong to it.
     second = atmsim.sweep(TINY, grid={"tcp[0].window_bytes": [8192]}, seeds="1-3", store=path, jobs=0)
     assert second.skipped == 0 and second.ok == 3  # variant unset: not the same documents

@@ -9,8 +9,21 @@ import math
 import pytest
 
 from atmsim.study import (
-    Kind, Outcome, Verdict, above, at_least, at_most, below, holds, in_range, read_verdicts, summary_html, verdict_html, within,
-    within_ratio, write_verdicts,
+    Kind,
+    Outcome,
+    Verdict,
+    above,
+    at_least,
+    at_most,
+    below,
+    holds,
+    in_range,
+    read_verdicts,
+    summary_html,
+    verdict_html,
+    within,
+    within_ratio,
+    write_verdicts,
 )
 from atmsim.study.verdict import counts
 

@@ -82,7 +82,8 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
         ssthresh = results.trace("ssthresh_bytes").clip(upper=cwnd.max().max() * 2 if len(cwnd) else None)
         figs.append(_line_plot([(cwnd, "-"), (ssthresh, ":")], "bytes (— cwnd, ··· ssthresh)", "TCP congestion window", figure_path(out, "cwnd.png")))
     if "goodput_bps" in metrics:
-        figs.append(_line_plot([(results.trace("goodput_bps"), "-")], "goodput [Mb/s]", "Goodput per sample interval", figure_path(out, "goodput.png"), 1e-6))
+        figs.append(_line_plot([(results.trace("goodput_bps"), "-")], "goodput [Mb/s]", "Goodput per sample interval",
+                               figure_path(out, "goodput.png"), 1e-6))
     if "queue_cells" in metrics:
         q = results.trace("queue_cells")
         q = q.loc[:, q.max() > 0]

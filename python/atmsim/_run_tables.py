@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ._scenario import printable
 
@@ -55,7 +55,7 @@ DIGITS = 4
 MISSING = "—"
 
 
-def _number(v: Any) -> bool:
+def _number(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
@@ -248,7 +248,9 @@ def lines_table(summary: Mapping[str, Any]) -> Table | None:
 
     def loss(r: Mapping[str, Any]) -> float | None:
         sent, dropped = r.get("sent"), r.get("dropped")
-        return _scaled(_ratio(dropped, sent + dropped), PERCENT) if _number(sent) and _number(dropped) else None
+        if not (_number(sent) and _number(dropped)):
+            return None
+        return _scaled(_ratio(dropped, sent + dropped), PERCENT)
 
     return _build("lines", busy, [
         ("kind", _key("kind")),

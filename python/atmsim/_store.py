@@ -33,14 +33,14 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ._defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
-from .errors import StoreError, StoreLockedError
 from ._series_arrow import series_table
+from .errors import StoreError, StoreLockedError
 
 __all__ = [
     "DEFAULT_STORE",
@@ -491,6 +491,10 @@ class Store:
             con.execute(f"SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM {table}").fetchall()
 
     # ----- the series directory -------------------------------------------------------------
+    @overload
+    def _series_dir_fd(self, create: Literal[True]) -> int: ...
+    @overload
+    def _series_dir_fd(self, create: bool) -> int | None: ...
     def _series_dir_fd(self, create: bool) -> int | None:
         """The series directory opened without following a link (``O_NOFOLLOW``): a file
         descriptor that every series file is created, renamed and removed through, so a link

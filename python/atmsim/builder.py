@@ -40,9 +40,12 @@ import keyword
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._scenario import Scenario
+from ._scenario import ProgressArg, Scenario
+
+if TYPE_CHECKING:
+    from ._run_results import Results
 
 __all__ = ["Backbone", "NetworkBuilder", "Site", "dumbbell", "mah_backbone"]
 
@@ -270,9 +273,9 @@ class NetworkBuilder:
         A mistake raises :class:`~atmsim.ScenarioError` naming the field."""
         return self.scenario().validate()
 
-    def run(self, seed: int | None = None, **kwargs: Any):
+    def run(self, seed: int | None = None, progress: ProgressArg = False, batching: bool | None = None) -> Results:
         """Run the scenario (see :meth:`Scenario.run <atmsim.Scenario.run>`)."""
-        return self.scenario().run(seed=seed, **kwargs)
+        return self.scenario().run(seed=seed, progress=progress, batching=batching)
 
     def to_toml(self, path: str | Path | None = None) -> str:
         """The document as TOML text, also written to ``path`` if given (``atmsim run`` and

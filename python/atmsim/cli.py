@@ -23,27 +23,17 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from . import __version__
 from ._defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from ._prefetch import prefetched
+from ._run_tables import print_summary
+from ._scenario import SEED_MAX, Scenario, check_seed, printable, validate_file
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .reproduce import STUDIES
-from ._run_tables import (  # the tables `run` prints; tests import them from here too
-    abr_table,
-    connections_table,
-    lines_table,
-    nodes_table,
-    ports_table,
-    print_summary,
-    sources_table,
-    traffic_table,
-    udp_table,
-)
-from ._prefetch import prefetched
-from ._scenario import SEED_MAX, Scenario, check_seed, printable, validate_file
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -105,7 +95,7 @@ class _OneLineErrors(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.commands)
 
-    def make_context(self, *args, **kwargs) -> click.Context:  # noqa: ANN002, ANN003
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:
             return super().make_context(*args, **kwargs)
         except KeyboardInterrupt:  # click would print a blank line first
@@ -117,7 +107,10 @@ class _OneLineErrors(click.Group):
         except KeyboardInterrupt:
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # noqa: ANN001
+    def main(
+        self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+        standalone_mode: bool = True, **extra: Any,
+    ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -222,7 +215,10 @@ PATH = click.Path(path_type=Path, readable=False)
 _scenario_arg = click.argument("scenario", cls=_Argument, type=PATH, metavar="SCENARIO.toml", help="Scenario file.")
 
 
-def _quiet_option(text: str):  # noqa: ANN202
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _quiet_option(text: str) -> Callable[[_F], _F]:
     return click.option("--quiet", "-q", is_flag=True, help=text)
 
 
@@ -364,7 +360,7 @@ def reproduce(
     with _reported_errors() as interrupted:
         module = importlib.import_module(STUDIES[study])  # inside: Ctrl-C while importing is one line too
         given = {"seeds": seeds, "configs": configs, "store": store, "jobs": jobs, "scheduler": scheduler}
-        extra = {k: v for k, v in given.items() if v is not None}
+        extra: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         supported = inspect.signature(module.run).parameters
         for k in extra:
             if k not in supported:
@@ -376,8 +372,9 @@ def reproduce(
                             "default seeds start)", EXIT_USER_ERROR)
             extra["seeds"] = study_seeds(seeds, seed, option="--seeds")
         if "store" in supported:  # a study run into a results store keeps its finished runs
-            extra["store"] = store if store is not None else out_dir / DEFAULT_STORE
-            interrupted.line = _kept_in(extra["store"])
+            study_store = store if store is not None else out_dir / DEFAULT_STORE
+            extra["store"] = study_store
+            interrupted.line = _kept_in(study_store)
         check_writable(out_dir)
         # The bar only on a terminal: elsewhere it would print its last state as a line of
         # its own (also when interrupted, before the one `error:` line).
@@ -457,7 +454,8 @@ def sweep(
 ) -> None:
     """Run a scenario over a grid of parameter values and seeds into a DuckDB results store.
 
-    Every grid point is validated before anything runs. Each finished run is committed to the store at once; an interrupted sweep resumes where it stopped when run again.
+    Every grid point is validated before anything runs. Each finished run is committed to the store at once;
+    an interrupted sweep resumes where it stopped when run again.
     """
     from math import prod
 

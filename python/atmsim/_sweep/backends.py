@@ -41,7 +41,7 @@ def execute_run(text: str, origin: str, seed: int) -> dict[str, Any]:
         out: dict[str, Any] = {"summary": raw["summary"], "series": raw["series"]}
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException as exc:  # noqa: BLE001 — includes pyo3's PanicException
+    except BaseException as exc:
         out = {
             "error": str(exc) or type(exc).__name__,
             "error_field": getattr(exc, "field", "") or None,
@@ -62,7 +62,7 @@ _FORKSERVER_SOCKET_SUFFIX = len("/pymp-XXXXXXXX/listener-XXXXXXXX")
 _UNIX_PATH_MAX = 107
 
 
-def mp_context():
+def mp_context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     short_tmp = len(os.fsencode(tempfile.gettempdir())) + _FORKSERVER_SOCKET_SUFFIX <= _UNIX_PATH_MAX
     if "forkserver" in methods and short_tmp:
@@ -128,10 +128,10 @@ class _InlineFuture:
 class InProcessBackend(Backend):
     """jobs=0: run in the calling process, one after another (debugging, tests)."""
 
-    def submit(self, run, origin):
+    def submit(self, run: PlannedRun, origin: str) -> _InlineFuture:
         return _InlineFuture(_runner(run.text, origin, run.seed))
 
-    def wait_some(self, pending, timeout):
+    def wait_some(self, pending: set[Any], timeout: float) -> set[Any]:
         return set(pending)
 
 
@@ -190,14 +190,14 @@ class LocalBackend(_Signalled):
         self.slots = jobs
         self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp_context(), initializer=_worker_init)
 
-    def submit(self, run, origin):
+    def submit(self, run: PlannedRun, origin: str) -> Any:
         # A submit may start a worker process; Ctrl-C in the middle of that would leave a
         # child the pool does not know of (it could not be stopped), so it waits until after.
         with _main_module_hidden(), _sigint_deferred():
             future = self.pool.submit(execute_run, run.text, origin, run.seed)
         return self._watch(future)
 
-    def result(self, future):
+    def result(self, future: Any) -> dict[str, Any]:
         from concurrent.futures.process import BrokenProcessPool
 
         try:
@@ -208,7 +208,7 @@ class LocalBackend(_Signalled):
                 "finished runs are stored, run the sweep again to resume"
             ) from None
 
-    def close(self, abort=False):
+    def close(self, abort: bool = False) -> None:
         if abort:
             # Ctrl-C or a dead worker: stop the runs in progress too (workers ignore SIGINT),
             # then wait for the pool's manager thread, which sees the workers gone, fails the
@@ -257,12 +257,12 @@ class DaskBackend(_Signalled):
         nthreads = self.client.nthreads()
         self.slots = max(1, sum(nthreads.values()) if nthreads else 1)
 
-    def submit(self, run, origin):
+    def submit(self, run: PlannedRun, origin: str) -> Any:
         return self._watch(self.client.submit(
             execute_run, run.text, origin, run.seed, pure=False, key=f"atmsim-run-{run.run_id}-{uuid.uuid4().hex[:8]}"
         ))
 
-    def result(self, future):
+    def result(self, future: Any) -> dict[str, Any]:
         try:
             return future.result()
         except Exception as exc:  # KilledWorker, worker-side import errors, ...
@@ -274,6 +274,6 @@ class DaskBackend(_Signalled):
                 "wall_s": float("nan"),
             }
 
-    def close(self, abort=False):
+    def close(self, abort: bool = False) -> None:
         if self.own:
             self.client.close()

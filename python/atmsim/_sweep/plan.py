@@ -24,7 +24,7 @@ import numpy as np
 from .. import _core
 from .._scenario import MAX_DEPTH, Scenario, check_document, load_scenario, parse_path
 from ..errors import ScenarioError
-from .seeds import MAX_RUNS, MAX_SEED, Seeds, check_store_seed, check_size, parse_seeds, short, too_many
+from .seeds import MAX_RUNS, MAX_SEED, Seeds, check_size, check_store_seed, parse_seeds, short, too_many
 
 __all__ = ["PlannedRun", "SweepPlan", "plan_points", "plan_runs", "plan_sweep", "run_id_of"]
 

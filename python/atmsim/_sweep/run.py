@@ -19,10 +19,10 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._scenario import Scenario
 from .._store import DEFAULT_LOCK_TIMEOUT_S, RunRecord, Store, flatten_summary, resolve_store
@@ -32,11 +32,16 @@ from .backends import Backend, DaskBackend, InProcessBackend, LocalBackend
 from .plan import PlannedRun, SweepPlan, plan_sweep
 from .seeds import Seeds, short
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["SweepSummary", "run_plan", "sweep"]
 
 
 def _record(run: PlannedRun, scenario: str, raw: Mapping[str, Any], version: str) -> RunRecord:
-    common = dict(run_id=run.run_id, scenario=scenario, params=run.params, scenario_doc=run.doc, seed=run.seed, version=version)
+    common: dict[str, Any] = dict(
+        run_id=run.run_id, scenario=scenario, params=run.params, scenario_doc=run.doc, seed=run.seed, version=version
+    )
     if "error" in raw:
         return RunRecord(
             **common,
@@ -73,7 +78,7 @@ class SweepSummary:
     wall_s: float
     failures: list[tuple[str, str]] = field(default_factory=list)  # (run_id, error), first few
 
-    def results(self, wide: bool = False):
+    def results(self, wide: bool = False) -> pd.DataFrame:
         from .._query import results
 
         return results(store=self.store, sweep=self.sweep_id, wide=wide)
@@ -182,7 +187,18 @@ def run_plan(
     return summary
 
 
-def _execute(plan, todo, backend, db, summary, progress, version, flush_interval, fsync, on_wait) -> None:
+def _execute(
+    plan: SweepPlan,
+    todo: list[PlannedRun],
+    backend: Backend,
+    db: Store,
+    summary: SweepSummary,
+    progress: bool | SweepProgress | None,
+    version: str,
+    flush_interval: float,
+    fsync: bool,
+    on_wait: Callable[[str], None],
+) -> None:
     queue = iter(todo)
     in_flight: dict[Any, PlannedRun] = {}
     pending: list[RunRecord] = []

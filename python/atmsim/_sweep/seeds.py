@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sized
 from .._store import MAX_SEED
 from ..errors import ScenarioError
 
-__all__ = ["MAX_RUNS", "MAX_SEED", "Seeds", "check_store_seed", "check_size", "parse_seeds", "short", "too_many"]
+__all__ = ["MAX_RUNS", "MAX_SEED", "Seeds", "check_size", "check_store_seed", "parse_seeds", "short", "too_many"]
 
 #: What a ``seeds=`` argument may be.
 Seeds = str | int | Iterable[int]

@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any
 from ..errors import StudyRunError
 
 if TYPE_CHECKING:
-    from .._sweep import SweepSummary
     from .._run_results import Results
     from .._scenario import Scenario
+    from .._sweep import SweepSummary
 
 __all__ = ["Executor", "current", "default_threads", "raise_failed", "run_study", "using"]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -53,7 +54,7 @@ def write_store_verdicts(store: str | Path, study: str, verdicts: list[Verdict],
     s = Store(store)
     s.verify()
     records = [v.record() for v in verdicts]
-    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     columns = {k: [r[k] for r in records] for k in _FIELDS}
     types = {k: pa.float64() if k in _NUMBERS else pa.string() for k in _FIELDS}
     table = pa.table({
@@ -84,4 +85,5 @@ def read_store_verdicts(store: str | Path, study: str) -> list[Verdict]:
             return []
         cols = ", ".join(f'"{k}"' for k in _FIELDS)
         rows = con.execute(f"SELECT {cols} FROM verdicts WHERE study = ? ORDER BY position", [study]).fetchall()
-    return [Verdict(**{k: ("" if v is None and k not in _NUMBERS else v) for k, v in zip(_FIELDS, r)}) for r in rows]
+    fields: list[dict[str, Any]] = [{k: ("" if v is None and k not in _NUMBERS else v) for k, v in zip(_FIELDS, r)} for r in rows]
+    return [Verdict(**f) for f in fields]

@@ -21,23 +21,35 @@ delay (propagation + one segment of reassembly) and the ack path's (propagation 
 from __future__ import annotations
 
 import html
+import itertools
 import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...callbacks import StudyProgress
 from ..._report import figure_path
 from ..._scenario import Scenario
-from . import figures as figs
-from . import experiment as ks
-from . import theory as th
+from ...callbacks import StudyProgress
 from ...study import (
-    Kind, Progress, Rule, Verdict, above, at_most, holds, in_range, verdict_html, within, within_ratio, write_study_report,
+    Kind,
+    Progress,
+    Rule,
+    Verdict,
+    above,
+    at_most,
+    holds,
+    in_range,
+    verdict_html,
+    within,
+    within_ratio,
+    write_study_report,
 )
 from ...study import Mode as StudyMode
 from ...study.executor import run_study
 from ..runner import run_many
+from . import experiment as ks
+from . import figures as figs
+from . import theory as th
 
 __all__ = [
     "FULL",
@@ -176,7 +188,7 @@ class Study:
     def spacing_ms(self, name: str, entity: str) -> float:
         tr = self.first(name)["traces"]["ip_queue_data"][entity]
         ts = [t for t, _ in ks.busy_period_levels(tr) if t >= self.mode.warmup_s]
-        return 1e3 * statistics.fmean(b - a for a, b in zip(ts, ts[1:])) if len(ts) > 2 else float("nan")
+        return 1e3 * statistics.fmean(b - a for a, b in itertools.pairwise(ts)) if len(ts) > 2 else float("nan")
 
 
 def _pct(x: float) -> str:
@@ -259,9 +271,9 @@ def _schedule(st: Study) -> dict[str, list[ks.TwoNode]]:
     st.add("sec53_oneway_slow", _only_first_tcp(ks.load("sec53_asymmetric")))
     st.add("one_way_max", ks.load("one_way_max"), seeds=1)
     st.add("lemma2_unequal", ks.two_node(LEMMA2_UNEQUAL), seeds=1)
-    for label, ms in SEC54_READINGS.items():
+    for ms in SEC54_READINGS.values():
         st.add(f"sec54 {ms}", _sec54_scenario(ms))
-    for label, ms in SEC55_DELAYS.items():
+    for ms in SEC55_DELAYS.values():
         st.add(f"sec55 {ms}", _sec55_scenario(ms))
     st.add("sec55_oneway", _sec55_scenario(5.05, one_way_only=True))
     points = _figure_points(st.mode)
@@ -462,12 +474,15 @@ def _sec54(st: Study, out: Path, items: list) -> str:
         pred = th.TwoWay(28, 28, rho, rho, ms / 1e3 + 1 / rho, ms / 1e3 + 1 / rho).efficiency()[0]
         pred_ack = th.TwoWay(28, 28, rho, rho, ms / 1e3 + ks.CELL_S, ms / 1e3 + ks.CELL_S).efficiency()[0]
         rows.append(f"<tr><td>{html.escape(label)}</td><td>{ms}</td><td>{_pct(f1)}</td><td>{_pct(pred)} – {_pct(pred_ack)}</td>"
-                    f"<td>{_pct(f3)}</td><td>{statistics.fmean(lv) if lv else float('nan'):.1f} ({min(lv, default=0)}–{max(lv, default=0)})</td></tr>")
+                    f"<td>{_pct(f3)}</td><td>{statistics.fmean(lv) if lv else float('nan'):.1f} "
+                    f"({min(lv, default=0)}–{max(lv, default=0)})</td></tr>")
         if primary is None:
             primary = (name, f1, f3, pred, pred_ack)
     parts.append("<table><tr><th>reading</th><th>one-way propagation [ms]</th><th>1L connections</th>"
                  "<th>fat-connection prediction (paper's – ack delay)</th><th>3L connections</th><th>1L IP-queue level after bunches</th></tr>"
                  + "".join(rows) + "</table>")
+    if primary is None:
+        raise ValueError("§5.4: no reading was run")
     name, f1, f3, pred, pred_ack = primary
     tr = st.first(name)["traces"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_10.png"),
@@ -516,6 +531,8 @@ def _sec55(st: Study, out: Path, items: list) -> str:
         if primary is None:
             primary = (name, overall, ow)
     parts.append("</table>")
+    if primary is None:
+        raise ValueError("§5.5: no delay was run")
     name, overall, ow = primary
     tr = st.first(name)["traces"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_15.png"),

@@ -15,7 +15,6 @@ import pandas as pd
 from ..._report import new_axes, save_axes
 from . import theory as th
 
-
 __all__ = [
     "acr",
     "closed_form_l",

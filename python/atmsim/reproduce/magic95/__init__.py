@@ -37,18 +37,30 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...callbacks import StudyProgress
 from ..._output import write_text_atomic
-from ...study import Mode as StudyMode
-from ...study import (
-    Kind, Outcome, Progress, Rule, Verdict, above, at_most, below, holds, in_range, verdict_html, within_ratio, write_study_report,
-)
 from ..._report import figure_path, new_axes, save_axes
 from ..._scenario import Scenario
-from ...study import resources
-from . import hosts, tables
+from ...callbacks import StudyProgress
+from ...study import (
+    Kind,
+    Outcome,
+    Progress,
+    Rule,
+    Verdict,
+    above,
+    at_most,
+    below,
+    holds,
+    in_range,
+    resources,
+    verdict_html,
+    within_ratio,
+    write_study_report,
+)
+from ...study import Mode as StudyMode
 from ...study.executor import run_study
 from ..runner import run_many
+from . import hosts, tables
 from .hosts import cells_per_segment
 
 __all__ = [
@@ -215,7 +227,8 @@ def fig6_plan(full: bool) -> tuple[list[int], float]:
     return (list(range(1, 4)), 30.0) if full else ([1], 10.0)
 
 
-def figure6(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
+def figure6(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> dict[str, dict[int, list[tuple[int, float,
+                                                                                                                                   int]]]]:
     """Figure 6 on its local path under both loss rules:
     {rule: {mtu: [(window, mean goodput over seeds [Mb/s], retransmitted segments, all seeds)]}}."""
     seeds, dur = fig6_plan(full)
@@ -228,10 +241,12 @@ def figure6(full: bool = False, seed: int = 1, progress: Progress | StudyProgres
         sc.set("simulation.warmup_s", 1.0)
         jobs += [(sc, s) for s in seeds]
 
+    shown = Progress.of(progress)
+
     def tick(d: int, total: int) -> None:
-        if progress and d % len(seeds) == 0:
+        if d % len(seeds) == 0:
             rule, mtu, w = points[d // len(seeds) - 1]
-            progress.step(f"figure 6, {rule}, MTU {mtu}, window {w}")
+            shown.step(f"figure 6, {rule}, MTU {mtu}, window {w}")
 
     summaries = run_many(jobs, progress=tick)
     out: dict[str, dict[int, list]] = {rule: {mtu: [] for mtu in FIG6_MTUS} for rule in tables.LOSS_RULES}
@@ -455,7 +470,8 @@ def _figure6_html(f6: dict, out: Path, full: bool, verdicts: list[Verdict]) -> s
             ok = rule_onset.passes
             shown.append(_verdict(verdicts, Verdict.judged(
                 f"Figure 6 onset, {rule}", Kind.VALIDATED, "Eq. 2: 34,630 B", rule_onset, paper_value=paper_w,
-                ours=(lo + hi) / 2, low=lo, high=hi, unit="B", detail=f"MTU 9180, {rule}: loss-free up to a {ov[0]:,}-byte buffer, losses from {ov[1]:,} B; BSD rounds "
+                ours=(lo + hi) / 2, low=lo, high=hi, unit="B",
+                detail=f"MTU 9180, {rule}: loss-free up to a {ov[0]:,}-byte buffer, losses from {ov[1]:,} B; BSD rounds "
                 f"these up to whole 9140-byte segments, so the onset lies between windows of {lo:,} and {hi:,} B "
                 f"({lo // 9140} and {hi // 9140} segments). Eq. 2's 34,630 B (Q·Ci/(Ci−Co) with the paper's 155 and "
                 f"100 Mb/s; {ours_w:,.0f} B at the OC-3c cell rate) lies {'inside' if ok else 'outside'} that interval: "
@@ -469,7 +485,8 @@ def _figure6_html(f6: dict, out: Path, full: bool, verdicts: list[Verdict]) -> s
         small = figure6_collapse_rule(rows)
         shown.append(_verdict(verdicts, Verdict.judged(
             f"Figure 6 collapse level, {rule}", Kind.VALIDATED if rule == "half_window" else Kind.CALIBRATED,
-            "'quickly drops to very small levels'", small, ours=level / peak, unit="of the peak", detail=f"MTU 9180, {rule}: peak {peak:.1f} Mb/s; at windows of {FIG6_COLLAPSE_FROM // 1024} kB and more "
+            "'quickly drops to very small levels'", small, ours=level / peak, unit="of the peak",
+            detail=f"MTU 9180, {rule}: peak {peak:.1f} Mb/s; at windows of {FIG6_COLLAPSE_FROM // 1024} kB and more "
             f"{level:.2f} Mb/s on average ({level / peak:.1%} of the peak). The paper: 'quickly drops to very small "
             f"levels' (taken here as under {FIG6_VERY_SMALL:.0%} of the peak; Table 2 measured 0.87 Mb/s at 128 kB, 1 %)."
             + ("" if small.passes or rule != "half_window" else
@@ -687,16 +704,16 @@ segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
 """
     write_text_atomic(out / "table1.csv", csv)
     write_text_atomic(out / "tables2_4.csv", tables.csv_rows(table_results))
-    write_text_atomic(out / "fig3.csv", 
+    write_text_atomic(out / "fig3.csv",
         "mss_bytes,atmsim_mbps,rexmt_segs,timeouts\n" + "".join(f"{m},{g:.4f},{r},{t}\n" for m, g, r, t in f3)
     )
-    write_text_atomic(out / "fig4.csv", 
+    write_text_atomic(out / "fig4.csv",
         "mss_bytes,atmsim_mbps,model_mbps,receiver_cpu_utilization\n" + "".join(f"{m},{g:.4f},{e:.4f},{u:.4f}\n" for m, g, e, u in f4)
     )
-    write_text_atomic(out / "fig7.csv", 
+    write_text_atomic(out / "fig7.csv",
         "speedup,mss_bytes,atmsim_mbps,model_mbps\n" + "".join(f"{k},{m},{g:.4f},{e:.4f}\n" for k, m, g, e in f7)
     )
-    write_text_atomic(out / "fig5.csv", 
+    write_text_atomic(out / "fig5.csv",
         "mtu_bytes,buffer_cells,segment_buffers,allowable_load\n"
         + "".join(f"{mtu},{b},{n},{x:.5f}\n" for mtu, rows in f5.items() for b, n, x in rows)
     )

@@ -18,13 +18,13 @@ has no per-byte (copy) cost. Closed form: throughput = min(MSS·8/c, link user r
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
-from ...callbacks import StudyProgress
 from ..._report import figure_path, new_axes, save_axes
 from ..._scenario import Scenario
-from ...study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
-from ...study import resources
+from ...callbacks import StudyProgress
+from ...study import Kind, Progress, Rule, Verdict, at_most, holds, resources, verdict_html
 from ..runner import run_many
 
 __all__ = [
@@ -140,7 +140,7 @@ def figure4_rule(f4: list[tuple[int, float, float, float]]) -> Rule:
     :data:`FIG4_SMALLEST_SHARE` of the largest's, every point within :data:`MODEL_TOL` of the CPU model."""
     gs = [g for _, g, _, _ in f4]
     err = max(abs(g / e - 1) for _, g, e, _ in f4)
-    rising = all(b > a for a, b in zip(gs, gs[1:]))
+    rising = all(b > a for a, b in itertools.pairwise(gs))
     return holds(f"rising with the MSS, the smallest below {FIG4_SMALLEST_SHARE:.0%} of the largest, every point "
                  f"within {MODEL_TOL:.0%} of the model", rising and gs[0] < FIG4_SMALLEST_SHARE * gs[-1] and err < MODEL_TOL)
 
@@ -166,8 +166,8 @@ def figures_html(f4: list[tuple[int, float, float, float]], f7: list[tuple[int, 
     # Figure 4
     fig, ax = new_axes()
     ax.plot([m for m, *_ in f4], [g for _, g, _, _ in f4], "o", label="atmsim")
-    xs = list(range(256, 9141, 64))
-    ax.plot(xs, [model_bps(m, 1, OC3C_CELL_BPS, c) / 1e6 for m in xs], "-", color="0.4",
+    mss_axis = list(range(256, 9141, 64))
+    ax.plot(mss_axis, [model_bps(m, 1, OC3C_CELL_BPS, c) / 1e6 for m in mss_axis], "-", color="0.4",
             label=f"min(MSS·8 / {c * 1e6:.1f} µs, OC-3c)")
     ax.axhline(link_user_bps(OC3C_CELL_BPS, 9140) / 1e6, color="0.6", ls="--", label="OC-3c user limit (9180-byte MTU)")
     p4 = save_axes(

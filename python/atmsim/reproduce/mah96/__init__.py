@@ -35,24 +35,23 @@ from __future__ import annotations
 
 import fnmatch
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ... import _query as query
 from ... import _sweep as sweeps
-from ...errors import ScenarioError
-from ...study.executor import raise_failed
 from ..._scenario import Scenario
-from ...study import Mode as StudyMode
-from ...study import Progress
-from ...study import resources
-from ...study.seeds import study_seeds
 from ..._sweep import SweepPlan
 from ..._sweep.seeds import Seeds
 from ...callbacks import StudyProgress
+from ...errors import ScenarioError
+from ...study import Mode as StudyMode
+from ...study import Progress, resources
+from ...study.executor import raise_failed
+from ...study.seeds import study_seeds
 from . import calibration as calibration
 from . import oracle as oracle
 from . import report as report

@@ -27,6 +27,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -35,15 +36,14 @@ from ... import _sweep as sweeps
 from ..._output import atomic_file
 from ..._report import figure_path, new_axes, save_figure
 from ..._scenario import Scenario
-from ...study.executor import raise_failed
-from ...study.seeds import study_seeds
 from ..._sweep.seeds import Seeds
 from ...callbacks import StudyProgress
 from ...study import Kind, Progress, Verdict, holds, in_range, write_study_report
 from ...study import Mode as StudyMode
-from . import FULL, QUICK, SCENARIO, default_seeds, scenario
+from ...study.executor import raise_failed
+from ...study.seeds import study_seeds
+from . import FULL, QUICK, SCENARIO, default_seeds, scenario, tables
 from . import calibration as cal
-from . import tables
 
 __all__ = [
     "MAGNITUDES",
@@ -125,7 +125,8 @@ def plan(ws: int, dur: float, seeds: list[int], buffers=None, windows=None, scal
                 want.append(("magnitudes", (c, b, w), _point(c, ws, dur, b, w)))
     for s_ws, s_dur in scales:
         want.append(("scales", (s_ws, s_dur), _point(cal.FIT_CONFIG, s_ws, s_dur, cal.KEPT["buffer_cells"], kept_w)))
-    runs, keys = [], {}
+    runs: list[tuple[Scenario, int]] = []
+    keys: dict[str, list[tuple[str, Any]]] = {}
     for phase, key, sc in want:
         for seed in seeds:
             rid = sweeps.run_id_of(sc.doc, seed)
@@ -237,7 +238,7 @@ def _grid_html(c: Calibration) -> str:
             + "".join(f"<th>{html.escape(tables.STATS[s].label)}</th>" for s in targets + list(SHOWN))
             + "".join(f"<th>loss ({r})</th>" for r in cal.READINGS) + "</tr>")
     thesis = ("<tr><td colspan=2><i>thesis</i></td>" + "".join(f"<td><i>{html.escape(t.thesis)}</i></td>" for t in cal.TARGETS)
-              + "<td colspan=%d></td></tr>" % (len(SHOWN) + len(cal.READINGS)))
+              + f"<td colspan={len(SHOWN) + len(cal.READINGS)}></td></tr>")
     best = {r: cal.best(c.grid, r) for r in cal.READINGS} if c.grid else {}
     rows = []
     for (b, w), runs in sorted(c.grid.items()):

@@ -146,6 +146,8 @@ def sizes_of(change: Row) -> tuple[Size, ...]:
     if change.kind != "change" or change.change is None:
         raise ValueError(f"{change.id} is not a change row")
     lo, hi = change.change
+    if lo is None or hi is None:
+        raise ValueError(f"{change.id}: a change row publishes both ends of its range")
     return tuple(Size(st, lo, hi, change.agg, change.delta, change.pairs, change.id) for st in change.stats)
 
 
