@@ -1,4 +1,4 @@
-"""Sweep inputs that used to end in a traceback or exhaust memory: huge seed sets and grids,
+"""Sweep inputs that could end in a traceback or exhaust memory: huge seed sets and grids,
 seeds out of range, values JSON cannot carry (dates, NaN, deep nesting). Each is refused
 before any run, as one `error:` line (CLI, exit 2) or a ScenarioError (Python)."""
 

@@ -31,9 +31,9 @@ implement exactly that: per conversation ``ceil(link_bps · 45 ms / 424)`` cells
 1.5 Mb/s 1.5e6 · 0.045 = 67 500 bits = 159.2 cells of 53 bytes → **160 cells**; at 3 Mb/s
 (§6) 319 cells. A router's (or the switch's) memory is one pool per output port holding
 ``n · 160`` cells for ``n`` conversations (6 with one TELNET and five FTP: 960 cells).
-Before issue 11 the rule was the 8 kB *receiver window* in cells (16 segments of 512 bytes,
-12 cells each with the 40-byte TCP/IP header and the 8-byte AAL5 trailer = 192 cells, 1152 for
-six conversations) — 20 % above the round-trip window at 1.5 Mb/s, and below it at 3 Mb/s.
+It is not the 8 kB *receiver window* in cells (16 segments of 512 bytes, 12 cells each with the
+40-byte TCP/IP header and the 8-byte AAL5 trailer = 192 cells, 1152 for six conversations),
+which is 20 % above the round-trip window at 1.5 Mb/s, and below it at 3 Mb/s.
 
 Why even the exact rule leaves the network loss-free: a FIFO (or round-robin) port can hold
 at most the sum of the windows minus what the path itself holds. Five FTP windows are
@@ -334,7 +334,7 @@ class Study:
 
 
 #: Utilisation thresholds for "the network saturates" (§3, §6 do not define it): 0.9 is the
-#: one the Figure 2 verdict has used since before issue 11; the others show the sensitivity.
+#: one the Figure 2 verdict uses; the others show the sensitivity.
 SAT_THRESHOLDS = (0.9, 0.95, 0.98)
 
 
