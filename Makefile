@@ -75,9 +75,12 @@ test-python: setup tools
 	$(PY) -m pytest -q -n $(PYTEST_JOBS) --durations=30 tests || status=1; \
 	exit $$status
 
+# Both run even when the first finds something.
 lint: setup
-	$(VENV)/bin/ruff check python tests tools
-	$(VENV)/bin/mypy
+	@status=0; \
+	echo "ruff check python tests tools"; $(VENV)/bin/ruff check python tests tools || status=1; \
+	echo "mypy"; $(VENV)/bin/mypy || status=1; \
+	exit $$status
 
 # tshark reads the pcap captures in tests/test_pcap.py. Installed non-interactively from
 # Debian's packages if missing and we are root with apt-get (as CI is); otherwise those

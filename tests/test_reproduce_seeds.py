@@ -43,7 +43,7 @@ def test_python_spelling_of_the_new_form():
 @pytest.mark.parametrize(
     ("given", "fragment"),
     [("4-4", "1 seed given"), (f"1-{MAX_SEEDS + 1}", f"{MAX_SEEDS + 1} seeds given"), ("x", "cannot parse seeds"),
-     ("3-1", "is empty"), (True, "invalid seeds"), ("-1", "cannot parse seeds")],
+     ("3-1", "is empty"), (True, "invalid seeds"), ("-1", "cannot parse seeds '-1': expected e.g. '1-3', '1,3,5' or '1-5,9'")],
 )
 def test_bad_study_seeds_are_scenario_errors_naming_the_option(given, fragment):
     with pytest.raises(ScenarioError, match=fragment) as info:

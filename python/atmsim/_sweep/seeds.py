@@ -44,7 +44,7 @@ def _seed_int(text: str) -> int:
     return value
 
 
-def _seed_intervals(text: str) -> list[tuple[int, int]]:
+def _seed_intervals(text: str, examples: str) -> list[tuple[int, int]]:
     """``"1-5,9"`` → ``[(1, 5), (9, 9)]`` (inclusive), without expanding the ranges."""
     out: list[tuple[int, int]] = []
     for part in text.split(","):
@@ -60,7 +60,7 @@ def _seed_intervals(text: str) -> list[tuple[int, int]]:
             out.append((value, value))
         else:
             shown = text if len(text) <= 40 else text[:40] + "..."
-            raise ScenarioError(f"cannot parse seeds {shown!r}: expected e.g. '1-20', '1,3,5' or '7'", field="seeds")
+            raise ScenarioError(f"cannot parse seeds {shown!r}: expected e.g. {examples}", field="seeds")
     return out
 
 
@@ -75,7 +75,7 @@ def _count_seeds(intervals: list[tuple[int, int]]) -> int:
     return count
 
 
-def parse_seeds(seeds: str | int | Iterable[int] | None, default: int = 1) -> list[int]:
+def parse_seeds(seeds: Seeds | None, default: int = 1, *, examples: str = "'1-20', '1,3,5' or '7'") -> list[int]:
     """Seeds from ``"1-20"``, ``"1,3,5"``, ``"7"`` (or mixed: ``"1-5,9"``), an int or a list.
 
     Seeds lie in 0 to 2^63-1; at most :data:`MAX_RUNS` of them (ranges are counted before
@@ -88,7 +88,7 @@ def parse_seeds(seeds: str | int | Iterable[int] | None, default: int = 1) -> li
     if isinstance(seeds, numbers.Integral):
         items: list[int] = [check_store_seed(seeds)]
     elif isinstance(seeds, str):
-        intervals = _seed_intervals(seeds)
+        intervals = _seed_intervals(seeds, examples)
         count = _count_seeds(intervals)
         if count > MAX_RUNS:
             raise ScenarioError(too_many(f"{count:,} seeds"), field="seeds")

@@ -45,7 +45,7 @@ def study_seeds(seeds: Seeds, seed: int = 1, *, option: str = "seeds") -> list[i
             field=option,
         )
     try:
-        chosen = sorted(parse_seeds(seeds))
+        chosen = sorted(parse_seeds(seeds, examples="'1-3', '1,3,5' or '1-5,9'"))
     except ScenarioError as exc:
         raise ScenarioError(exc.message, field=option) from None
     if not MIN_SEEDS <= len(chosen) <= MAX_SEEDS:
