@@ -207,7 +207,7 @@ WORKED_F41_BELOW = 0.15
 WORKED_KNEE_MBPS, WORKED_KNEE_TOL = 60.0, 5.0
 
 
-def worked_numbers_rule(w2l: float, f41_j: float, knee_mbps: float):
+def worked_numbers_rule(w2l: float, f41_j: float, knee_mbps: float) -> Rule:
     """The §3–§4 worked-numbers row: our closed forms against the paper's three numbers that
     are not rounded readings (E6 and E11 are listed, not judged)."""
     ok = (abs(w2l - WORKED_W2L) <= WORKED_W2L_TOL and f41_j < WORKED_F41_BELOW

@@ -25,6 +25,7 @@ import csv
 import html
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from ... import _sweep as sweeps
 from ..._output import atomic_file
 from ..._report import figure_path, new_axes, save_figure
 from ..._scenario import Scenario
+from ..._sweep import SweepPlan
 from ..._sweep.seeds import Seeds
 from ...callbacks import StudyProgress
 from ...study import Kind, Progress, Verdict, holds, in_range, write_study_report
@@ -110,7 +112,8 @@ def _point(config: str, ws: int, dur: float, buffer_cells: int, window_bytes: in
     return cal.apply(scenario(config, ws, dur), buffer_cells, window_bytes)
 
 
-def plan(ws: int, dur: float, seeds: list[int], buffers=None, windows=None, scales=None):
+def plan(ws: int, dur: float, seeds: list[int], buffers: Sequence[int] | None = None, windows: Sequence[int] | None = None,
+         scales: Sequence[tuple[int, float]] | None = None) -> tuple[SweepPlan, dict[str, list[tuple[str, Any]]]]:
     """Every run of the calibration as one sweep, and what each run is for: ``(plan, keys)``
     with ``keys[run_id]`` a list of ``(phase, key)`` (a run may serve several phases).
     ``buffers``, ``windows``, ``scales``: the declared ones unless given."""
