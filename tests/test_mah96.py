@@ -261,7 +261,7 @@ def test_seeds_option_only_for_studies_that_take_it(tmp_path):
 
     r = cli("reproduce", "magic95", "--seeds", "4", "--out", str(tmp_path / "m"))
     assert r.returncode == 2
-    assert r.stderr.strip() == "error: --seeds: `magic95` has a fixed number of runs per configuration (supported by: mah96)"
+    assert r.stderr.strip() == "error: --seeds: `magic95` has a fixed number of runs per configuration (supported by: mah96, mah96-calibration)"
     assert not (tmp_path / "m").exists()
     r = cli("reproduce", "kocyigit", "--configs", "noqos-*", "--out", str(tmp_path / "k"))
     assert r.returncode == 2

@@ -292,6 +292,10 @@ def check(scenario: Path) -> None:
     _stdout().print(f"ok: {printable(str(scenario))}", style="green", highlight=False, markup=False, soft_wrap=True)
 
 
+#: The studies whose run() takes an option that not every study takes.
+_TAKEN_BY = {"seeds": "mah96, mah96-calibration", "configs": "mah96"}
+
+
 @app.command()
 @click.argument("study", cls=_Argument, metavar="STUDY", help="Study to reproduce: " + ", ".join(sorted(STUDIES)) + ".")
 @click.option("--full", is_flag=True, help="The paper's scale instead of quick mode.")
@@ -365,7 +369,7 @@ def reproduce(
         for k in extra:
             if k not in supported:
                 why = "has a fixed number of runs per configuration" if k == "seeds" else "does not take it"
-                raise _fail(f"--{k}: `{study}` {why} (supported by: mah96)", EXIT_USER_ERROR)
+                raise _fail(f"--{k}: `{study}` {why} (supported by: {_TAKEN_BY[k]})", EXIT_USER_ERROR)
         if seeds is not None:
             if click.get_current_context().get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT:
                 raise _fail("--seed and --seeds: give the seeds in --seeds alone (--seed is where a study's "

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _core
 from .._scenario import MAX_DEPTH, Scenario, check_document, load_scenario, parse_path
 from ..errors import ScenarioError
-from .seeds import MAX_RUNS, MAX_SEED, Seeds, check_size, check_store_seed, parse_seeds, short, too_many
+from .seeds import MAX_RUNS, MAX_SEED, OUT_OF_RANGE, Seeds, check_size, check_store_seed, parse_seeds, short, too_many
 
 __all__ = ["PlannedRun", "SweepPlan", "plan_points", "plan_runs", "plan_sweep", "run_id_of"]
 
@@ -136,7 +136,7 @@ def plan_sweep(
     if not isinstance(default_seed, int) or isinstance(default_seed, bool):
         default_seed = 1  # the core's validation names the wrong type
     elif seeds is None and not 0 <= default_seed <= MAX_SEED:
-        raise ScenarioError(f"seed {default_seed} out of range (0 to 2^63-1)", file=origin, field="simulation.seed")
+        raise ScenarioError(f"seed {default_seed} {OUT_OF_RANGE}", file=origin, field="simulation.seed")
     seeds = parse_seeds(seeds, default=default_seed)
     check_size(math.prod(len(v) for v in grid.values()), len(seeds))
     if not grid:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sized
 from .._store import MAX_SEED
 from ..errors import ScenarioError
 
-__all__ = ["MAX_RUNS", "MAX_SEED", "Seeds", "check_size", "check_store_seed", "parse_seeds", "short", "too_many"]
+__all__ = ["MAX_RUNS", "MAX_SEED", "OUT_OF_RANGE", "Seeds", "check_size", "check_store_seed", "parse_seeds", "short", "too_many"]
 
 #: What a ``seeds=`` argument may be.
 Seeds = str | int | Iterable[int]
@@ -35,12 +35,16 @@ def too_many(what: str) -> str:
     return f"{what}: more than the limit of {MAX_RUNS:,} runs (grid points × seeds) per sweep; split it into several sweeps"
 
 
+OUT_OF_RANGE = "out of range (0 to 2^63-1)"
+"""How a seed beyond :data:`MAX_SEED` (or below 0) is refused."""
+
+
 def _seed_int(text: str) -> int:
     if len(text.lstrip("0")) > 20:  # far out of range; int() of a huge string is slow or refused
-        raise ScenarioError(f"seed {text[:24]}... out of range (0 to 2^63-1)", field="seeds")
+        raise ScenarioError(f"seed {text[:24]}... {OUT_OF_RANGE}", field="seeds")
     value = int(text)
     if value > MAX_SEED:
-        raise ScenarioError(f"seed {value} out of range (0 to 2^63-1)", field="seeds")
+        raise ScenarioError(f"seed {value} {OUT_OF_RANGE}", field="seeds")
     return value
 
 
@@ -113,7 +117,7 @@ def check_store_seed(s: object) -> int:
         raise ScenarioError(f"seed {s!r} is not an integer", field="seeds")
     value = int(s)
     if value < 0 or value > MAX_SEED:
-        raise ScenarioError(f"seed {value} out of range (0 to 2^63-1)", field="seeds")
+        raise ScenarioError(f"seed {value} {OUT_OF_RANGE}", field="seeds")
     return value
 
 
