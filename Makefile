@@ -1,6 +1,6 @@
 # atmsim — two commands:
 #   make demo   set up (venv, deps, extension) and run the main job
-#   make test   set up and run all tests (cargo + pytest, side by side)
+#   make test   set up and run all tests (cargo + ruff, mypy and pytest, side by side)
 #   make bench  benchmarks (events/s, cell-hops/s)
 #   make tools  external tools the tests use (tshark, from Debian's packages, when root)
 #
@@ -25,7 +25,7 @@ export CARGO_TERM_COLOR := never
 export CARGO_INCREMENTAL := 0
 endif
 
-.PHONY: demo test test-rust test-python setup tools bench fuzz clean
+.PHONY: demo test test-rust test-python lint setup tools bench fuzz clean
 
 demo: setup
 	$(VENV)/bin/atmsim reproduce magic95 --out out/magic95
@@ -67,11 +67,22 @@ test-rust:
 	MAKEFLAGS= cargo check --profile test -p atmsim-core --examples
 	MAKEFLAGS= cargo clippy --profile test -p atmsim-core -p atmsim-py --all-targets -- -D warnings
 
-# pytest on PYTEST_JOBS worker processes (pytest-xdist; default: 2, the CI machine's cores),
-# the 30 slowest tests listed at the end.
+# The linter and the type checker (`make lint`; configured in pyproject.toml, [tool.ruff] and
+# [tool.mypy]; a few seconds each), then pytest on PYTEST_JOBS worker processes (pytest-xdist;
+# default: 2, the CI machine's cores), the 30 slowest tests listed at the end. A lint finding
+# fails the target but does not keep pytest from running.
 PYTEST_JOBS ?= 2
 test-python: setup tools
-	$(PY) -m pytest -q -n $(PYTEST_JOBS) --durations=30 tests
+	@status=0; $(MAKE) --no-print-directory lint || status=1; \
+	$(PY) -m pytest -q -n $(PYTEST_JOBS) --durations=30 tests || status=1; \
+	exit $$status
+
+# Both run even when the first finds something.
+lint: setup
+	@status=0; \
+	echo "ruff check python tests tools"; $(VENV)/bin/ruff check python tests tools || status=1; \
+	echo "mypy"; $(VENV)/bin/mypy || status=1; \
+	exit $$status
 
 # tshark reads the pcap captures in tests/test_pcap.py. Installed non-interactively from
 # Debian's packages if missing and we are root with apt-get (as CI is); otherwise those

@@ -1,4 +1,4 @@
-"""Cost per event against the number of flows on the TCP dumbbell (issue 13, goal 2; not a test).
+"""Cost per event against the number of flows on the TCP dumbbell (not a test).
 
 The dumbbell of the ns-3 comparison (benches/vs_ns3/): N bulk TCP senders, each on its own
 1.5 Mb/s access link to switch ``left``; the bottleneck ``left`` → ``right`` at 22.5 ms, 1.5 Mb/s
@@ -7,7 +7,7 @@ per 5 senders (1.5, 6, 15, 149.76 (OC-3c), 240, 599.04 (OC-12c) Mb/s for N = 5, 
 behind ``right`` on a fast link; MSS 512 bytes, 8 KB windows, a bottleneck buffer of 16·N
 packets (12 cells each: a 552-byte IP packet plus the AAL5 trailer). Simulated time is cut as N
 grows so that each run takes about a second. Two costs are printed against the first size: per
-event, and per flow-second (wall time over N × simulated seconds: issue 25 asks for it to stay
+event, and per flow-second (wall time over N × simulated seconds: the target is that it stays
 within 1.5× from N = 20 to N = 800).
 
     .venv/bin/python benches/dumbbell_scaling.py [--rounds 3] [--sizes 5,50,500,2000] [BINARY ...]
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from atmsim import builder
-from atmsim.scenario import Scenario
+from atmsim._scenario import Scenario
 
 BOTTLENECK_BPS = {5: 1.5e6, 20: 6e6, 50: 15e6, 500: 149.76e6, 800: 240e6, 2000: 599.04e6}
 DURATION_S = {5: 60.0, 20: 40.0, 50: 20.0, 500: 4.0, 800: 2.5, 2000: 1.0}

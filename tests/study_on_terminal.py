@@ -37,7 +37,7 @@ SMALLER = {
 SMALLER["mah96-calibration"] = ("import atmsim.reproduce.mah96 as m, atmsim.reproduce.mah96.calibrate as c, "
                                  "atmsim.reproduce.mah96.calibration as cal; c.QUICK = m.Mode(6, 60.0, 2); "
                                  "cal.BUFFERS = (256, 1024); cal.WINDOWS = (8192,); c.SCALES = ((4, 60.0),); ")
-OPTIONS = {"mah96": ["--configs", "noqos-conv-svc", "--seeds", "2", "--jobs", "1"]}
+OPTIONS = {"mah96": ["--configs", "noqos-conv-svc", "--seeds", "1-2", "--jobs", "1"]}
 
 
 def run_on_terminal(args: list[str], prelude: str = "", timeout: float = 300.0) -> tuple[int, str]:

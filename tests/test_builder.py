@@ -1,4 +1,4 @@
-"""atmsim.builder: a Network written call by call is the same document as the TOML file,
+"""atmsim.builder: a NetworkBuilder written call by call is the same document as the TOML file,
 runs through the core, and a mistake made through it is reported by the core with the
 field's dotted path. The ready-made Mah backbone has the shape spec mah96 §1.2 gives it."""
 
@@ -10,17 +10,16 @@ import tomllib
 import pytest
 
 import atmsim
-from atmsim.builder import Network, Site, dumbbell, mah_backbone
-
+from atmsim.builder import NetworkBuilder, Site, dumbbell, mah_backbone
 from conftest import REPO
 
 TWO_SITES = REPO / "scenarios" / "internetwork" / "two_sites.toml"
 EPD = {"drop_policy": "epd", "epd_threshold_cells": 200, "buffer_cells": 256}
 
 
-def two_sites() -> Network:
+def two_sites() -> NetworkBuilder:
     """scenarios/internetwork/two_sites.toml, written with the builder."""
-    net = Network("two_sites", duration_s=600.0, seed=1, sample_interval_ms=0)
+    net = NetworkBuilder("two_sites", duration_s=600.0, seed=1, sample_interval_ms=0)
     net.signalling(processing_ms=1.0)
     west, core, east = (net.switch(n, **EPD) for n in ("west", "core", "east"))
     net.link(west, core, preset="t1", delay_ms=5.0)
@@ -55,14 +54,14 @@ def test_two_sites_built_in_python_runs_like_the_file():
 
 
 def test_handles_name_what_the_core_expands_a_site_into():
-    site = Network().site("x", workstations=2, servers=1, attach="sw")
+    site = NetworkBuilder().site("x", workstations=2, servers=1, attach="sw")
     assert site == Site("x", 2, 1, "sw")
     assert (site.router, site.lan, site.uplink) == ("x-router", "x-lan", "x-uplink")
     assert site.hosts == ["x-ws0", "x-ws1", "x-srv0"]
 
 
 def test_a_site_handle_stands_for_its_router_and_keywords_take_a_trailing_underscore():
-    net = Network(duration_s=1.0)
+    net = NetworkBuilder(duration_s=1.0)
     a = net.site("a", 1, 1)
     net.serial(a, "r", rate_bps=1e6)
     net.traffic("t", "telnet", from_=[a], mean_interarrival_s=1.0)
@@ -73,7 +72,7 @@ def test_a_site_handle_stands_for_its_router_and_keywords_take_a_trailing_unders
 
 def test_fields_are_copied_when_added():
     ipoa = {"mux": "conv"}
-    net = Network(duration_s=1.0)
+    net = NetworkBuilder(duration_s=1.0)
     net.router("r", ipoa=ipoa)
     ipoa["mux"] = "router"
     assert net.to_dict()["router"][0]["ipoa"] == {"mux": "conv"}

@@ -37,7 +37,7 @@ def test_scenario_maps_policies_to_channels():
 
 
 def _run(doc, seed=1):
-    from atmsim.scenario import Scenario
+    from atmsim._scenario import Scenario
 
     return Scenario.from_dict(doc).run(seed=seed).summary
 

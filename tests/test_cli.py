@@ -13,7 +13,7 @@ from rich.console import Console
 
 import atmsim
 from atmsim import Results
-from atmsim.cli import abr_table, connections_table, ports_table, print_summary, sources_table
+from atmsim._run_tables import abr_table, connections_table, ports_table, print_summary, sources_table
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -199,8 +199,8 @@ def test_the_command_line_starts_without_the_heavy_libraries():
         "heavy = ('pandas', 'pyarrow', 'duckdb', 'matplotlib', 'dask', 'numpy', 'rich', 'typer', 'pydantic')\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in heavy]\n"
         "assert not loaded, loaded\n"
-        "assert callable(atmsim.results) and atmsim.results.__module__ == 'atmsim.query'\n"
-        "assert atmsim.Results.__module__ == 'atmsim.run_results' and hasattr(atmsim.builder, 'Network')\n"
+        "assert callable(atmsim.results) and atmsim.results.__module__ == 'atmsim._query'\n"
+        "assert atmsim.Results.__module__ == 'atmsim._run_results' and hasattr(atmsim.builder, 'NetworkBuilder')\n"
         "assert {'Results', 'sweep', 'builder'} <= set(dir(atmsim))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -210,7 +210,7 @@ def test_the_command_line_starts_without_the_heavy_libraries():
 def _modules_when_the_simulation_starts(tmp_path, scenario: Path, *options: str) -> tuple[set[str], set[str]]:
     """Run `atmsim run SCENARIO --quiet OPTIONS` with the core's run replaced by one that
     records which top-level modules are loaded and stops the process: those loaded when it
-    is called, and those loaded once the prefetch thread (`atmsim.prefetch`) has finished."""
+    is called, and those loaded once the prefetch thread (`atmsim._prefetch`) has finished."""
     code = (
         "import json, os, sys, threading\n"
         "import atmsim._core as core\n"
@@ -278,7 +278,7 @@ def test_run_prefetches_what_its_writers_need_and_nothing_else(tmp_path):
 
 
 def test_a_failed_prefetch_is_left_to_the_writer_and_an_error_does_not_wait():
-    from atmsim.prefetch import prefetched
+    from atmsim._prefetch import prefetched
 
     calls = []
     with prefetched("atmsim_no_such_module", lambda: calls.append("after")):

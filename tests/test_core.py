@@ -111,7 +111,7 @@ def test_core_errors_map_to_exceptions(code, cls, field):
 
 
 def test_panic_in_core_is_a_simulation_error(capfd):
-    with pytest.raises(SimulationError, match="panicked.*kaboom") as info:
+    with pytest.raises(SimulationError, match=r"panicked.*kaboom") as info:
         fake_run(error=("panic", "", "kaboom"))
     assert info.value.code == "internal"
     assert "kaboom" in capfd.readouterr().err  # a real panic is still reported by the hook
@@ -227,7 +227,8 @@ def test_the_field_check_notices_a_field_missing_from_either_side():
     required, optional = _core.SUMMARY_SECTIONS["Connection"]
     assert "goodput_bps" in stub["Connection"].__required_keys__ and "goodput_bps" in required
     assert "efficiency" in stub["Connection"].__optional_keys__ and "efficiency" in optional
-    assert stub["Summary"].__annotations__["connections"] == list[stub["Connection"]]
+    connection = stub["Connection"]
+    assert stub["Summary"].__annotations__["connections"] == list[connection]
 
 
 def _conforms(value, tp, stub, path: str) -> list[str]:

@@ -16,9 +16,9 @@ import pytest
 
 import atmsim
 import atmsim.reproduce
+from atmsim._query import summaries
+from atmsim._store import StoreError
 from atmsim.errors import AtmsimError
-from atmsim.query import summaries
-from atmsim.store import StoreError
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"
@@ -59,7 +59,7 @@ def _schema_99(path: Path) -> None:
     con.close()
 
 
-def _bytes(damage):  # noqa: ANN001, ANN202
+def _bytes(damage):
     return lambda path: path.write_bytes(damage(path.read_bytes()))
 
 

@@ -16,7 +16,7 @@ from atmsim import Scenario, ScenarioError
 TINY = (Path(__file__).resolve().parent / "data" / "tiny.toml").read_text()
 
 
-def _error(make) -> ScenarioError:  # noqa: ANN001
+def _error(make) -> ScenarioError:
     with pytest.raises(ScenarioError) as info:
         make().validate()
     return info.value

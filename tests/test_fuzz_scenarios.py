@@ -166,7 +166,7 @@ def _short(doc: dict) -> dict:
     sim = doc["simulation"]
     sim["duration_s"] = min(sim["duration_s"], SHORT_RUN_S)
     sim["warmup_s"] = min(sim.get("warmup_s", 0), sim["duration_s"] / 2)
-    if "sample_interval_ms" in sim and sim["sample_interval_ms"]:
+    if sim.get("sample_interval_ms"):
         sim["sample_interval_ms"] = min(sim["sample_interval_ms"], sim["duration_s"] * 1e3)
     for t in doc.get("tcp", []):
         t["start_s"] = min(t.get("start_s", 0), sim["duration_s"] / 4)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import atmsim
-from atmsim.scenario import MAX_DEPTH, SEED_MAX
+from atmsim._scenario import MAX_DEPTH, SEED_MAX
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "scenarios" / "examples" / "greedy_rr.toml"
@@ -270,7 +270,7 @@ def test_progress_label_is_shown_literally_and_short():
     """The bar's label is a file stem or scenario name: no rich markup, at most MAX_LABEL chars."""
     from rich.console import Console
 
-    from atmsim.progress import MAX_LABEL, progress_bar
+    from atmsim._progress import MAX_LABEL, progress_bar
 
     for label, shown in [("x[bold]y", "x[bold]y"), ("n" * 1000, "n" * (MAX_LABEL - 1) + "…")]:
         console = Console(force_terminal=True, width=200, record=True, file=open(os.devnull, "w"))

@@ -1,4 +1,4 @@
-"""Sweep inputs that used to end in a traceback or exhaust memory: huge seed sets and grids,
+"""Sweep inputs that could end in a traceback or exhaust memory: huge seed sets and grids,
 seeds out of range, values JSON cannot carry (dates, NaN, deep nesting). Each is refused
 before any run, as one `error:` line (CLI, exit 2) or a ScenarioError (Python)."""
 
@@ -14,8 +14,9 @@ import pytest
 
 import atmsim
 from atmsim import ScenarioError
-from atmsim import sweeps
-from atmsim.sweeps import MAX_RUNS, parse_grid_option, parse_seeds, plan_sweep
+from atmsim._sweep import MAX_RUNS, parse_seeds, plan_sweep
+from atmsim._sweep import plan as sweep_plan
+from atmsim._sweep.grid import parse_grid_option
 from test_sweep import atmsim_cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,7 +42,7 @@ def no_cartesian_product(monkeypatch):
     def product(*_args, **_kwargs):
         raise AssertionError("the cartesian product was built")
 
-    monkeypatch.setattr(sweeps.itertools, "product", product)
+    monkeypatch.setattr(sweep_plan.itertools, "product", product)
 
 
 # ----- seeds ------------------------------------------------------------------------------------

@@ -16,9 +16,9 @@ from rich.console import Console
 
 import atmsim
 from atmsim import Results
-from atmsim.cli import lines_table, nodes_table, print_summary, udp_table
-from atmsim.plots import write_run_report
-from atmsim.store import flatten_summary, unflatten_metrics
+from atmsim._plots import write_run_report
+from atmsim._run_tables import lines_table, nodes_table, print_summary, udp_table
+from atmsim._store import flatten_summary, unflatten_metrics
 
 # 1000-byte datagrams every 1 ms on an idle 100 Mb/s LAN of 0.01 ms: 80 µs on the medium,
 # then 10 µs, every time.
@@ -303,7 +303,7 @@ def test_run_report_of_hosts_on_pvcs_has_no_internetwork_sections(sample_results
 
 
 def test_terminal_summary_prints_udp_lines_and_nodes():
-    console = Console(width=160, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console = Console(width=160, record=True, file=open("/dev/null", "w"))
     print_summary(Results(INTERNET_SUMMARY, None), console)
     text = console.export_text()
     for part in ("udp flows", "mean delay ms", "8.667", "lines", "r1-r2:r1->r2", "serial", "nodes", "svccache", "yes"):

@@ -11,8 +11,7 @@ import re
 import pytest
 
 from atmsim.errors import ScenarioError
-from atmsim.reproduce import STUDIES
-from atmsim.reproduce import mah96
+from atmsim.reproduce import STUDIES, mah96
 from atmsim.reproduce.mah96 import oracle as o
 from atmsim.reproduce.mah96 import tables as t
 from atmsim.study import Kind, read_verdicts
@@ -151,7 +150,7 @@ TINY_QOS = ("sp-ftp-conv-svc", "wc-ftp-conv-svccache", "nwc-http-app-svc")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("mah96")
     mode = mah96.Mode(8, 120.0, 3, o.CONFIGS + TINY_QOS)
-    study = mah96.collect(mode, seed=1, store=out / "results.duckdb", jobs=2)
+    study = mah96.collect(mode, [1, 2, 3], store=out / "results.duckdb", jobs=2)
     report = mah96.report.write(study, out)
     return study, out, report
 
@@ -182,7 +181,7 @@ def test_configurations_and_common_seeds_in_the_store(tiny):
 def test_a_study_resumes_from_its_store(tiny):
     """Run again into the same store: nothing is simulated and the statistics are the same."""
     study, out, _ = tiny
-    again = mah96.collect(study.mode, seed=1, store=out / "results.duckdb", jobs=2)
+    again = mah96.collect(study.mode, study.seeds, store=out / "results.duckdb", jobs=2)
     assert again.ran == 0 and again.stats == study.stats
 
 
@@ -215,7 +214,7 @@ def test_tiny_run_physics(tiny):
 
 
 def test_tiny_report_has_a_verdict_for_every_row(tiny):
-    study, out, report = tiny
+    _study, out, report = tiny
     page = report.read_text()
     rows = list(csv.DictReader((out / "rows.csv").open()))
     assert [r["row"] for r in rows] == [r.id for r in o.ROWS]
@@ -262,13 +261,13 @@ def test_seeds_option_only_for_studies_that_take_it(tmp_path):
 
     r = cli("reproduce", "magic95", "--seeds", "4", "--out", str(tmp_path / "m"))
     assert r.returncode == 2
-    assert r.stderr.strip() == "error: --seeds: `magic95` has a fixed number of runs per configuration (supported by: mah96)"
+    assert r.stderr.strip() == "error: --seeds: `magic95` has a fixed number of runs per configuration (supported by: mah96, mah96-calibration)"
     assert not (tmp_path / "m").exists()
     r = cli("reproduce", "kocyigit", "--configs", "noqos-*", "--out", str(tmp_path / "k"))
     assert r.returncode == 2
     assert r.stderr.strip() == "error: --configs: `kocyigit` does not take it (supported by: mah96)"
     r = cli("reproduce", "mah96", "--configs", "sp-mail-*", "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and "configs: no configuration matches 'sp-mail-*'" in r.stderr
-    r = cli("reproduce", "mah96", "--seeds", "1")
-    assert r.returncode == 2 and "--seeds" in r.stderr and "2<=x<=100" in r.stderr
+    r = cli("reproduce", "mah96", "--seeds", "1-200")
+    assert r.returncode == 2 and r.stderr.startswith("error: --seeds: 200 seeds given") and "2 to 100" in r.stderr
     assert "seeds" in mah96.run.__code__.co_varnames

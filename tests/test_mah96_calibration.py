@@ -9,9 +9,9 @@ import tomllib
 
 import pytest
 
-from atmsim.reproduce import STUDIES
-from atmsim.reproduce import mah96
-from atmsim.reproduce.mah96 import calibrate, calibration as cal, oracle, report
+from atmsim.reproduce import STUDIES, mah96
+from atmsim.reproduce.mah96 import calibrate, oracle, report
+from atmsim.reproduce.mah96 import calibration as cal
 from atmsim.study import Kind, read_verdicts
 
 
@@ -98,7 +98,7 @@ def test_quick_mode_is_the_scale_the_calibration_chose():
 def test_calibration_is_registered_and_runs_end_to_end(tmp_path):
     assert STUDIES["mah96-calibration"] == "atmsim.reproduce.mah96.calibrate"
     out = tmp_path / "cal"
-    path = calibrate.run(out, workstations=8, duration_s=60.0, seeds=2, buffers=(256, 1024), windows=(4096, 8192),
+    path = calibrate.run(out, workstations=8, duration_s=60.0, seeds="1-2", buffers=(256, 1024), windows=(4096, 8192),
                          scales=((4, 60.0), (8, 30.0)), jobs=2)
     res = json.loads((out / "calibration.json").read_text())
     assert set(res["best"]) == {"pooled", "queues"} and not res["at_scale"]

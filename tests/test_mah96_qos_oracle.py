@@ -11,11 +11,10 @@ import re
 import pytest
 
 from atmsim.reproduce.mah96 import oracle as o
-from atmsim.reproduce.mah96 import report as report
 from atmsim.reproduce.mah96 import qos_rows as q
+from atmsim.reproduce.mah96 import report as report
 from atmsim.reproduce.mah96 import tables as t
 from atmsim.reproduce.mah96.rows import CANONICAL, Row, Size, chg_row, cmp_row, resolve_sizes
-
 from test_mah96 import SUMMARY
 
 SETUPS = ("app-svc", "app-svccache", "conv-svc", "conv-svccache")

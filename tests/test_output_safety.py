@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,9 +15,9 @@ import pytest
 
 import atmsim
 from atmsim import Results
-from atmsim.output import check_writable
-from atmsim.plots import write_run_report
-from atmsim.run_results import SERIES_FILE, SUMMARY_FILE
+from atmsim._output import check_writable
+from atmsim._plots import write_run_report
+from atmsim._run_results import SERIES_FILE, SUMMARY_FILE
 from conftest import in_own_mount_namespace
 
 REPO = Path(__file__).resolve().parent.parent

@@ -17,7 +17,6 @@ import pytest
 import atmsim
 from atmsim import Results
 
-
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 TSHARK = shutil.which("tshark")
 needs_tshark = pytest.mark.skipif(

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from atmsim import stats
-from atmsim.report_store import StoreError, axis_label, write_store_report
-from atmsim.store import Store
-
+from atmsim._report_store import StoreError, axis_label, write_store_report
+from atmsim._store import Store
 
 WINDOWS = [8192, 65536]
 BUFFERS = [256, 1024]

@@ -159,7 +159,7 @@ def test_magic_table3_receiver_cpu_at_table2_rate_does_not_lower_the_paced_resul
     # payload in all) below 62.87 Mb/s.
     from atmsim.reproduce.magic95 import tables as t
 
-    un_bsd, un_adv, line, payload, cpu = t.run_cases(t.table3_cases(), full=False)
+    un_bsd, _un_adv, line, payload, cpu = t.run_cases(t.table3_cases(), full=False)
     assert all(abs(x / 62.87 - 1) < 0.005 for x in cpu.combined), cpu.combined
     assert all(len(p) == 2 for p in un_bsd.per_seed)
     assert line.jain.estimate > 0.999 and payload.jain.estimate > 0.999

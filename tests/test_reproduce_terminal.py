@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from atmsim._store import Store
 from atmsim.reproduce import STUDIES
-from atmsim.store import Store
 from atmsim.study import read_verdicts
 from atmsim.study.verdict_store import read_store_verdicts
 from study_on_terminal import first_run, reproduce_on_terminal

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from atmsim import Results
-from atmsim.run_results import SERIES_FILE, SUMMARY_FILE
+from atmsim._run_results import SERIES_FILE, SUMMARY_FILE
 
 
 def test_series_frame_shape(sample_results):

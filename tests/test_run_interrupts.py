@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import default_sigint, interrupt, wait_cpu_seconds
 
 ATMSIM = [sys.executable, "-m", "atmsim"]

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from atmsim import Results
-from atmsim.plots import write_run_report
+from atmsim._plots import write_run_report
 
 
 def section(page: str, title: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from atmsim import Scenario, ScenarioError
-from atmsim.scenario import parse_path
+from atmsim._scenario import parse_path
 
 DOC = {
     "scenario": {"name": "tiny"},

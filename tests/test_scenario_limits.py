@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from atmsim import Scenario, ScenarioError
-from atmsim.scenario import MAX_DEPTH, SEED_MAX
+from atmsim._scenario import MAX_DEPTH, SEED_MAX
 
 REPO = Path(__file__).resolve().parent.parent
 GREEDY = REPO / "scenarios" / "examples" / "greedy_rr.toml"

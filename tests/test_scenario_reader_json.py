@@ -82,7 +82,7 @@ def test_atmsim_check_reads_a_large_file_in_the_core_without_a_python_document(t
     import tomllib
 
     from atmsim import cli
-    from atmsim.scenario import validate_file
+    from atmsim._scenario import validate_file
 
     path = _vcs_file(tmp_path, 2000)
 
@@ -98,7 +98,7 @@ def test_atmsim_check_reads_a_large_file_in_the_core_without_a_python_document(t
 
 
 def test_a_file_the_core_refuses_is_reported_as_the_python_reader_reports_it(tmp_path):
-    from atmsim.scenario import validate_file
+    from atmsim._scenario import validate_file
 
     for extra, path_name in [("[[vc]]\nname = 5\n", "bad_type"), ("[vc]\nname = 'x'\n", "table_and_array")]:
         path = _vcs_file(tmp_path, 3, extra)

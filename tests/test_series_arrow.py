@@ -1,4 +1,4 @@
-"""The core's series columns as an Arrow table without pandas (`atmsim.series_arrow`): the
+"""The core's series columns as an Arrow table without pandas (`atmsim._series_arrow`): the
 same table, read back, as the one pandas makes of the same columns."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from array import array
 import pandas as pd
 import pyarrow as pa
 
-from atmsim.run_results import _series_frame
-from atmsim.series_arrow import series_table
+from atmsim._run_results import _series_frame
+from atmsim._series_arrow import series_table
 
 
 def _columns(n: int) -> dict:

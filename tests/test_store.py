@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 
 import atmsim
-import atmsim.sweeps as sweeps_module
-from atmsim.query import series
-from atmsim.store import Store, StoreLockedError, flatten_summary
+import atmsim._sweep as sweeps_module
+import atmsim._sweep.backends as backends_module
+from atmsim._query import series
+from atmsim._store import Store, StoreLockedError, flatten_summary
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"
@@ -108,7 +109,7 @@ def test_results_wide_form(store):
 
 
 def test_results_by_sweep_includes_runs_found_stored(store, tmp_path):
-    path, first = store
+    path, _first = store
     # A second sweep overlapping the first: its stored runs are skipped but belong to it.
     second = atmsim.sweep(TINY, grid={"tcp[0].window_bytes": [8192]}, seeds="1-3", store=path, jobs=0)
     assert second.skipped == 0 and second.ok == 3  # variant unset: not the same documents
@@ -123,7 +124,7 @@ def test_results_by_sweep_includes_runs_found_stored(store, tmp_path):
 
 
 def test_failed_runs_are_recorded_and_do_not_stop_the_sweep(tmp_path, monkeypatch):
-    real = sweeps_module.execute_run
+    real = backends_module.execute_run
 
     def flaky(text, origin, seed):
         if json.loads(text)["tcp"][0]["window_bytes"] == 4096 and seed == 2:
@@ -131,7 +132,7 @@ def test_failed_runs_are_recorded_and_do_not_stop_the_sweep(tmp_path, monkeypatc
                     "error_type": "SimulationError", "started_at": time.time(), "wall_s": 0.0}
         return real(text, origin, seed)
 
-    monkeypatch.setattr(sweeps_module, "_runner", flaky)
+    monkeypatch.setattr(backends_module, "_runner", flaky)
     path = tmp_path / "results.duckdb"
     grid = {"tcp[0].window_bytes": [2048, 4096, 8192]}
     summary = atmsim.sweep(TINY, grid=grid, seeds="1-3", store=path, jobs=0)
@@ -146,7 +147,7 @@ def test_failed_runs_are_recorded_and_do_not_stop_the_sweep(tmp_path, monkeypatc
     # Failed runs are kept on resume, and retried with retry_failed.
     again = atmsim.sweep(TINY, grid=grid, seeds="1-3", store=path, jobs=0)
     assert (again.skipped, again.ok, again.failed) == (9, 0, 0)
-    monkeypatch.setattr(sweeps_module, "_runner", real)
+    monkeypatch.setattr(backends_module, "_runner", real)
     retried = atmsim.sweep(TINY, grid=grid, seeds="1-3", store=path, jobs=0, retry_failed=True)
     assert (retried.skipped, retried.ok, retried.failed) == (8, 1, 0)
     wide = atmsim.results(store=path, wide=True)
@@ -155,7 +156,7 @@ def test_failed_runs_are_recorded_and_do_not_stop_the_sweep(tmp_path, monkeypatc
 
 def test_real_core_failure_is_recorded(tmp_path):
     """A run the core refuses inside the worker (here: a document made invalid after planning)."""
-    out = sweeps_module.execute_run('{"simulation": {"duration_s": -1}}', "x.toml", 1)
+    out = backends_module.execute_run('{"simulation": {"duration_s": -1}}', "x.toml", 1)
     assert out["error_type"] == "ScenarioError" and "duration_s" in out["error"] and out["wall_s"] >= 0
 
 

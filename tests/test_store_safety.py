@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import atmsim
+from atmsim._query import series as series_of
+from atmsim._sweep import plan_sweep
 from atmsim.errors import StoreError
-from atmsim.query import series as series_of
-from atmsim.sweeps import plan_sweep
 from conftest import default_sigint, in_own_mount_namespace, interrupt, wait_cpu_seconds
 
 REPO = Path(__file__).resolve().parent.parent

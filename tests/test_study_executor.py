@@ -12,8 +12,8 @@ import pytest
 
 import atmsim
 from atmsim import Scenario
+from atmsim._store import SCHEMA_VERSION, Store
 from atmsim.reproduce.runner import run_many
-from atmsim.store import SCHEMA_VERSION, Store
 from atmsim.study.executor import Executor, using
 
 TINY = Path(__file__).resolve().parent / "data" / "tiny.toml"

@@ -9,8 +9,21 @@ import math
 import pytest
 
 from atmsim.study import (
-    Kind, Outcome, Verdict, above, at_least, at_most, below, holds, in_range, read_verdicts, summary_html, verdict_html, within,
-    within_ratio, write_verdicts,
+    Kind,
+    Outcome,
+    Verdict,
+    above,
+    at_least,
+    at_most,
+    below,
+    holds,
+    in_range,
+    read_verdicts,
+    summary_html,
+    verdict_html,
+    within,
+    within_ratio,
+    write_verdicts,
 )
 from atmsim.study.verdict import counts
 
@@ -72,7 +85,7 @@ def test_verdicts_round_trip_through_json_and_csv(tmp_path):
 def test_verdicts_round_trip_through_the_results_store(tmp_path):
     import duckdb
 
-    from atmsim.store import Store
+    from atmsim._store import Store
     from atmsim.study import write_study_report
     from atmsim.study.verdict_store import read_store_verdicts, write_store_verdicts
 

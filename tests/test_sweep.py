@@ -16,7 +16,8 @@ import pytest
 
 import atmsim
 from atmsim import ScenarioError
-from atmsim.sweeps import parse_grid_option, parse_seeds, parse_value, plan_sweep, run_id_of
+from atmsim._sweep import parse_seeds, plan_sweep, run_id_of
+from atmsim._sweep.grid import parse_grid_option, parse_value
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "data" / "tiny.toml"
@@ -272,11 +273,11 @@ def test_cli_sweep_default_store_in_out_dir(tmp_path):
 def test_workers_start_by_spawn_when_tmpdir_is_too_long_for_the_fork_servers_socket(tmp_path, monkeypatch):
     import tempfile
 
-    from atmsim import sweeps
+    from atmsim._sweep import backends
 
     monkeypatch.setattr(tempfile, "tempdir", "/tmp")
-    assert sweeps._mp_context().get_start_method() == "forkserver"
+    assert backends.mp_context().get_start_method() == "forkserver"
     long = tmp_path / ("d" * 90)
     long.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(long))
-    assert sweeps._mp_context().get_start_method() == "spawn"
+    assert backends.mp_context().get_start_method() == "spawn"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from atmsim.run_tables import column
+from atmsim._run_tables import column
 
 REPO = Path(__file__).resolve().parent.parent
 NUMBER = re.compile(r"^(-?\d+|-?\d+\.\d+|<0\.0001|0|—)$")

@@ -1,5 +1,5 @@
 """The run report pictures the scenario's network: a box per node, a line per link labelled
-with its name, rate and one-way delay, and each VC's path (atmsim.topology)."""
+with its name, rate and one-way delay, and each VC's path (atmsim._topology)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import tomli_w
 
-from atmsim.topology import MAX_NODES, topology_svg
+from atmsim._topology import MAX_NODES, topology_svg
 
 REPO = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
@@ -103,7 +103,7 @@ def test_a_network_too_large_to_read_is_not_drawn():
 
 
 def test_results_read_back_from_disk_have_no_scenario_and_no_figure(sample_results, tmp_path):
-    from atmsim.plots import write_run_report
+    from atmsim._plots import write_run_report
 
     assert sample_results.scenario is None
     assert "<h2>Topology</h2>" not in write_run_report(sample_results, tmp_path).read_text()

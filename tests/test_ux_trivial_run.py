@@ -14,7 +14,7 @@ import pandas as pd
 import tomli_w
 
 from atmsim import Results, Scenario
-from atmsim.run_results import SERIES_FILE, SUMMARY_FILE
+from atmsim._run_results import SERIES_FILE, SUMMARY_FILE
 
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("pandas", "numpy", "pyarrow", "matplotlib", "duckdb", "scipy")
@@ -71,7 +71,7 @@ def test_the_check_itself_sees_pandas_when_a_run_has_samples(tmp_path):
 
 def test_a_run_with_samples_writes_its_series_without_pandas(tmp_path):
     """series.parquet is built from the core's columns through Arrow buffers
-    (`atmsim.series_arrow`): pyarrow is imported, pandas is not, and the file reads back as
+    (`atmsim._series_arrow`): pyarrow is imported, pandas is not, and the file reads back as
     the series the same run holds in memory."""
     scenario = trivial_scenario(tmp_path, 0.1)
     out = tmp_path / "out"

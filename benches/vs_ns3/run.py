@@ -168,10 +168,10 @@ def run_ns3(exe: Path, n: int, rate: float, duration: float, seed: int, buffer_p
 # ----------------------------------------------------------------------------- atmsim
 def scenario_doc(n: int, rate: float, duration: float, seed: int, buffer_per_flow: int = BUFFER_PACKETS_PER_FLOW) -> dict:
     """The dumbbell as an atmsim scenario (builder documented in docs/builder.md)."""
-    from atmsim.builder import Network
+    from atmsim.builder import NetworkBuilder
 
     buffer_cells = buffer_per_flow * n * CELLS_PER_PACKET
-    net = Network(f"vs-ns3-dumbbell-{n}", duration_s=duration, seed=seed,
+    net = NetworkBuilder(f"vs-ns3-dumbbell-{n}", duration_s=duration, seed=seed,
                   description=f"benches/vs_ns3: {n} bulk TCP senders on {ACCESS_BPS / 1e6:g} Mb/s access links, "
                               f"bottleneck {rate / 1e6:g} Mb/s / {DELAY_MS} ms, buffer {buffer_per_flow}*N packets "
                               f"= {buffer_cells} cells ({CELLS_PER_PACKET} cells per {IP_PACKET}-byte datagram)")

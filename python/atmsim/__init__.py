@@ -17,32 +17,49 @@ Every public name is described in docs/api.md.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from . import _core
-from .errors import AtmsimError, ScenarioError, SimulationError
-from .scenario import Scenario, load_scenario
+from . import _core, callbacks, errors
+from ._scenario import ProgressArg, Scenario, load_scenario
+from .callbacks import RunProgress, StudyProgress, SweepProgress
+from .errors import (
+    AtmsimError,
+    ScenarioError,
+    SimulationError,
+    StoreError,
+    StoreLockedError,
+    StudyRunError,
+    SweepError,
+)
 
 __version__: str = _core.__version__
 
 #: Public names loaded on first use (PEP 562), so `import atmsim` — and the `atmsim` command —
 #: does not pay for pandas, pyarrow and DuckDB before it needs them: name -> (module, attribute).
 _LAZY = {
-    "Results": (".run_results", "Results"),
-    "results": (".query", "results"),
-    "sweep": (".sweeps", "sweep"),
-    "SweepSummary": (".sweeps", "SweepSummary"),
-    "builder": (".builder", None),  # Network, mah_backbone, dumbbell (docs/builder.md)
+    "Results": ("._run_results", "Results"),
+    "results": ("._query", "results"),
+    "sweep": ("._sweep", "sweep"),
+    "SweepSummary": ("._sweep", "SweepSummary"),
+    "builder": (".builder", None),  # NetworkBuilder, mah_backbone, dumbbell (docs/builder.md)
+    "stats": (".stats", None),  # the studies' estimators
+    "study": (".study", None),  # what every reproduction shares: modes, verdicts, seeds
+    "reproduce": (".reproduce", None),  # one package per reproduced study
 }
 
 if TYPE_CHECKING:
-    from . import builder
-    from .query import results
-    from .run_results import Results
-    from .sweeps import SweepSummary, sweep
+    from . import builder as builder
+    from . import reproduce as reproduce
+    from . import stats as stats
+    from . import study as study
+    from ._query import results
+    from ._run_results import Results
+    from ._sweep import SweepSummary, sweep
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     try:
         module, attr = _LAZY[name]
     except KeyError:
@@ -56,22 +73,42 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
+#: The public API: every name is described in docs/api.md. Modules whose name starts with an
+#: underscore (``atmsim._scenario``, ``atmsim._sweep``, ...) are internal and may change.
 __all__ = [
     "AtmsimError",
     "Results",
+    "RunProgress",
     "Scenario",
     "ScenarioError",
     "SimulationError",
+    "StoreError",
+    "StoreLockedError",
+    "StudyProgress",
+    "StudyRunError",
+    "SweepError",
+    "SweepProgress",
     "SweepSummary",
     "__version__",
+    "builder",
+    "callbacks",
+    "errors",
     "load_scenario",
+    "reproduce",
     "results",
     "run",
+    "stats",
+    "study",
     "sweep",
 ]
 
 
-def run(scenario, seed: int | None = None, progress=False, batching: bool | None = None) -> "Results":
+def run(
+    scenario: str | Path | Mapping[str, Any] | Scenario,
+    seed: int | None = None,
+    progress: ProgressArg = False,
+    batching: bool | None = None,
+) -> Results:
     """Run a scenario given as a path, a dict or a :class:`Scenario` and return its
     :class:`Results`: ``atmsim.run(x, ...)`` is ``atmsim.load_scenario(x).run(...)``, with the
     same ``seed``, ``progress`` and ``batching`` (see :meth:`Scenario.run`)::

@@ -1,12 +1,12 @@
 """Build a scenario document from Python: one call per entry, names handed back for wiring.
 
-A :class:`Network` collects the entries of a scenario document the way the TOML file lists
+A :class:`NetworkBuilder` collects the entries of a scenario document the way the TOML file lists
 them (``[[switch]]``, ``[[link]]``, ``[[site]]``, ...) and turns them into a
 :class:`~atmsim.Scenario` through :meth:`Scenario.from_dict <atmsim.Scenario.from_dict>`::
 
-    from atmsim.builder import Network
+    from atmsim.builder import NetworkBuilder
 
-    net = Network("tiny", duration_s=10.0)
+    net = NetworkBuilder("tiny", duration_s=10.0)
     a, b = net.host("a"), net.host("b")
     sw = net.switch("sw", buffer_cells=256)
     net.link(a, sw, preset="t1", delay_ms=1.0)
@@ -26,8 +26,8 @@ A field whose name is a Python keyword (``from`` of ``[[traffic]]``) is written 
 trailing underscore (``from_=[...]``). The builder checks nothing else: misspelt fields,
 duplicate names, missing rates and impossible numbers are reported by the core, with the
 dotted path of the entry as the builder made it (``link[3].rate_bps``), when
-:meth:`Network.check`, :meth:`Network.scenario` followed by ``validate()``, or
-:meth:`Network.run` is called.
+:meth:`NetworkBuilder.check`, :meth:`NetworkBuilder.scenario` followed by ``validate()``, or
+:meth:`NetworkBuilder.run` is called.
 
 Ready-made networks: :func:`mah_backbone` (the six-site internetwork of Mah's INSANE
 studies) and :func:`dumbbell` (N bulk senders behind one bottleneck link).
@@ -40,11 +40,14 @@ import keyword
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .scenario import Scenario
+from ._scenario import ProgressArg, Scenario
 
-__all__ = ["Backbone", "Network", "Site", "dumbbell", "mah_backbone"]
+if TYPE_CHECKING:
+    from ._run_results import Results
+
+__all__ = ["Backbone", "NetworkBuilder", "Site", "dumbbell", "mah_backbone"]
 
 # The sections of a document that are lists of tables, in the order docs/scenario.md
 # presents them; to_dict() writes them in this order.
@@ -123,10 +126,10 @@ def _app(app: Any) -> Any:
     return {"kind": app} if isinstance(app, str) else copy.deepcopy(app)
 
 
-class Network:
+class NetworkBuilder:
     """A scenario document under construction.
 
-    ``Network(name, description=..., **simulation)``: the keyword arguments other than
+    ``NetworkBuilder(name, description=..., **simulation)``: the keyword arguments other than
     ``description`` are ``[simulation]`` fields (``duration_s``, ``seed``, ...).
     """
 
@@ -142,18 +145,18 @@ class Network:
         self._sites: list[Site] = []
 
     # ----- the single tables -------------------------------------------------------
-    def simulation(self, **fields: Any) -> Network:
+    def simulation(self, **fields: Any) -> NetworkBuilder:
         """Set ``[simulation]`` fields (merged with those already set); returns the network."""
         self._simulation.update(_fields(fields))
         return self
 
-    def signalling(self, **fields: Any) -> Network:
+    def signalling(self, **fields: Any) -> NetworkBuilder:
         """Turn switched VCs on: a ``[signalling]`` table with these fields (none = the
         core's defaults); returns the network."""
         self._signalling = {**(self._signalling or {}), **_fields(fields)}
         return self
 
-    def no_signalling(self) -> Network:
+    def no_signalling(self) -> NetworkBuilder:
         """Remove ``[signalling]`` (no switched VCs)."""
         self._signalling = None
         return self
@@ -270,9 +273,9 @@ class Network:
         A mistake raises :class:`~atmsim.ScenarioError` naming the field."""
         return self.scenario().validate()
 
-    def run(self, seed: int | None = None, **kwargs: Any):
+    def run(self, seed: int | None = None, progress: ProgressArg = False, batching: bool | None = None) -> Results:
         """Run the scenario (see :meth:`Scenario.run <atmsim.Scenario.run>`)."""
-        return self.scenario().run(seed=seed, **kwargs)
+        return self.scenario().run(seed=seed, progress=progress, batching=batching)
 
     def to_toml(self, path: str | Path | None = None) -> str:
         """The document as TOML text, also written to ``path`` if given (``atmsim run`` and
@@ -288,7 +291,7 @@ class Network:
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{k}={len(v)}" for k, v in self._lists.items() if v)
-        return f"Network({self._top.get('name')!r}{', ' if counts else ''}{counts})"
+        return f"NetworkBuilder({self._top.get('name')!r}{', ' if counts else ''}{counts})"
 
 
 # ----- ready-made networks ----------------------------------------------------------
@@ -302,8 +305,8 @@ _EAST = ("illinois", "wisconsin", "rutgers", "bell")
 MAH_SWITCH = {"buffer_cells": 1024, "drop_policy": "epd", "epd_threshold_cells": 819}
 
 
-class Backbone(Network):
-    """The network :func:`mah_backbone` returns: a :class:`Network` that also knows its
+class Backbone(NetworkBuilder):
+    """The network :func:`mah_backbone` returns: a :class:`NetworkBuilder` that also knows its
     halves (``west``, ``east``: :class:`Site` handles) and its ``bottleneck`` link."""
 
     west: tuple[Site, ...]
@@ -402,7 +405,7 @@ def dumbbell(
     duration_s: float = 10.0,
     name: str | None = None,
     **simulation: Any,
-) -> Network:
+) -> NetworkBuilder:
     """N bulk TCP senders behind one bottleneck: hosts ``src0..src<n-1>`` link to switch
     ``left``, ``left`` to ``right`` over the bottleneck, ``right`` to the sink host ``dst``.
     One PVC (``vc<i>``) and one ``[[tcp]]`` (``tcp<i>``, fields ``tcp``) per sender.
@@ -415,7 +418,7 @@ def dumbbell(
     bottleneck = {"preset": "t1", "delay_ms": 10.0} if bottleneck is None else bottleneck
     access = {"preset": "oc3c", "delay_ms": 0.0} if access is None else access
     switch = {} if switch is None else switch
-    net = Network(name or f"dumbbell-{n}", duration_s=duration_s, **simulation)
+    net = NetworkBuilder(name or f"dumbbell-{n}", duration_s=duration_s, **simulation)
     left, right = net.switch("left", **switch), net.switch("right", **switch)
     dst = net.host("dst")
     net.link(left, right, **bottleneck)

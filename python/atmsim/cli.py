@@ -11,7 +11,7 @@
 Exit codes: 0 success; 2 user error (bad scenario, missing file, bad option) printed as
 one line ``error: FILE: FIELD: MESSAGE`` on stderr; 1 internal error (a bug); 130 on
 Ctrl-C. A failed run leaves an existing output directory untouched. The tables ``run``
-prints are :mod:`atmsim.run_tables`'s; printed to a pipe or file they are not cut to the
+prints are :mod:`atmsim._run_tables`'s; printed to a pipe or file they are not cut to the
 terminal's width.
 """
 
@@ -23,27 +23,17 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from . import __version__
-from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from ._defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from ._prefetch import prefetched
+from ._run_tables import print_summary
+from ._scenario import SEED_MAX, Scenario, check_seed, printable, validate_file
 from .errors import AtmsimError, ScenarioError, SimulationError
 from .reproduce import STUDIES
-from .run_tables import (  # the tables `run` prints; tests import them from here too
-    abr_table,
-    connections_table,
-    lines_table,
-    nodes_table,
-    ports_table,
-    print_summary,
-    sources_table,
-    traffic_table,
-    udp_table,
-)
-from .prefetch import prefetched
-from .scenario import SEED_MAX, Scenario, check_seed, printable, validate_file
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,6 +41,11 @@ if TYPE_CHECKING:
 # pandas, pyarrow, matplotlib, duckdb, the progress bars and rich's tables are imported where
 # they are used, and the command line is plain click (typer 0.29 imports pydantic to parse any
 # argument), so `atmsim run` reaches the simulation quickly (docs/performance.md, "Start-up").
+
+#: The console script is ``main``; ``app`` is the click group (its commands: run, check,
+#: reproduce, sweep, report, version); the EXIT_ codes are those the command returns.
+__all__ = ["EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED", "EXIT_USER_ERROR", "app", "main"]
+
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -100,7 +95,7 @@ class _OneLineErrors(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.commands)
 
-    def make_context(self, *args, **kwargs) -> click.Context:  # noqa: ANN002, ANN003
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:
             return super().make_context(*args, **kwargs)
         except KeyboardInterrupt:  # click would print a blank line first
@@ -112,7 +107,10 @@ class _OneLineErrors(click.Group):
         except KeyboardInterrupt:
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # noqa: ANN001
+    def main(
+        self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+        standalone_mode: bool = True, **extra: Any,
+    ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -217,7 +215,10 @@ PATH = click.Path(path_type=Path, readable=False)
 _scenario_arg = click.argument("scenario", cls=_Argument, type=PATH, metavar="SCENARIO.toml", help="Scenario file.")
 
 
-def _quiet_option(text: str):  # noqa: ANN202
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _quiet_option(text: str) -> Callable[[_F], _F]:
     return click.option("--quiet", "-q", is_flag=True, help=text)
 
 
@@ -226,7 +227,7 @@ SEED_HELP = f"0 to {SEED_MAX}"
 
 def _writers_libraries(scen: Scenario, plot: bool) -> list[str | Callable[[], object]]:
     """What writing a run's results will import, to be loaded while it simulates
-    (:mod:`atmsim.prefetch`): pyarrow for ``series.parquet`` if the scenario samples (unless
+    (:mod:`atmsim._prefetch`): pyarrow for ``series.parquet`` if the scenario samples (unless
     ``simulation.sample_interval_ms`` is 0), and with figures pandas and pyplot. A run that
     writes neither loads nothing."""
     try:
@@ -235,7 +236,7 @@ def _writers_libraries(scen: Scenario, plot: bool) -> list[str | Callable[[], ob
         samples = True
     libraries: list[str | Callable[[], object]] = ["pyarrow.parquet"] if samples else []
     if plot and samples:
-        from .report import pyplot
+        from ._report import pyplot
 
         libraries += ["pandas", pyplot]
     return libraries
@@ -254,7 +255,7 @@ def run(scenario: Path, seed: int | None, out: Path | None, no_batching: bool, q
 
     The scenario is validated and --out checked for writing before anything runs.
     """
-    from .output import check_writable
+    from ._output import check_writable
 
     out_dir = out if out is not None else Path("out") / scenario.stem
     with _reported_errors():
@@ -268,13 +269,13 @@ def run(scenario: Path, seed: int | None, out: Path | None, no_batching: bool, q
             if quiet or not (console := _stderr()).is_terminal:
                 results = scen.run(seed=seed, batching=batching)
             else:
-                from .progress import progress_bar
+                from ._progress import progress_bar
 
                 with progress_bar(scenario.stem, console=console) as report:
                     results = scen.run(seed=seed, batching=batching, progress=report)
         results.save(out_dir)
         if plot:
-            from .plots import write_run_report
+            from ._plots import write_run_report
 
             write_run_report(results, out_dir)
     if not quiet:
@@ -291,6 +292,10 @@ def check(scenario: Path) -> None:
     _stdout().print(f"ok: {printable(str(scenario))}", style="green", highlight=False, markup=False, soft_wrap=True)
 
 
+#: The studies whose run() takes an option that not every study takes.
+_TAKEN_BY = {"seeds": "mah96, mah96-calibration", "configs": "mah96"}
+
+
 @app.command()
 @click.argument("study", cls=_Argument, metavar="STUDY", help="Study to reproduce: " + ", ".join(sorted(STUDIES)) + ".")
 @click.option("--full", is_flag=True, help="The paper's scale instead of quick mode.")
@@ -298,10 +303,10 @@ def check(scenario: Path) -> None:
 @click.option("--out", type=PATH, metavar="DIR", help="Report directory.", show_default="out/<study>")
 @click.option(
     "--seeds",
-    type=click.IntRange(min=2, max=100),
-    metavar="N",
-    help="Runs per configuration, at seeds --seed, --seed + 1, …, where the study supports it (mah96).",
-    show_default="the study's: mah96 3, as the thesis",
+    metavar="SEEDS",
+    help="Seeds to run every configuration at, where the study supports it (mah96, mah96-calibration): "
+    "1-3 or 1,3,5 (2 to 100 seeds; a bare number is refused).",
+    show_default="the study's: mah96 3 from --seed on, as the thesis",
 )
 @click.option(
     "--configs",
@@ -338,7 +343,7 @@ def reproduce(
     full: bool,
     seed: int,
     out: Path | None,
-    seeds: int | None,
+    seeds: str | None,
     configs: str | None,
     store: Path | None,
     jobs: int | None,
@@ -348,8 +353,9 @@ def reproduce(
     """Run a study's experiments and write its report (tables and figures beside the paper's)."""
     import inspect
 
-    from .output import check_writable
+    from ._output import check_writable
     from .study import Mode
+    from .study.seeds import study_seeds
 
     if study not in STUDIES:
         raise _fail(f"unknown study `{study[:40]}`: expected one of {', '.join(sorted(STUDIES))}", EXIT_USER_ERROR)
@@ -358,22 +364,28 @@ def reproduce(
     with _reported_errors() as interrupted:
         module = importlib.import_module(STUDIES[study])  # inside: Ctrl-C while importing is one line too
         given = {"seeds": seeds, "configs": configs, "store": store, "jobs": jobs, "scheduler": scheduler}
-        extra = {k: v for k, v in given.items() if v is not None}
+        extra: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         supported = inspect.signature(module.run).parameters
         for k in extra:
             if k not in supported:
                 why = "has a fixed number of runs per configuration" if k == "seeds" else "does not take it"
-                raise _fail(f"--{k}: `{study}` {why} (supported by: mah96)", EXIT_USER_ERROR)
+                raise _fail(f"--{k}: `{study}` {why} (supported by: {_TAKEN_BY[k]})", EXIT_USER_ERROR)
+        if seeds is not None:
+            if click.get_current_context().get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT:
+                raise _fail("--seed and --seeds: give the seeds in --seeds alone (--seed is where a study's "
+                            "default seeds start)", EXIT_USER_ERROR)
+            extra["seeds"] = study_seeds(seeds, seed, option="--seeds")
         if "store" in supported:  # a study run into a results store keeps its finished runs
-            extra["store"] = store if store is not None else out_dir / DEFAULT_STORE
-            interrupted.line = _kept_in(extra["store"])
+            study_store = store if store is not None else out_dir / DEFAULT_STORE
+            extra["store"] = study_store
+            interrupted.line = _kept_in(study_store)
         check_writable(out_dir)
         # The bar only on a terminal: elsewhere it would print its last state as a line of
         # its own (also when interrupted, before the one `error:` line).
         if quiet or not console.is_terminal:
             report = module.run(out_dir, mode=Mode.of(full), seed=seed, **extra)
         else:
-            from .progress import runs_bar
+            from ._progress import runs_bar
 
             with runs_bar(study, console=console) as progress:
                 report = module.run(out_dir, mode=Mode.of(full), seed=seed, progress=progress, **extra)
@@ -446,17 +458,19 @@ def sweep(
 ) -> None:
     """Run a scenario over a grid of parameter values and seeds into a DuckDB results store.
 
-    Every grid point is validated before anything runs. Each finished run is committed to the store at once; an interrupted sweep resumes where it stopped when run again.
+    Every grid point is validated before anything runs. Each finished run is committed to the store at once;
+    an interrupted sweep resumes where it stopped when run again.
     """
     from math import prod
 
-    from .store import resolve_store
-    from .sweeps import check_size, parse_grid_option, parse_seeds
-    from .sweeps import sweep as run_sweep
+    from ._store import resolve_store
+    from ._sweep import check_size, parse_seeds
+    from ._sweep import sweep as run_sweep
+    from ._sweep.grid import parse_grid_option
 
     with _reported_errors(_kept_in(resolve_store(store, out))):
         # Ctrl-C: the finished runs are committed, the workers stopped and the pool shut
-        # down (sweeps._Local.close), so the normal exit has nothing left to wait for.
+        # down (LocalBackend.close in atmsim._sweep.backends), so the normal exit has nothing left to wait for.
         grid_dict: dict[str, list[Any]] = {}
         for option in grid or []:
             try:
@@ -509,7 +523,7 @@ def report(store: Path, out: Path, sweep: str | None, quiet: bool) -> None:
     with _reported_errors():
         if not store.exists():  # said before pandas, matplotlib and DuckDB are imported
             raise FileNotFoundError(2, "no such file or directory", str(store))
-        from .report_store import write_store_report
+        from ._report_store import write_store_report
 
         page = write_store_report(store, out, sweep=sweep)
     if not quiet:

@@ -52,14 +52,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 # scipy is imported where it is used: importing scipy.stats costs about 0.85 s, and every
 # `atmsim reproduce` and `atmsim report` imports this module before it opens its store.
 
 __all__ = [
     "CI",
-    "Comparison",
     "EXACT_MAX_MN",
+    "Comparison",
     "Summary",
     "bounded_mean_ci",
     "compare",
@@ -74,7 +75,7 @@ __all__ = [
 EXACT_MAX_MN = 2500
 
 
-def _sample(x, name: str = "x", min_n: int = 1) -> np.ndarray:
+def _sample(x: ArrayLike, name: str = "x", min_n: int = 1) -> np.ndarray:
     a = np.atleast_1d(np.asarray(x, dtype=np.float64))
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-d sample, got shape {a.shape}")
@@ -113,7 +114,7 @@ class CI:
         return self.low <= value <= self.high
 
 
-def mean_ci(x, level: float = 0.95) -> CI:
+def mean_ci(x: ArrayLike, level: float = 0.95) -> CI:
     """Mean of ``x`` with its Student-t confidence interval at ``level``.
 
     ``x`` holds one value per independent replication (seed). The interval is
@@ -136,7 +137,7 @@ def mean_ci(x, level: float = 0.95) -> CI:
     return CI(est, est - half, est + half, n, level, se)
 
 
-def bounded_mean_ci(x, lower: float | None = None, upper: float | None = None, level: float = 0.95) -> CI:
+def bounded_mean_ci(x: ArrayLike, lower: float | None = None, upper: float | None = None, level: float = 0.95) -> CI:
     """Mean of ``x`` with a ``level`` confidence interval inside [``lower``, ``upper``] (either may
     be None: no bound on that side). Module docs: a delta-method t-interval on the log scale
     (one bound) or the logit scale (two), mapped back. ``estimate`` and ``stderr`` are
@@ -157,13 +158,14 @@ def bounded_mean_ci(x, lower: float | None = None, upper: float | None = None, l
     if plain.n == 1 or se == 0.0 or m == lower or m == upper:
         return plain if plain.n == 1 else CI(m, m, m, plain.n, plain.level, se)
     t = float(scipy.stats.t.ppf((1.0 + plain.level) / 2.0, plain.n - 1))
-    if upper is None:  # log(x − lower)
+    if upper is None and lower is not None:  # log(x − lower)
         d = m - lower
         low, high = lower + d * math.exp(-t * se / d), lower + d * math.exp(t * se / d)
-    elif lower is None:  # log(upper − x)
+    elif lower is None and upper is not None:  # log(upper − x)
         d = upper - m
         low, high = upper - d * math.exp(t * se / d), upper - d * math.exp(-t * se / d)
     else:  # logit((x − lower) / (upper − lower))
+        assert lower is not None and upper is not None  # both None returned above
         w = upper - lower
         u = (m - lower) / w
         z, dz = math.log(u / (1 - u)), t * se / (w * u * (1 - u))
@@ -185,19 +187,19 @@ class Summary:
     p90: float
 
 
-def median(x) -> float:
+def median(x: ArrayLike) -> float:
     """Median of ``x`` (the mean of the two middle values for even sizes)."""
     return float(np.median(_sample(x)))
 
 
-def percentile(x, q: float) -> float:
+def percentile(x: ArrayLike, q: float) -> float:
     """The ``q``-th percentile (0–100) of ``x``, numpy's default linear interpolation."""
     if not (0.0 <= q <= 100.0):
         raise ValueError(f"q: expected a percentile in [0, 100], got {q}")
     return float(np.percentile(_sample(x), q))
 
 
-def summary(x) -> Summary:
+def summary(x: ArrayLike) -> Summary:
     """``Summary(n, mean, median, p90)`` of per-event samples (Mah 1996, Table 3-3)."""
     a = _sample(x)
     return Summary(len(a), float(np.mean(a)), float(np.median(a)), float(np.percentile(a, 90)))
@@ -274,7 +276,7 @@ def _rank_ci_k(m: int, n: int, level: float) -> tuple[int, float, str]:
     return k, achieved, "normal"
 
 
-def compare(x, y, level: float = 0.90) -> Comparison:
+def compare(x: ArrayLike, y: ArrayLike, level: float = 0.90) -> Comparison:
     """Compare samples ``x`` and ``y`` without assuming normality (Mah 1996, §3.5.2).
 
     Returns the two-sided Mann-Whitney U test and the Hodges-Lehmann estimate of the shift
@@ -301,7 +303,7 @@ def compare(x, y, level: float = 0.90) -> Comparison:
 # ----- fairness ------------------------------------------------------------------------
 
 
-def jain(x) -> float:
+def jain(x: ArrayLike) -> float:
     """Jain's fairness index ``(Σx)² / (n·Σx²)`` of non-negative allocations ``x``.
 
     1 when all shares are equal, ``1/n`` when one of n takes everything; scale-invariant.

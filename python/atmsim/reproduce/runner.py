@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from ..study.executor import current, default_threads
 
 if TYPE_CHECKING:
-    from ..run_results import Results
-    from ..scenario import Scenario
+    from .._run_results import Results
+    from .._scenario import Scenario
 
 __all__ = ["default_threads", "run_many"]
 

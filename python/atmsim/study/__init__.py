@@ -11,12 +11,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..report import write_report
+from .._report import write_report
 from .mode import Mode
 from .progress import Progress
 from .verdict import (
-    Kind, Outcome, Rule, Verdict, above, at_least, at_most, below, holds, in_range, read_verdicts, summary_html, verdict_html, within,
-    within_ratio, write_verdicts,
+    Kind,
+    Outcome,
+    Rule,
+    Verdict,
+    above,
+    at_least,
+    at_most,
+    below,
+    holds,
+    in_range,
+    read_verdicts,
+    summary_html,
+    verdict_html,
+    within,
+    within_ratio,
+    write_verdicts,
 )
 
 __all__ = [

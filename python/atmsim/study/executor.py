@@ -7,8 +7,8 @@ up from its ``store``, ``jobs`` and ``scheduler`` arguments):
 
 - **no store**: the runs go to a thread pool in this process, one per core (the core
   releases the GIL while it simulates); nothing is written.
-- **a store**: the runs are one sweep of the store (:func:`atmsim.sweeps.plan_runs`,
-  :func:`atmsim.sweeps.run_plan`): on local worker processes (``jobs``) or a Dask
+- **a store**: the runs are one sweep of the store (:func:`atmsim._sweep.plan_runs`,
+  :func:`atmsim._sweep.run_plan`): on local worker processes (``jobs``) or a Dask
   ``scheduler``; a run already stored (same scenario document, same seed) is not run again
   but read back — its whole summary (``runs.summary``) and its series — so a study run
   again, or resumed after Ctrl-C, simulates only what is missing and gives the same results.
@@ -16,7 +16,7 @@ up from its ``store``, ``jobs`` and ``scheduler`` arguments):
   (:class:`StudyRunError`).
 
 Either way the study gets back, in the order given, each run's summary or ``keep(results)``
-(a :class:`~atmsim.run_results.Results` with the run's summary and series), and the
+(a :class:`~atmsim._run_results.Results` with the run's summary and series), and the
 executor counts the runs it simulated (:attr:`Executor.executed`) and those it read back
 (:attr:`Executor.reused`).
 """
@@ -33,13 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AtmsimError
+from ..errors import StudyRunError
 
 if TYPE_CHECKING:
-    from ..run_results import Results
-    from ..scenario import Scenario
+    from .._run_results import Results
+    from .._scenario import Scenario
+    from .._sweep import SweepSummary
 
-__all__ = ["Executor", "StudyRunError", "current", "default_threads", "run_study", "using"]
+__all__ = ["Executor", "current", "default_threads", "raise_failed", "run_study", "using"]
 
 Runs = Sequence[tuple["Scenario", int]]
 Tick = Callable[[int, int], None]
@@ -52,12 +53,16 @@ Tick = Callable[[int, int], None]
 COMMIT_EVERY_S = 10.0
 
 
-class StudyRunError(AtmsimError):
-    """A run of a study failed (its error is stored with it); fix and run the study again."""
-
-
 class RunsStopped(Exception):
     """Raised inside a thread's run when the study is stopping; never seen by callers."""
+
+
+def raise_failed(done: SweepSummary) -> None:
+    """Raise :class:`~atmsim.errors.StudyRunError` naming the first failure if any of the
+    sweep's runs failed."""
+    if done.failed:
+        rid, err = done.failures[0]
+        raise StudyRunError(f"{done.failed} of {done.total} runs failed (first: run {rid}: {err})")
 
 
 def default_threads() -> int:
@@ -100,7 +105,7 @@ class Executor:
         return self._through_store(runs, progress, pick)
 
     def _through_store(self, runs: Runs, progress: Tick | None, pick: Callable[[Results], Any]) -> list:
-        from .. import sweeps
+        from .. import _sweep as sweeps
 
         plan = sweeps.plan_runs(self.label, self.label, runs)
         tick = _Ticks(progress, len(runs), len(plan.runs))
@@ -108,9 +113,7 @@ class Executor:
                                retry_failed=True, need_summaries=True, flush_interval=COMMIT_EVERY_S)
         self.executed += done.ok + done.failed
         self.reused += done.skipped
-        if done.failed:
-            rid, err = done.failures[0]
-            raise StudyRunError(f"{done.failed} of {done.total} runs failed (first: run {rid}: {err})")
+        raise_failed(done)
         ids = [r.run_id for r in plan.runs]
         kept = {rid: pick(res) for rid, res in stored_results(done.store, ids)}
         tick.finish()
@@ -140,13 +143,13 @@ class _Ticks:
 
 
 def stored_results(store: Path, run_ids: list[str]) -> Iterator[tuple[str, Results]]:
-    """The stored runs among ``run_ids`` as :class:`~atmsim.run_results.Results` (whole
+    """The stored runs among ``run_ids`` as :class:`~atmsim._run_results.Results` (whole
     summary and series), one at a time, so the series of many runs are never held at once."""
     import pandas as pd
 
-    from ..query import series_frame
-    from ..run_results import Results
-    from ..store import Store
+    from .._query import series_frame
+    from .._run_results import Results
+    from .._store import Store
 
     db = Store(store)
     with db.reader() as con:
@@ -211,7 +214,7 @@ def using(executor: Executor) -> Iterator[Executor]:
     """Run the block's study runs on ``executor``. Its results store is checked first, so a
     damaged store is refused (:class:`~atmsim.errors.StoreError`, one line) before any run."""
     if executor.store is not None:
-        from ..store import Store
+        from .._store import Store
 
         Store(executor.store).verify()
     token = _CURRENT.set(executor)

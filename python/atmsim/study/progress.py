@@ -4,7 +4,7 @@ Studies never call a display. They tell a :class:`Progress` how many runs they p
 (:meth:`Progress.plan`) and each run or group of runs that finishes (:meth:`Progress.step`,
 or :meth:`Progress.runs` handed to :func:`atmsim.reproduce.runner.run_many`, or
 :meth:`Progress.at` where another component counts, as a sweep does). The Progress passes
-``(done, total, what)`` to its listener — the CLI's bar (:func:`atmsim.progress.runs_bar`) —
+``(done, total, what)`` to its listener — the CLI's bar (:func:`atmsim._progress.runs_bar`) —
 and to nothing when it has none (:meth:`Progress.silent`), so a study never tests for
 ``None`` and never calls a callback of a shape it guessed.
 """
@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..callbacks import StudyProgress
+
 __all__ = ["Listener", "Progress"]
 
 #: What a display is told: runs done, runs planned, and what was last done.
-Listener = Callable[[int, int, str], None]
+Listener = StudyProgress
 
 
 class Progress:
@@ -33,9 +35,12 @@ class Progress:
         return cls(None)
 
     @classmethod
-    def of(cls, progress: Progress | None) -> Progress:
-        """``progress`` itself, or a silent one for ``None``."""
-        return progress if progress is not None else cls.silent()
+    def of(cls, progress: Progress | Listener | None) -> Progress:
+        """``progress`` itself, a Progress telling the listener ``progress``, or a silent one
+        for ``None``."""
+        if isinstance(progress, Progress):
+            return progress
+        return cls(progress)
 
     def plan(self, runs: int) -> None:
         """Add ``runs`` to the runs planned."""

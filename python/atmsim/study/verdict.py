@@ -33,8 +33,9 @@ import math
 from dataclasses import asdict, dataclass, fields
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
-from ..output import atomic_file
+from .._output import atomic_file
 
 __all__ = [
     "Kind", "Outcome", "Rule", "Verdict", "above", "at_least", "at_most", "below", "holds", "in_range", "read_verdicts",
@@ -147,12 +148,12 @@ class Verdict:
             raise ValueError(f"{self.row}: a row of kind 'not comparable' cannot {self.outcome}")
 
     @classmethod
-    def judged(cls, row: str, kind: Kind, paper: str, rule: Rule, **kw) -> Verdict:
+    def judged(cls, row: str, kind: Kind, paper: str, rule: Rule, **kw: Any) -> Verdict:
         """A row whose outcome is ``rule``'s."""
         return cls(row, kind, rule.outcome, paper, rule.text, **kw)
 
     @classmethod
-    def not_comparable(cls, row: str, paper: str, why: str, kind: Kind = Kind.NOT_COMPARABLE, **kw) -> Verdict:
+    def not_comparable(cls, row: str, paper: str, why: str, kind: Kind = Kind.NOT_COMPARABLE, **kw: Any) -> Verdict:
         """A row no rule is applied to; ``why`` says why (it is the row's rule column)."""
         return cls(row, kind, Outcome.NOT_COMPARABLE, paper, why, **kw)
 

@@ -7,17 +7,18 @@ the mode and when it was written (UTC).
 A study that writes its verdicts replaces its own earlier rows in one transaction, so the table
 holds each study's latest report and never half of one; other studies' rows are left alone.
 The store's own tables (runs, metrics, ...) are created too if the file is new, so the file is
-an ordinary atmsim results store (:mod:`atmsim.store`; ``docs/results-store.md``).
+an ordinary atmsim results store (:mod:`atmsim._store`; ``docs/results-store.md``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
-from ..store import Store
+from .._store import Store
 from .verdict import _FIELDS, Verdict, _check_unique
 
 __all__ = ["VERDICTS_TABLE", "read_store_verdicts", "write_store_verdicts"]
@@ -53,7 +54,7 @@ def write_store_verdicts(store: str | Path, study: str, verdicts: list[Verdict],
     s = Store(store)
     s.verify()
     records = [v.record() for v in verdicts]
-    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     columns = {k: [r[k] for r in records] for k in _FIELDS}
     types = {k: pa.float64() if k in _NUMBERS else pa.string() for k in _FIELDS}
     table = pa.table({
@@ -84,4 +85,5 @@ def read_store_verdicts(store: str | Path, study: str) -> list[Verdict]:
             return []
         cols = ", ".join(f'"{k}"' for k in _FIELDS)
         rows = con.execute(f"SELECT {cols} FROM verdicts WHERE study = ? ORDER BY position", [study]).fetchall()
-    return [Verdict(**{k: ("" if v is None and k not in _NUMBERS else v) for k, v in zip(_FIELDS, r)}) for r in rows]
+    fields: list[dict[str, Any]] = [{k: ("" if v is None and k not in _NUMBERS else v) for k, v in zip(_FIELDS, r)} for r in rows]
+    return [Verdict(**f) for f in fields]

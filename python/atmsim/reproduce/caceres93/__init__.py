@@ -31,9 +31,9 @@ implement exactly that: per conversation ``ceil(link_bps · 45 ms / 424)`` cells
 1.5 Mb/s 1.5e6 · 0.045 = 67 500 bits = 159.2 cells of 53 bytes → **160 cells**; at 3 Mb/s
 (§6) 319 cells. A router's (or the switch's) memory is one pool per output port holding
 ``n · 160`` cells for ``n`` conversations (6 with one TELNET and five FTP: 960 cells).
-Before issue 11 the rule was the 8 kB *receiver window* in cells (16 segments of 512 bytes,
-12 cells each with the 40-byte TCP/IP header and the 8-byte AAL5 trailer = 192 cells, 1152 for
-six conversations) — 20 % above the round-trip window at 1.5 Mb/s, and below it at 3 Mb/s.
+It is not the 8 kB *receiver window* in cells (16 segments of 512 bytes, 12 cells each with the
+40-byte TCP/IP header and the 8-byte AAL5 trailer = 192 cells, 1152 for six conversations),
+which is 20 % above the round-trip window at 1.5 Mb/s, and below it at 3 Mb/s.
 
 Why even the exact rule leaves the network loss-free: a FIFO (or round-robin) port can hold
 at most the sum of the windows minus what the path itself holds. Five FTP windows are
@@ -61,19 +61,49 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ... import stats
 from ..._core import Metric
-from ...report import figure_path, plot_ci_lines, save_figure
-from ...scenario import Scenario
-from ...study import Mode as StudyMode
+from ..._report import figure_path, plot_ci_lines, save_figure
+from ..._scenario import Scenario
+from ...callbacks import StudyProgress
 from ...study import Kind, Progress, Rule, Verdict, verdict_html, write_study_report
+from ...study import Mode as StudyMode
 from ...study.executor import run_study
 from ..runner import run_many
 from .rules import (
-    fig2_rule, figs34_rule, fig5_rule, figs67_rule, figs89_rule,
-    s6_phenomena_rule, s6_saturation_rule, s7_fair_rule, s7_worse_rule,
+    fig2_rule,
+    fig5_rule,
+    figs34_rule,
+    figs67_rule,
+    figs89_rule,
+    s6_phenomena_rule,
+    s6_saturation_rule,
+    s7_fair_rule,
+    s7_worse_rule,
+    saturating_thresholds,
 )
+
+__all__ = [
+    "CELL_BITS",
+    "FIG2_COUNTS",
+    "LINK_BPS",
+    "MSS_BYTES",
+    "POLICIES",
+    "RTT_S",
+    "SAT_THRESHOLDS",
+    "WINDOW_BYTES",
+    "Point",
+    "Study",
+    "Verdicts",
+    "buffer_cells",
+    "round_trip_window_cells",
+    "run",
+    "saturation_point",
+    "scenario",
+]
+
 
 POLICIES = ("per-conversation", "per-type", "per-destination")
 RTT_S = 0.045
@@ -206,7 +236,7 @@ def _wan_utilisation(summary: dict) -> float:
 class Study:
     """Runs the experiments; `quick` shortens runs and uses fewer seeds and load points."""
 
-    def __init__(self, full: bool, seed: int, progress: Progress | None = None):
+    def __init__(self, full: bool, seed: int, progress: Progress | StudyProgress | None = None):
         self.full = full
         self.seeds = list(range(seed, seed + (10 if full else 3)))
         rtts = 4000 if full else 1000
@@ -276,7 +306,8 @@ class Study:
                                 keep=lambda r: r)
         out: dict[str, dict] = {}
         for policy, results in zip(POLICIES, runs):
-            short, whole, drops, tos, frs, at_max, traces = [], [], [], [], [], [], None
+            short, whole, drops, tos, frs, at_max = [], [], [], [], [], []
+            traces: dict[str, Any] = {}
             for r in results:
                 gp = r.trace(Metric.GOODPUT_BPS)
                 ftp = gp[[c for c in gp.columns if c.startswith(f"conn:{kind}")]]
@@ -292,7 +323,7 @@ class Study:
                 cw = cw[[c for c in cw.columns if c.startswith(f"conn:{kind}")]]
                 cw = cw[cw.index > self.warmup_s]
                 at_max.append(float((cw >= WINDOW_BYTES).to_numpy().mean()))
-                if traces is None:
+                if not traces:
                     # The sender's usable window: min(cwnd, the 8 kB receiver window).
                     traces = {"throughput": ftp / LINK_BPS, "cwnd": r.trace(Metric.CWND_BYTES)[[f"conn:{kind}1"]].clip(upper=WINDOW_BYTES)}
             out[policy] = {
@@ -304,7 +335,7 @@ class Study:
 
 
 #: Utilisation thresholds for "the network saturates" (§3, §6 do not define it): 0.9 is the
-#: one the Figure 2 verdict has used since before issue 11; the others show the sensitivity.
+#: one the Figure 2 verdict uses; the others show the sensitivity.
 SAT_THRESHOLDS = (0.9, 0.95, 0.98)
 
 
@@ -357,14 +388,14 @@ def _sat_text(x) -> str:
     return "none up to the largest load" if x is None else f"{x:g}"
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
     :func:`atmsim.study.executor.run_study`."""
     return run_study("caceres93", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
 
 
-def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
@@ -403,9 +434,12 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | N
         f"atmsim: FTP utilisation first ≥ 0.9 at {_sat_text(ftp_sat)} conversations "
         f"({', '.join(f'{p.x:g}: {p.mean:.2f}' for p in f2['ftp'])}); 16 TELNET: {f2['telnet'][-1].mean:.3f}; "
         f"8 NNTP: {f2['nntp'][-1].mean:.2f}; 8 SMTP: {f2['smtp'][-1].mean:.2f}."))
-    fig3 = _plot_points(f35["delay"], "concurrent FTP conversations", "TELNET echo delay [RTT]", "Fig. 3: interactive delay", figure_path(out, "fig3.png"))
-    fig4 = _plot_points(f35["std"], "concurrent FTP conversations", "std. dev. of echo delay [RTT]", "Fig. 4: variability of interactive delay", figure_path(out, "fig4.png"))
-    fig5 = _plot_points(f35["ftp"], "concurrent FTP conversations", "mean FTP throughput / link speed", "Fig. 5: bulk transfer throughput", figure_path(out, "fig5.png"))
+    fig3 = _plot_points(f35["delay"], "concurrent FTP conversations", "TELNET echo delay [RTT]", "Fig. 3: interactive delay",
+                        figure_path(out, "fig3.png"))
+    fig4 = _plot_points(f35["std"], "concurrent FTP conversations", "std. dev. of echo delay [RTT]", "Fig. 4: variability of interactive delay",
+                        figure_path(out, "fig4.png"))
+    fig5 = _plot_points(f35["ftp"], "concurrent FTP conversations", "mean FTP throughput / link speed", "Fig. 5: bulk transfer throughput",
+                        figure_path(out, "fig5.png"))
     last = {p: f35["delay"][p][-1].mean for p in POLICIES}
     lstd = {p: f35["std"][p][-1].mean for p in POLICIES}
     parts.append(f'<h2>Figures 3–4 — interactive delay</h2><p><img src="{fig3.name}"><img src="{fig4.name}"></p>')
@@ -434,7 +468,8 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | N
         + "</table>"
     )
     for policy, figno in (("per-conversation", "6"), ("per-destination", "7")):
-        fig = _plot_frame(fair[policy]["throughput"], "throughput / link speed", f"Fig. {figno}: five FTP conversations, {policy}", figure_path(out, f"fig{figno}.png"))
+        fig = _plot_frame(fair[policy]["throughput"], "throughput / link speed", f"Fig. {figno}: five FTP conversations, {policy}",
+                          figure_path(out, f"fig{figno}.png"))
         parts.append(f'<h2>Figure {figno} — FTP fairness, {policy} channels</h2><p><img src="{fig.name}"></p>')
     parts.append("<h3>Losses, fairness and windows (one TELNET, five FTP)</h3><p>RTW: the round-trip window, "
                  "bandwidth × 45 ms. The rows below 1 × RTW are a sensitivity experiment, not the paper's setup.</p>" + loss_table)
@@ -467,10 +502,12 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | N
            "is comes from scheduling and the workload alone." if drops_paper == 0 else
            f"and {drops_paper} cells are dropped at the paper's buffers.")))
     for policy, figno in (("per-conversation", "8"), ("per-destination", "9")):
-        fig = _plot_frame(fair[policy]["cwnd"], "window min(cwnd, 8 kB) [bytes]", f"Fig. {figno}: an FTP source's window, {policy}", figure_path(out, f"fig{figno}.png"))
+        fig = _plot_frame(fair[policy]["cwnd"], "window min(cwnd, 8 kB) [bytes]", f"Fig. {figno}: an FTP source's window, {policy}",
+                          figure_path(out, f"fig{figno}.png"))
         parts.append(f'<h2>Figure {figno} — TCP window, {policy} channels</h2><p><img src="{fig.name}"></p>')
     am = {p: fair[p]["at_max"].estimate for p in POLICIES}
-    shrink_small = {f: {p: (sum(small[f][p]["timeouts"]) + sum(small[f][p]["fast_retransmits"])) / len(st.seeds) for p in POLICIES} for f in fractions}
+    shrink_small = {f: {p: (sum(small[f][p]["timeouts"]) + sum(small[f][p]["fast_retransmits"])) / len(st.seeds) for p in POLICIES}
+                    for f in fractions}
     only_shared = all(shrink_small[f]["per-conversation"] == 0 and shrink_small[f]["per-destination"] > 0 for f in fractions)
     ev = {p: sum(fair[p]["timeouts"]) + sum(fair[p]["fast_retransmits"]) for p in POLICIES}
     parts.append(v.add("Figs. 8–9", "windows stay at the maximum per-conversation and often shrink under shared channels",
@@ -491,19 +528,25 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | N
         + "."))
 
     # ---- §6
-    fig6a = _plot_points(s6["delay"], "concurrent FTP conversations", "TELNET echo delay [RTT]", "§6: interactive delay with 3 Mb/s links", figure_path(out, "s6_delay.png"))
-    fig6b = _plot_points(s6["ftp"], "concurrent FTP conversations", "mean FTP throughput / link speed", "§6: bulk throughput with 3 Mb/s links", figure_path(out, "s6_ftp.png"))
-    util6 = {"3 Mb/s, connection per item (8 kB)": s6["util"]["per-conversation"], "3 Mb/s, one connection per conversation (8 kB)": s6_one["util"]["per-conversation"],
+    fig6a = _plot_points(s6["delay"], "concurrent FTP conversations", "TELNET echo delay [RTT]", "§6: interactive delay with 3 Mb/s links",
+                         figure_path(out, "s6_delay.png"))
+    fig6b = _plot_points(s6["ftp"], "concurrent FTP conversations", "mean FTP throughput / link speed", "§6: bulk throughput with 3 Mb/s links",
+                         figure_path(out, "s6_ftp.png"))
+    util6 = {"3 Mb/s, connection per item (8 kB)": s6["util"]["per-conversation"],
+             "3 Mb/s, one connection per conversation (8 kB)": s6_one["util"]["per-conversation"],
              "3 Mb/s, connection per item, 16 kB windows": s6_w16["util"]["per-conversation"]}
-    fig6c = _plot_points(util6, "concurrent FTP conversations", "bottleneck utilisation", "§6: saturation at 3 Mb/s (per-conversation)", figure_path(out, "s6_util.png"))
+    fig6c = _plot_points(util6, "concurrent FTP conversations", "bottleneck utilisation", "§6: saturation at 3 Mb/s (per-conversation)",
+                         figure_path(out, "s6_util.png"))
     l6 = {p: s6["delay"][p][-1].mean for p in POLICIES}
-    parts.append(f'<h2>§6 — sensitivity to link speed (3 Mb/s, up to 10 FTP)</h2><p><img src="{fig6a.name}"><img src="{fig6b.name}"><img src="{fig6c.name}"></p>')
+    parts.append(f'<h2>§6 — sensitivity to link speed (3 Mb/s, up to 10 FTP)</h2>'
+                 f'<p><img src="{fig6a.name}"><img src="{fig6b.name}"><img src="{fig6c.name}"></p>')
     parts.append(v.add("§6 phenomena", "the same phenomena at 3 Mb/s with more conversations", s6_phenomena_rule(l6),
         "paper: the same phenomena with a correspondingly higher number of conversations; atmsim TELNET delay at 10 FTP: "
         + ", ".join(f"{p} {x:.2f} RTT" for p, x in l6.items())))
     sat = {lbl: {t: saturation_point(u, t) for t in SAT_THRESHOLDS} for lbl, u in
            [("1.5 Mb/s, connection per item", f35["util"]["per-conversation"])] + list(util6.items())}
-    rows = "".join(f"<tr><td>{html.escape(lbl)}</td>" + "".join(f"<td>{_sat_text(x[t])}</td>" for t in SAT_THRESHOLDS) + "</tr>" for lbl, x in sat.items())
+    rows = "".join(f"<tr><td>{html.escape(lbl)}</td>" + "".join(f"<td>{_sat_text(x[t])}</td>" for t in SAT_THRESHOLDS) + "</tr>"
+                   for lbl, x in sat.items())
     parts.append("<p>Saturation point: the fewest FTP conversations (with the TELNET one) whose mean bottleneck utilisation "
                  "reaches the threshold; the paper does not define \"saturates\", so three thresholds are shown. The 3 Mb/s "
                  "rows other than the first are controls (one connection per conversation; windows scaled to the 3 Mb/s "
@@ -513,7 +556,7 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | N
     one = sat["3 Mb/s, one connection per conversation (8 kB)"][0.9]
     w16 = sat["3 Mb/s, connection per item, 16 kB windows"][0.9]
     slow, fast = sat["1.5 Mb/s, connection per item"], sat["3 Mb/s, connection per item (8 kB)"]
-    both = [t for t in SAT_THRESHOLDS if slow[t] is not None and fast[t] is not None and 3 <= slow[t] <= 4 and 7 <= fast[t] <= 8]
+    both = saturating_thresholds(slow, fast)
     parts.append(v.add("§6 saturation point", "3–4 FTP saturate 1.5 Mb/s, 7–8 saturate 3 Mb/s", s6_saturation_rule(slow, fast),
         "paper: 3–4 FTP conversations saturate 1.5 Mb/s and 7–8 saturate 3 Mb/s; atmsim (1.5 → 3 Mb/s) at utilisation "
         + ", ".join(f"≥ {t:g}: {_sat_text(slow[t])} → {_sat_text(fast[t])}" for t in SAT_THRESHOLDS)

@@ -6,6 +6,20 @@ from __future__ import annotations
 
 from ...study import Rule, holds
 
+__all__ = [
+    "fig2_rule",
+    "fig5_rule",
+    "figs34_rule",
+    "figs67_rule",
+    "figs89_rule",
+    "s6_phenomena_rule",
+    "s6_saturation_rule",
+    "s7_fair_rule",
+    "s7_worse_rule",
+    "saturating_thresholds",
+]
+
+
 def fig2_rule(ftp_sat: float | None) -> Rule:
     """Fig. 2: FTP saturates the link (utilisation ≥ 0.9) at 3–4 conversations."""
     return holds("FTP utilisation first ≥ 0.9 at 3–4 conversations", ftp_sat is not None and 3 <= ftp_sat <= 4)
@@ -45,10 +59,20 @@ def s6_phenomena_rule(delay10: dict[str, float]) -> Rule:
                  delay10["per-destination"] > 1.5 * max(delay10["per-conversation"], delay10["per-type"]))
 
 
+def saturating_thresholds(slow: dict[float, float | None], fast: dict[float, float | None]) -> list[float]:
+    """The utilisation thresholds at which 1.5 Mb/s saturates at 3–4 conversations and 3 Mb/s
+    at 7–8 (``slow``, ``fast``: threshold → saturation point, None if never reached)."""
+    both = []
+    for t, s in slow.items():
+        f = fast.get(t)
+        if s is not None and f is not None and 3 <= s <= 4 and 7 <= f <= 8:
+            both.append(t)
+    return both
+
+
 def s6_saturation_rule(slow: dict[float, float | None], fast: dict[float, float | None]) -> Rule:
     """§6: some utilisation threshold puts 1.5 Mb/s at 3–4 and 3 Mb/s at 7–8 conversations."""
-    both = [t for t in slow if slow[t] is not None and fast.get(t) is not None
-            and 3 <= slow[t] <= 4 and 7 <= fast[t] <= 8]
+    both = saturating_thresholds(slow, fast)
     return holds("at one of the thresholds 0.9/0.95/0.98: 3–4 conversations saturate 1.5 Mb/s and 7–8 saturate 3 Mb/s",
                  bool(both))
 

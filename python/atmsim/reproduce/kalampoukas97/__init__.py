@@ -21,23 +21,56 @@ delay (propagation + one segment of reassembly) and the ack path's (propagation 
 from __future__ import annotations
 
 import html
+import itertools
 import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..._core import Metric
-from ...report import figure_path
-from ...scenario import Scenario
-from . import figures as figs
-from . import experiment as ks
-from . import theory as th
+from ..._report import figure_path
+from ..._scenario import Scenario
+from ...callbacks import StudyProgress
 from ...study import (
-    Kind, Progress, Rule, Verdict, above, at_most, holds, in_range, verdict_html, within, within_ratio, write_study_report,
+    Kind,
+    Progress,
+    Rule,
+    Verdict,
+    above,
+    at_most,
+    holds,
+    in_range,
+    verdict_html,
+    within,
+    within_ratio,
+    write_study_report,
 )
 from ...study import Mode as StudyMode
 from ...study.executor import run_study
 from ..runner import run_many
+from . import experiment as ks
+from . import figures as figs
+from . import theory as th
+
+__all__ = [
+    "FULL",
+    "LEMMA2_NEAR_SHARE",
+    "LEMMA2_STEADY_AFTER_S",
+    "LEMMA2_UNEQUAL",
+    "QUICK",
+    "SEC54_READINGS",
+    "SEC55_DELAYS",
+    "WORKED_F41_BELOW",
+    "Mode",
+    "Study",
+    "collect",
+    "lemma2_cycle_rule",
+    "queue_peak_rule",
+    "run",
+    "worked_numbers_rule",
+    "write",
+]
+
 
 # Digest A9/A12: one-way propagation readings of §5.4's "about 9 segments" [ms].
 SEC54_READINGS = {"9 link-rate segments (primary, A9)": 5.05, "matches the published 23 (A9 a)": 6.74,
@@ -104,7 +137,7 @@ def _keep(r) -> dict:
 class Study:
     """Collects the runs, then reads them back by name."""
 
-    def __init__(self, mode: Mode, seed: int, progress: Progress | None = None):
+    def __init__(self, mode: Mode, seed: int, progress: Progress | StudyProgress | None = None):
         self.mode, self.seed, self.progress = mode, seed, Progress.of(progress)
         self.jobs: list[tuple[str, int, Scenario]] = []
         self.out: dict[tuple[str, int], dict] = {}
@@ -156,7 +189,7 @@ class Study:
     def spacing_ms(self, name: str, entity: str) -> float:
         tr = self.first(name)["traces"][Metric.IP_QUEUE_DATA][entity]
         ts = [t for t, _ in ks.busy_period_levels(tr) if t >= self.mode.warmup_s]
-        return 1e3 * statistics.fmean(b - a for a, b in zip(ts, ts[1:])) if len(ts) > 2 else float("nan")
+        return 1e3 * statistics.fmean(b - a for a, b in itertools.pairwise(ts)) if len(ts) > 2 else float("nan")
 
 
 def _pct(x: float) -> str:
@@ -175,7 +208,7 @@ WORKED_F41_BELOW = 0.15
 WORKED_KNEE_MBPS, WORKED_KNEE_TOL = 60.0, 5.0
 
 
-def worked_numbers_rule(w2l: float, f41_j: float, knee_mbps: float):
+def worked_numbers_rule(w2l: float, f41_j: float, knee_mbps: float) -> Rule:
     """The §3–§4 worked-numbers row: our closed forms against the paper's three numbers that
     are not rounded readings (E6 and E11 are listed, not judged)."""
     ok = (abs(w2l - WORKED_W2L) <= WORKED_W2L_TOL and f41_j < WORKED_F41_BELOW
@@ -239,9 +272,9 @@ def _schedule(st: Study) -> dict[str, list[ks.TwoNode]]:
     st.add("sec53_oneway_slow", _only_first_tcp(ks.load("sec53_asymmetric")))
     st.add("one_way_max", ks.load("one_way_max"), seeds=1)
     st.add("lemma2_unequal", ks.two_node(LEMMA2_UNEQUAL), seeds=1)
-    for label, ms in SEC54_READINGS.items():
+    for ms in SEC54_READINGS.values():
         st.add(f"sec54 {ms}", _sec54_scenario(ms))
-    for label, ms in SEC55_DELAYS.items():
+    for ms in SEC55_DELAYS.values():
         st.add(f"sec55 {ms}", _sec55_scenario(ms))
     st.add("sec55_oneway", _sec55_scenario(5.05, one_way_only=True))
     points = _figure_points(st.mode)
@@ -442,12 +475,15 @@ def _sec54(st: Study, out: Path, items: list) -> str:
         pred = th.TwoWay(28, 28, rho, rho, ms / 1e3 + 1 / rho, ms / 1e3 + 1 / rho).efficiency()[0]
         pred_ack = th.TwoWay(28, 28, rho, rho, ms / 1e3 + ks.CELL_S, ms / 1e3 + ks.CELL_S).efficiency()[0]
         rows.append(f"<tr><td>{html.escape(label)}</td><td>{ms}</td><td>{_pct(f1)}</td><td>{_pct(pred)} – {_pct(pred_ack)}</td>"
-                    f"<td>{_pct(f3)}</td><td>{statistics.fmean(lv) if lv else float('nan'):.1f} ({min(lv, default=0)}–{max(lv, default=0)})</td></tr>")
+                    f"<td>{_pct(f3)}</td><td>{statistics.fmean(lv) if lv else float('nan'):.1f} "
+                    f"({min(lv, default=0)}–{max(lv, default=0)})</td></tr>")
         if primary is None:
             primary = (name, f1, f3, pred, pred_ack)
     parts.append("<table><tr><th>reading</th><th>one-way propagation [ms]</th><th>1L connections</th>"
                  "<th>fat-connection prediction (paper's – ack delay)</th><th>3L connections</th><th>1L IP-queue level after bunches</th></tr>"
                  + "".join(rows) + "</table>")
+    if primary is None:
+        raise ValueError("§5.4: no reading was run")
     name, f1, f3, pred, pred_ack = primary
     tr = st.first(name)["traces"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_10.png"),
@@ -496,6 +532,8 @@ def _sec55(st: Study, out: Path, items: list) -> str:
         if primary is None:
             primary = (name, overall, ow)
     parts.append("</table>")
+    if primary is None:
+        raise ValueError("§5.5: no delay was run")
     name, overall, ow = primary
     tr = st.first(name)["traces"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_15.png"),
@@ -632,7 +670,7 @@ def _fixes(st: Study, items: list) -> str:
     return "".join(parts)
 
 
-def collect(full: bool = False, seed: int = 1, progress: Progress | None = None) -> tuple[Study, dict[str, list[ks.TwoNode]]]:
+def collect(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> tuple[Study, dict[str, list[ks.TwoNode]]]:
     """Run every experiment of the study; returns the runs and the closed-form figures' points."""
     st = Study(FULL if full else QUICK, seed, progress)
     points = _schedule(st)
@@ -666,14 +704,14 @@ def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: fl
     return write_study_report(out, title, "".join(body), items, elapsed, mode, store=store, study="kalampoukas97"), items
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
     :func:`atmsim.study.executor.run_study`."""
     return run_study("kalampoukas97", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
 
 
-def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     t0 = time.perf_counter()
     st, points = collect(full, seed, progress)

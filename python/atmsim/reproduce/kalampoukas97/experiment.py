@@ -31,13 +31,29 @@ the sum of two consecutive ones is Lemma 2's invariant S.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import pandas as pd
 
-from ...scenario import Scenario
+from ..._scenario import Scenario
 from ...study import resources
 from . import theory as th
+
+__all__ = [
+    "CELL_S",
+    "MSS_BYTES",
+    "SCENARIO_DIR",
+    "TwoNode",
+    "busy_period_levels",
+    "consecutive_sums",
+    "efficiency",
+    "load",
+    "payload_mbps",
+    "prediction",
+    "two_node",
+]
+
 
 SCENARIO_DIR = resources.scenario_dir("kalampoukas97")
 MSS_BYTES = 9140
@@ -139,4 +155,4 @@ def busy_period_levels(trace: pd.Series, bunch_gap_s: float = 64 * CELL_S) -> li
 def consecutive_sums(levels: list[tuple[float, int]], after_s: float = 0.0) -> list[int]:
     """Sums of consecutive busy-period levels after ``after_s`` (Lemma 2's S)."""
     xs = [v for t, v in levels if t >= after_s]
-    return [a + b for a, b in zip(xs, xs[1:])]
+    return [a + b for a, b in itertools.pairwise(xs)]

@@ -12,8 +12,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...report import new_axes, save_axes
+from ..._report import new_axes, save_axes
 from . import theory as th
+
+__all__ = [
+    "acr",
+    "closed_form_l",
+    "closed_form_rates",
+    "closed_form_w",
+    "queue",
+    "sequence",
+    "throughput_from_zero",
+]
 
 
 def _equal_pair(path: Path, xs, two_way, one_way, sim: list[tuple[float, float]], xlabel: str, title: str) -> Path:

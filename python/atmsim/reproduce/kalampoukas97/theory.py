@@ -38,6 +38,28 @@ from enum import Enum
 # ---------------------------------------------------------------------------------------------
 
 
+__all__ = [
+    "CELL_BITS",
+    "MTU_BYTES",
+    "NRM",
+    "OC3C_BPS",
+    "OC3C_CELLS_S",
+    "Regime",
+    "TwoWay",
+    "cells_per_packet",
+    "delay_in_segments",
+    "equal_pair_efficiency",
+    "fat_efficiency",
+    "figure_4_1",
+    "figure_4_1_boundary_mbps",
+    "one_way_efficiency",
+    "section_5_3",
+    "section_5_3_printed_formula",
+    "segment_rate",
+    "tcp_rate_mbps",
+]
+
+
 class Regime(Enum):
     """Which case of Theorem 2 a pair of connections is in (numbered as the theorem's cases)."""
 

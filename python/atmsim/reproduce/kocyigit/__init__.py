@@ -48,20 +48,54 @@ import numpy as np
 
 from ... import stats
 from ..._core import Metric
-from ...report import figure_path, plot_ci_lines
-from ...scenario import Scenario
-from ...study import Mode as StudyMode
+from ..._report import figure_path, plot_ci_lines
+from ..._scenario import Scenario
+from ...callbacks import StudyProgress
 from ...study import Kind, Progress, Rule, Verdict, verdict_html, write_study_report
+from ...study import Mode as StudyMode
 from ...study.executor import run_study
 from ..runner import run_many
 from .design import (
-    SCENARIO_DIR, LINK_MBPS, N_TCP, BG_LOADS_MBPS, SHAPINGS, ONE_USER, BUFFERS, PAYLOAD_SHARE,
-    ALPHA_PER_LOAD, FULL, QUICK, QUICK_EXTRA, QUICK_MECH, EFFICIENCY, Size,
+    ALPHA_PER_LOAD,
+    BG_LOADS_MBPS,
+    BUFFERS,
+    EFFICIENCY,
+    FULL,
+    LINK_MBPS,
+    N_TCP,
+    ONE_USER,
+    PAYLOAD_SHARE,
+    QUICK,
+    QUICK_EXTRA,
+    QUICK_MECH,
+    SCENARIO_DIR,
+    SHAPINGS,
+    Size,
 )
 from .rules import (  # noqa: F401  (every rule is part of the study's interface, tested on both sides)
-    shaping35_rule, unshaped_ahead, flat20_rule, efficiency_falls, eff_poor_rule, bursty_rule,
-    buffer_gain_rule, shaping_hardly_matters_rule, judge,
+    buffer_gain_rule,
+    bursty_rule,
+    eff_poor_rule,
+    efficiency_falls,
+    flat20_rule,
+    judge,
+    shaping35_rule,
+    shaping_hardly_matters_rule,
+    unshaped_ahead,
 )
+
+__all__ = [
+    "EFFICIENCY_EDGE",
+    "MECH_BUFFERS",
+    "Study",
+    "at_background",
+    "capped_efficiency",
+    "load",
+    "mechanism",
+    "point_metrics",
+    "run",
+    "scenario_dir",
+]
 
 
 def scenario_dir() -> Path:
@@ -147,7 +181,7 @@ def point_metrics(summaries: list[dict], bg_mbps: float) -> dict:
 
 
 class Study:
-    def __init__(self, full: bool, seed: int, progress: Progress | None = None):
+    def __init__(self, full: bool, seed: int, progress: Progress | StudyProgress | None = None):
         self.full = full
         self.seed = seed
         self.main = FULL if full else QUICK
@@ -228,7 +262,8 @@ def _fairness_html(curves: dict, buf: int, out: Path) -> str:
     head = "".join(f"<th>{bg} Mb/s</th>" for bg in BG_LOADS_MBPS)
     rows = "".join(
         f"<tr><td>{html.escape(label)}</td>"
-        + "".join(f"<td>J {_ci(p['jain'])}<br><small>least {p['least'].estimate:.1f}, most {p['most'].estimate:.1f} Mb/s</small></td>" for _, p in pts)
+        + "".join(f"<td>J {_ci(p['jain'])}<br><small>least {p['least'].estimate:.1f}, most {p['most'].estimate:.1f} Mb/s</small></td>" for _,
+                  p in pts)
         + "</tr>"
         for label, pts in curves.items()
     )
@@ -284,7 +319,7 @@ def _mech_keep(warmup_s: float):
 MECH_BUFFERS = (1000, 2000, 3540, 5000, 10000)
 
 
-def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25, progress: Progress | None = None) -> dict:
+def mechanism(size: Size, seeds: list[int], bg_mbps: float = 25, progress: Progress | StudyProgress | None = None) -> dict:
     """Experiment B: unshaped TCP at ``bg_mbps`` of background with L0 buffers of
     :data:`MECH_BUFFERS` cells (3540 = L0's bandwidth-delay product, 10 ms × 150 Mb/s in
     cells), Reno as shipped and Reno with fast retransmit off (every loss waits for the
@@ -356,14 +391,14 @@ def _mechanism_html(mech: dict, size: Size, nseeds: int, bg: float) -> str:
         "Coarse timers make every stall last at least a second; the buffer decides how much of the remaining time L0 is kept busy.</p>")
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
     :func:`atmsim.study.executor.run_study`."""
     return run_study("kocyigit", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
 
 
-def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
@@ -405,30 +440,31 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | N
                    "'Lock-step clocks' below): the unshaped mean there is that of one connection taking most of L0, "
                    "and it feeds this comparison." if lock0 < 0.5 else "")
         parts.append(_verdict(items, f"Fig. {figs[0]}: 35 Mb/s shaping ≥ unshaped ({buf} cells)",
-                              "the goodput with 35 Mb/s shaping is always at least the unshaped goodput", v["ok35"],
+                              "the goodput with 35 Mb/s shaping is always at least the unshaped goodput", v.ok35,
                               "paper: the goodput with 35 Mb/s shaping is always at least the unshaped goodput "
                               f"(atmsim: unshaped {_nums(curves['unshaped'])}; 35 Mb/s {_nums(curves['35 Mb/s'])} Mb/s at "
                               f"{', '.join(map(str, BG_LOADS_MBPS))} Mb/s of background; 'differs' if unshaped is higher at some "
                               f"load by a one-sided Welch test at 5% over the five loads, i.e. p < {ALPHA_PER_LOAD:g} per load: {why35})." + lockout))
         parts.append(_verdict(items, f"Fig. {figs[0]}: 20 Mb/s flat to ~75 Mb/s ({buf} cells)",
-                              "with 20 Mb/s shaping goodput is constant until the background reaches about 75 Mb/s", v["flat20"],
+                              "with 20 Mb/s shaping goodput is constant until the background reaches about 75 Mb/s", v.flat20,
                               "paper: with 20 Mb/s shaping goodput is limited by the shaper and constant until the "
                               f"background reaches about 75 Mb/s (atmsim: {_nums(curves['20 Mb/s'])} Mb/s; the shaper's "
                               "own limit is 20 × 9140/(192·53) = 17.96 Mb/s; flat within 5% while 4 × 20 + background < 150 Mb/s, then lower)."))
         effs = {k: min(p["eff"][k].estimate for pts in curves.values() for _, p in pts) for k in EFFICIENCY}
         lowest = min((p["efficiency"] for pts in curves.values() for _, p in pts), key=lambda c: c.estimate)
         parts.append(_verdict(items, f"Fig. {figs[1]}: efficiency very poor once overloaded ({buf} cells)",
-                              "once the offered load exceeds the bottleneck, efficiency becomes very poor", v["eff_falls"],
+                              "once the offered load exceeds the bottleneck, efficiency becomes very poor", v.eff_falls,
                               "paper: once the total offered load exceeds the bottleneck, efficiency becomes very poor "
                               f"(atmsim efficiency, goodput / payload sent: unshaped {_nums(curves['unshaped'], 'efficiency', '{:.2f}')}; 20 Mb/s "
                               f"{_nums(curves['20 Mb/s'], 'efficiency', '{:.2f}')}; 35 Mb/s {_nums(curves['35 Mb/s'], 'efficiency', '{:.2f}')}). "
-                              f"It falls as soon as 4 × 35 Mb/s + background exceeds 150 Mb/s{'' if v['eff_falls_only'] else ' (not at every load here)'}, "
+                              "It falls as soon as 4 × 35 Mb/s + background exceeds 150 Mb/s"
+                              f"{'' if v.eff_falls_only else ' (not at every load here)'}, "
                               f"but its lowest value is {effs['sent']:.2f} (cells: {effs['cells']:.2f}), far from 'very poor' (read as "
                               "below 0.5): BSD Reno resends little beyond the lost segments. Only goodput / capacity left by the background "
                               f"falls that low ({effs['capacity']:.2f}), and that is not the paper's definition (see 'Efficiency: which one?').",
                               ours=effs["sent"], low=lowest.low, high=lowest.high, unit="lowest efficiency"))
         parts.append(_verdict(items, f"Fig. {figs[1]}: burstier ⇒ less efficient ({buf} cells)",
-                              "the more bursty the traffic, the poorer the efficiency", v["bursty"],
+                              "the more bursty the traffic, the poorer the efficiency", v.bursty,
                               "paper: the more bursty the traffic, the poorer the efficiency (atmsim: unshaped TCP has "
                               "the lowest efficiency at every non-zero background load)."))
     un1 = [p["goodput"].estimate for _, p in res["vc1000"]["unshaped"]]
@@ -465,7 +501,8 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | N
                     f"unshaped with no background: Jain {j0[0]:.2f} / {j0[1]:.2f} at 1000 / 5000 cells")
 
     shq = max(p["shaper_max_queue"] for f in ("vc1000", "vc5000") for pts in res[f].values() for _, p in pts)
-    ref = sum(p["frames_refused"] for pts in res["vc1000"].values() for _, p in pts) + sum(p["frames_refused"] for pts in res["vc5000"].values() for _, p in pts)
+    ref = sum(p["frames_refused"] for pts in res["vc1000"].values() for _,
+              p in pts) + sum(p["frames_refused"] for pts in res["vc5000"].values() for _, p in pts)
     parts.append(f"<h2>Shaper bound</h2><p>Each TCP shaper holds at most its sender's socket buffer: (⌈548400 / 9140⌉ + 1) "
                  f"× 192 = 11712 cells (docs/scenario.md, <code>shape.buffer_cells</code>): a sender never has more than its "
                  f"send buffer unacknowledged, and every cell in the shaper belongs to such data. Largest shaper queue seen: "

@@ -8,6 +8,25 @@ from dataclasses import dataclass
 
 from ...study import resources
 
+__all__ = [
+    "ALPHA_PER_LOAD",
+    "BG_LOADS_MBPS",
+    "BUFFERS",
+    "EFFICIENCY",
+    "FULL",
+    "LINK_MBPS",
+    "N_TCP",
+    "ONE_USER",
+    "PAYLOAD_SHARE",
+    "QUICK",
+    "QUICK_EXTRA",
+    "QUICK_MECH",
+    "SCENARIO_DIR",
+    "SHAPINGS",
+    "Size",
+]
+
+
 SCENARIO_DIR = resources.scenario_dir("kocyigit")
 LINK_MBPS = 150.0
 N_TCP = 4

@@ -4,10 +4,26 @@ of its thresholds (``tests/test_kocyigit.py``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ...study import Rule, holds
 from .design import ALPHA_PER_LOAD, BG_LOADS_MBPS, LINK_MBPS, N_TCP
+
+__all__ = [
+    "Findings",
+    "buffer_gain_rule",
+    "bursty_rule",
+    "eff_poor_rule",
+    "efficiency_falls",
+    "flat20_rule",
+    "judge",
+    "shaping35_rule",
+    "shaping_hardly_matters_rule",
+    "unshaped_ahead",
+]
+
 
 def shaping35_rule(curves: dict[str, list[tuple[float, dict]]]) -> Rule:
     """Figs. 3/5: goodput with 35 Mb/s shaping at least the unshaped one — 'differs' where unshaped
@@ -73,10 +89,22 @@ def shaping_hardly_matters_rule(at100: list[float]) -> Rule:
                  max(at100) - min(at100) < 0.35 * max(at100))
 
 
-def judge(curves: dict[str, list[tuple[float, dict]]]) -> dict[str, Rule | bool]:
+@dataclass(frozen=True)
+class Findings:
+    """The paper's findings judged on one family of curves; ``eff_falls_only``: efficiency
+    falls at every load past the bottleneck (not only on the whole)."""
+
+    ok35: Rule
+    flat20: Rule
+    eff_falls: Rule
+    eff_falls_only: bool
+    bursty: Rule
+
+
+def judge(curves: dict[str, list[tuple[float, dict]]]) -> Findings:
     """The paper's findings for one family of curves (unshaped, 20 and 35 Mb/s)."""
     s20 = [p["goodput"].estimate for _, p in curves["20 Mb/s"]]
     ok35 = shaping35_rule(curves)
     eff = {label: [p["efficiency"].estimate for _, p in pts] for label, pts in curves.items()}
-    return {"ok35": ok35, "flat20": flat20_rule(s20), "eff_falls": eff_poor_rule(eff),
-            "eff_falls_only": efficiency_falls(eff), "bursty": bursty_rule(eff)}
+    return Findings(ok35=ok35, flat20=flat20_rule(s20), eff_falls=eff_poor_rule(eff),
+                    eff_falls_only=efficiency_falls(eff), bursty=bursty_rule(eff))

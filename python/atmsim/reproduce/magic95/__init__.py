@@ -37,18 +37,78 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...output import write_text_atomic
-from ...study import Mode as StudyMode
+from ..._output import write_text_atomic
+from ..._report import figure_path, new_axes, save_axes
+from ..._scenario import Scenario
+from ...callbacks import StudyProgress
 from ...study import (
-    Kind, Outcome, Progress, Rule, Verdict, above, at_most, below, holds, in_range, verdict_html, within_ratio, write_study_report,
+    Kind,
+    Outcome,
+    Progress,
+    Rule,
+    Verdict,
+    above,
+    at_most,
+    below,
+    holds,
+    in_range,
+    resources,
+    verdict_html,
+    within_ratio,
+    write_study_report,
 )
-from ...report import figure_path, new_axes, save_axes
-from ...scenario import Scenario
-from ...study import resources
-from . import hosts, tables
+from ...study import Mode as StudyMode
 from ...study.executor import run_study
 from ..runner import run_many
+from . import hosts, tables
 from .hosts import cells_per_segment
+
+__all__ = [
+    "FIG3_MSS",
+    "FIG3_WINDOW",
+    "FIG5_BUFFERS",
+    "FIG5_CHECK",
+    "FIG5_CHECK_FACTOR",
+    "FIG5_LOSS",
+    "FIG5_MTUS",
+    "FIG6_COLLAPSE_FROM",
+    "FIG6_MTUS",
+    "FIG6_RTT_S",
+    "FIG6_VERY_SMALL",
+    "FIG6_WINDOWS",
+    "OC3C_USER_BPS",
+    "RTT_S",
+    "SCENARIO_DIR",
+    "TABLE1",
+    "TAXI_USER_BPS",
+    "TOLERANCE",
+    "Row",
+    "allowable_load",
+    "buffer_segments",
+    "effective_window",
+    "eq2_window_bytes",
+    "eq3_rate_bps",
+    "fig5_port",
+    "fig6_plan",
+    "figure3",
+    "figure3_rule",
+    "figure5",
+    "figure5_check",
+    "figure5_check_rule",
+    "figure5_worst_factor",
+    "figure6",
+    "figure6_collapse",
+    "figure6_collapse_rule",
+    "figure6_onset_rule",
+    "geo_geo_1_n_loss",
+    "mismatch",
+    "overflow_window",
+    "paced_user_bps",
+    "run",
+    "scenario_dir",
+    "table1",
+]
+
 
 #: Table 1 as published: window label, window [bytes], throughput [Mb/s].
 TABLE1 = [
@@ -100,7 +160,7 @@ def scenario_dir() -> Path:
     return SCENARIO_DIR
 
 
-def table1(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[Row]:
+def table1(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[Row]:
     jobs = []
     for label, _, _ in TABLE1:
         sc = Scenario.from_toml(scenario_dir() / f"table1_w{label}.toml")
@@ -167,7 +227,8 @@ def fig6_plan(full: bool) -> tuple[list[int], float]:
     return (list(range(1, 4)), 30.0) if full else ([1], 10.0)
 
 
-def figure6(full: bool = False, seed: int = 1, progress: Progress | None = None) -> dict[str, dict[int, list[tuple[int, float, int]]]]:
+def figure6(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> dict[str, dict[int, list[tuple[int, float,
+                                                                                                                                   int]]]]:
     """Figure 6 on its local path under both loss rules:
     {rule: {mtu: [(window, mean goodput over seeds [Mb/s], retransmitted segments, all seeds)]}}."""
     seeds, dur = fig6_plan(full)
@@ -180,10 +241,12 @@ def figure6(full: bool = False, seed: int = 1, progress: Progress | None = None)
         sc.set("simulation.warmup_s", 1.0)
         jobs += [(sc, s) for s in seeds]
 
+    shown = Progress.of(progress)
+
     def tick(d: int, total: int) -> None:
-        if progress and d % len(seeds) == 0:
+        if d % len(seeds) == 0:
             rule, mtu, w = points[d // len(seeds) - 1]
-            progress.step(f"figure 6, {rule}, MTU {mtu}, window {w}")
+            shown.step(f"figure 6, {rule}, MTU {mtu}, window {w}")
 
     summaries = run_many(jobs, progress=tick)
     out: dict[str, dict[int, list]] = {rule: {mtu: [] for mtu in FIG6_MTUS} for rule in tables.LOSS_RULES}
@@ -208,7 +271,7 @@ FIG3_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG3_WINDOW = 131072
 
 
-def figure3(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, float, int, int]]:
+def figure3(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[tuple[int, float, int, int]]:
     """[(MSS, goodput Mb/s, retransmitted segments, timeouts)] at a 128 kB window, no pacing;
     the MTU of both hosts is MSS + 40."""
     jobs = []
@@ -297,7 +360,7 @@ def fig5_port(buffer_cells: int, mtu: int, load: float, duration_s: float) -> Sc
     return sc
 
 
-def figure5_check(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, int, float, list[float]]]:
+def figure5_check(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[tuple[int, int, float, list[float]]]:
     """[(buffer, MTU, model's allowable load, simulated cell loss ratios over seeds)]: the
     simulated loss at the load the model allows for 1%."""
     seeds = list(range(seed, seed + (5 if full else 3)))
@@ -407,7 +470,8 @@ def _figure6_html(f6: dict, out: Path, full: bool, verdicts: list[Verdict]) -> s
             ok = rule_onset.passes
             shown.append(_verdict(verdicts, Verdict.judged(
                 f"Figure 6 onset, {rule}", Kind.VALIDATED, "Eq. 2: 34,630 B", rule_onset, paper_value=paper_w,
-                ours=(lo + hi) / 2, low=lo, high=hi, unit="B", detail=f"MTU 9180, {rule}: loss-free up to a {ov[0]:,}-byte buffer, losses from {ov[1]:,} B; BSD rounds "
+                ours=(lo + hi) / 2, low=lo, high=hi, unit="B",
+                detail=f"MTU 9180, {rule}: loss-free up to a {ov[0]:,}-byte buffer, losses from {ov[1]:,} B; BSD rounds "
                 f"these up to whole 9140-byte segments, so the onset lies between windows of {lo:,} and {hi:,} B "
                 f"({lo // 9140} and {hi // 9140} segments). Eq. 2's 34,630 B (Q·Ci/(Ci−Co) with the paper's 155 and "
                 f"100 Mb/s; {ours_w:,.0f} B at the OC-3c cell rate) lies {'inside' if ok else 'outside'} that interval: "
@@ -421,7 +485,8 @@ def _figure6_html(f6: dict, out: Path, full: bool, verdicts: list[Verdict]) -> s
         small = figure6_collapse_rule(rows)
         shown.append(_verdict(verdicts, Verdict.judged(
             f"Figure 6 collapse level, {rule}", Kind.VALIDATED if rule == "half_window" else Kind.CALIBRATED,
-            "'quickly drops to very small levels'", small, ours=level / peak, unit="of the peak", detail=f"MTU 9180, {rule}: peak {peak:.1f} Mb/s; at windows of {FIG6_COLLAPSE_FROM // 1024} kB and more "
+            "'quickly drops to very small levels'", small, ours=level / peak, unit="of the peak",
+            detail=f"MTU 9180, {rule}: peak {peak:.1f} Mb/s; at windows of {FIG6_COLLAPSE_FROM // 1024} kB and more "
             f"{level:.2f} Mb/s on average ({level / peak:.1%} of the peak). The paper: 'quickly drops to very small "
             f"levels' (taken here as under {FIG6_VERY_SMALL:.0%} of the peak; Table 2 measured 0.87 Mb/s at 128 kB, 1 %)."
             + ("" if small.passes or rule != "half_window" else
@@ -582,14 +647,14 @@ by bisection (1 = the port can be fully loaded).</p>
 """
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
     :func:`atmsim.study.executor.run_study`."""
     return run_study("magic95", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
 
 
-def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | None, store: str | Path | None) -> Path:
+def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
     full = StudyMode(mode).full
     out = Path(out_dir)
     t0 = time.perf_counter()
@@ -639,16 +704,16 @@ segment transmission time and delayed ACKs add to the 8.8 ms round trip.</p>
 """
     write_text_atomic(out / "table1.csv", csv)
     write_text_atomic(out / "tables2_4.csv", tables.csv_rows(table_results))
-    write_text_atomic(out / "fig3.csv", 
+    write_text_atomic(out / "fig3.csv",
         "mss_bytes,atmsim_mbps,rexmt_segs,timeouts\n" + "".join(f"{m},{g:.4f},{r},{t}\n" for m, g, r, t in f3)
     )
-    write_text_atomic(out / "fig4.csv", 
+    write_text_atomic(out / "fig4.csv",
         "mss_bytes,atmsim_mbps,model_mbps,receiver_cpu_utilization\n" + "".join(f"{m},{g:.4f},{e:.4f},{u:.4f}\n" for m, g, e, u in f4)
     )
-    write_text_atomic(out / "fig7.csv", 
+    write_text_atomic(out / "fig7.csv",
         "speedup,mss_bytes,atmsim_mbps,model_mbps\n" + "".join(f"{k},{m},{g:.4f},{e:.4f}\n" for k, m, g, e in f7)
     )
-    write_text_atomic(out / "fig5.csv", 
+    write_text_atomic(out / "fig5.csv",
         "mtu_bytes,buffer_cells,segment_buffers,allowable_load\n"
         + "".join(f"{mtu},{b},{n},{x:.5f}\n" for mtu, rows in f5.items() for b, n, x in rows)
     )

@@ -18,13 +18,38 @@ has no per-byte (copy) cost. Closed form: throughput = min(MSS·8/c, link user r
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
-from ...report import figure_path, new_axes, save_axes
-from ...scenario import Scenario
-from ...study import Kind, Progress, Rule, Verdict, at_most, holds, verdict_html
-from ...study import resources
+from ..._report import figure_path, new_axes, save_axes
+from ..._scenario import Scenario
+from ...callbacks import StudyProgress
+from ...study import Kind, Progress, Rule, Verdict, at_most, holds, resources, verdict_html
 from ..runner import run_many
+
+__all__ = [
+    "FIG4_MSS",
+    "FIG4_SMALLEST_SHARE",
+    "FIG7_MSS",
+    "FIG7_SIMULATED",
+    "FIG7_SPEEDUPS",
+    "MODEL_TOL",
+    "OC3C_CELL_BPS",
+    "OC12C_CELL_BPS",
+    "base",
+    "cells_per_segment",
+    "figure4",
+    "figure4_rule",
+    "figure7",
+    "figure7_rule",
+    "figures_html",
+    "link_user_bps",
+    "model_bps",
+    "n_runs",
+    "per_segment_s",
+    "scenario_path",
+]
+
 
 FIG4_MSS = [512, 1024, 2048, 4096, 6000, 9140]
 FIG7_MSS = [512, 1024, 2048, 4096, 9140, 16384, 32768, 65495]
@@ -77,13 +102,13 @@ def _at(mss: int, speedup: float, oc12c: bool, duration_s: float) -> Scenario:
     return sc
 
 
-def _goodputs(scs: list[Scenario], seed: int, progress: Progress | None, what: list[str]) -> list[tuple[float, float]]:
+def _goodputs(scs: list[Scenario], seed: int, progress: Progress | StudyProgress | None, what: list[str]) -> list[tuple[float, float]]:
     """(goodput [b/s], receiver CPU utilisation) of each scenario, run on every core."""
     done = run_many([(sc, seed) for sc in scs], progress=Progress.of(progress).runs(lambda d: what[d - 1]))
     return [(s["connections"][0]["goodput_bps"], s["hosts"][1]["cpu_utilization"]) for s in done]
 
 
-def figure4(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, float, float, float]]:
+def figure4(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[tuple[int, float, float, float]]:
     """[(MSS, atmsim Mb/s, model Mb/s, receiver CPU utilisation)]."""
     c = per_segment_s()
     got = _goodputs([_at(mss, 1, False, 8.0 if full else 2.0) for mss in FIG4_MSS], seed, progress,
@@ -91,7 +116,7 @@ def figure4(full: bool = False, seed: int = 1, progress: Progress | None = None)
     return [(mss, g / 1e6, model_bps(mss, 1, OC3C_CELL_BPS, c) / 1e6, util) for mss, (g, util) in zip(FIG4_MSS, got)]
 
 
-def figure7(full: bool = False, seed: int = 1, progress: Progress | None = None) -> list[tuple[int, int, float, float]]:
+def figure7(full: bool = False, seed: int = 1, progress: Progress | StudyProgress | None = None) -> list[tuple[int, int, float, float]]:
     """Simulated points [(speed-up, MSS, atmsim Mb/s, model Mb/s)] on a direct OC-12c link."""
     c = per_segment_s()
     points = [(k, mss) for k, sizes in FIG7_SIMULATED.items() for mss in sizes]
@@ -115,7 +140,7 @@ def figure4_rule(f4: list[tuple[int, float, float, float]]) -> Rule:
     :data:`FIG4_SMALLEST_SHARE` of the largest's, every point within :data:`MODEL_TOL` of the CPU model."""
     gs = [g for _, g, _, _ in f4]
     err = max(abs(g / e - 1) for _, g, e, _ in f4)
-    rising = all(b > a for a, b in zip(gs, gs[1:]))
+    rising = all(b > a for a, b in itertools.pairwise(gs))
     return holds(f"rising with the MSS, the smallest below {FIG4_SMALLEST_SHARE:.0%} of the largest, every point "
                  f"within {MODEL_TOL:.0%} of the model", rising and gs[0] < FIG4_SMALLEST_SHARE * gs[-1] and err < MODEL_TOL)
 
@@ -141,8 +166,8 @@ def figures_html(f4: list[tuple[int, float, float, float]], f7: list[tuple[int, 
     # Figure 4
     fig, ax = new_axes()
     ax.plot([m for m, *_ in f4], [g for _, g, _, _ in f4], "o", label="atmsim")
-    xs = list(range(256, 9141, 64))
-    ax.plot(xs, [model_bps(m, 1, OC3C_CELL_BPS, c) / 1e6 for m in xs], "-", color="0.4",
+    mss_axis = list(range(256, 9141, 64))
+    ax.plot(mss_axis, [model_bps(m, 1, OC3C_CELL_BPS, c) / 1e6 for m in mss_axis], "-", color="0.4",
             label=f"min(MSS·8 / {c * 1e6:.1f} µs, OC-3c)")
     ax.axhline(link_user_bps(OC3C_CELL_BPS, 9140) / 1e6, color="0.6", ls="--", label="OC-3c user limit (9180-byte MTU)")
     p4 = save_axes(

@@ -35,20 +35,44 @@ from __future__ import annotations
 
 import fnmatch
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
-from ... import query, sweeps
-from ...errors import AtmsimError, ScenarioError
-from ...scenario import Scenario
+from ... import _query as query
+from ... import _sweep as sweeps
+from ..._scenario import Scenario
+from ..._sweep import SweepPlan
+from ..._sweep.seeds import Seeds
+from ...callbacks import StudyProgress
+from ...errors import ScenarioError
 from ...study import Mode as StudyMode
-from ...study import Progress
-from ...study import resources
+from ...study import Progress, resources
+from ...study.executor import raise_failed
+from ...study.seeds import study_seeds
 from . import calibration as calibration
 from . import oracle as oracle
 from . import report as report
 from . import tables as tables
+
+__all__ = [
+    "FULL",
+    "IPOA_PATH",
+    "QUICK",
+    "SCENARIO",
+    "Mode",
+    "Study",
+    "collect",
+    "default_seeds",
+    "ipoa_of",
+    "plan",
+    "run",
+    "scenario",
+    "select",
+]
+
 
 SCENARIO = resources.scenario_file("mah96", "noqos_conv_svc.toml")
 #: The varied value's path in the results store (every site's router has the same driver).
@@ -132,20 +156,24 @@ class Study:
         return [tables.identical_metrics(x, y) for x, y in zip(a, b)]
 
 
-def plan(mode: Mode, seed: int = 1):
-    """The study as one sweep: every configuration of ``mode`` at its seeds (the same for
+def default_seeds(mode: Mode, seed: int = 1) -> list[int]:
+    """The mode's seeds from ``seed`` on: ``seed``, ``seed + 1``, ... (``mode.seeds`` of them)."""
+    return list(range(seed, seed + mode.seeds))
+
+
+def plan(mode: Mode, seeds: Sequence[int]) -> SweepPlan:
+    """The study as one sweep: every configuration of ``mode`` at ``seeds`` (the same for
     all: common random numbers), validated before anything runs."""
-    seeds = list(range(seed, seed + mode.seeds))
     points = [(IPOA_PATH, ipoa_of(c), scenario(c, mode.workstations, mode.duration_s)) for c in mode.configs]
-    return sweeps.plan_points("mah96", str(SCENARIO), points, seeds)
+    return sweeps.plan_points("mah96", str(SCENARIO), points, list(seeds))
 
 
-def collect(mode: Mode, seed: int = 1, progress: Progress | None = None, *, store: str | Path, jobs: int | None = None,
-            scheduler=None) -> Study:
-    """Run every configuration at the mode's seeds into the results store ``store`` (runs
-    already there are not run again: an interrupted study resumes), then read them back."""
+def collect(mode: Mode, seeds: Sequence[int], progress: Progress | StudyProgress | None = None, *, store: str | Path,
+            jobs: int | None = None, scheduler: Any = None) -> Study:
+    """Run every configuration at ``seeds`` into the results store ``store`` (runs already
+    there are not run again: an interrupted study resumes), then read them back."""
     t0 = time.perf_counter()
-    p = plan(mode, seed)
+    p = plan(mode, seeds)
 
     shown = Progress.of(progress)
 
@@ -153,9 +181,7 @@ def collect(mode: Mode, seed: int = 1, progress: Progress | None = None, *, stor
         shown.at(done, total, f"{failed} failed" if failed else "")
 
     done = sweeps.run_plan(p, store=store, jobs=jobs, scheduler=scheduler, progress=tick)
-    if done.failed:
-        rid, err = done.failures[0]
-        raise StudyError(f"{done.failed} of {done.total} runs failed (first: run {rid}: {err})")
+    raise_failed(done)
     got = query.summaries([r.run_id for r in p.runs], store=done.store)
     summaries: dict[str, list[dict]] = {c: [] for c in mode.configs}
     for r in p.runs:
@@ -167,24 +193,23 @@ def _config_of(ipoa: dict) -> str:
     return f"{ipoa.get('qos', 'noqos')}-{ipoa['mux']}-{ipoa['vc']}"
 
 
-class StudyError(AtmsimError):
-    """A run of the study failed (its error is stored; ``--retry`` is not needed: fix and rerun)."""
-
-
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None, *, seeds: int | None = None,
-        configs: str | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
-        workstations: int | None = None, duration_s: float | None = None) -> Path:
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
+        *, seeds: Seeds | None = None, configs: str | None = None, store: str | Path | None = None, jobs: int | None = None,
+        scheduler: Any = None, workstations: int | None = None, duration_s: float | None = None) -> Path:
     """Run the study into its results store and write ``report.html`` into ``out_dir``.
 
     ``configs``: comma-separated patterns of the configurations to run (:func:`select`;
     default: the mode's); ``store``: the results store (default ``out_dir/results.duckdb``);
     ``jobs``/``scheduler``: as :func:`atmsim.sweep` (local worker processes or a Dask
-    scheduler). ``workstations``, ``duration_s`` and ``seeds`` (a count) override the mode's."""
+    scheduler). ``seeds``: the seeds to run every configuration at, as :func:`atmsim.sweep`
+    takes them but for a bare number (``"1-3"``, ``"1,3,5"``, a list; :mod:`atmsim.study.seeds`),
+    instead of the mode's 3 from ``seed`` on. ``workstations`` and ``duration_s`` override the mode's."""
     full = StudyMode(mode).full
     base = FULL if full else QUICK
-    sizes = Mode(workstations or base.workstations, duration_s or base.duration_s, seeds or base.seeds,
+    chosen = study_seeds(seeds, seed) if seeds is not None else default_seeds(base, seed)
+    sizes = Mode(workstations or base.workstations, duration_s or base.duration_s, len(chosen),
                  select(configs) if configs is not None else base.configs)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    study = collect(sizes, seed, progress, store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler)
+    study = collect(sizes, chosen, progress, store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler)
     return report.write(study, out)

@@ -25,20 +25,47 @@ import csv
 import html
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from ... import query, sweeps
-from ...output import atomic_file
-from ...report import figure_path, new_axes, save_figure
-from ...scenario import Scenario
+from ... import _query as query
+from ... import _sweep as sweeps
+from ..._output import atomic_file
+from ..._report import figure_path, new_axes, save_figure
+from ..._scenario import Scenario
+from ..._sweep import SweepPlan
+from ..._sweep.seeds import Seeds
+from ...callbacks import StudyProgress
 from ...study import Kind, Progress, Verdict, holds, in_range, write_study_report
 from ...study import Mode as StudyMode
-from . import FULL, QUICK, SCENARIO, StudyError, scenario
+from ...study.executor import raise_failed
+from ...study.seeds import study_seeds
+from . import FULL, QUICK, SCENARIO, default_seeds, scenario, tables
 from . import calibration as cal
-from . import tables
+
+__all__ = [
+    "MAGNITUDES",
+    "QUICK_FACTOR",
+    "QUICK_STATS",
+    "SCALES",
+    "SHOWN",
+    "TITLE",
+    "TOL",
+    "Calibration",
+    "change",
+    "collect",
+    "plan",
+    "quick_scale",
+    "result",
+    "run",
+    "verdicts",
+    "write",
+]
+
 
 TITLE = "Mah (1996): the calibration of the buffers and socket buffers"
 #: Candidate quick scales, cheapest first: (workstations per site, simulated seconds).
@@ -85,7 +112,8 @@ def _point(config: str, ws: int, dur: float, buffer_cells: int, window_bytes: in
     return cal.apply(scenario(config, ws, dur), buffer_cells, window_bytes)
 
 
-def plan(ws: int, dur: float, seeds: list[int], buffers=None, windows=None, scales=None):
+def plan(ws: int, dur: float, seeds: list[int], buffers: Sequence[int] | None = None, windows: Sequence[int] | None = None,
+         scales: Sequence[tuple[int, float]] | None = None) -> tuple[SweepPlan, dict[str, list[tuple[str, Any]]]]:
     """Every run of the calibration as one sweep, and what each run is for: ``(plan, keys)``
     with ``keys[run_id]`` a list of ``(phase, key)`` (a run may serve several phases).
     ``buffers``, ``windows``, ``scales``: the declared ones unless given."""
@@ -100,7 +128,8 @@ def plan(ws: int, dur: float, seeds: list[int], buffers=None, windows=None, scal
                 want.append(("magnitudes", (c, b, w), _point(c, ws, dur, b, w)))
     for s_ws, s_dur in scales:
         want.append(("scales", (s_ws, s_dur), _point(cal.FIT_CONFIG, s_ws, s_dur, cal.KEPT["buffer_cells"], kept_w)))
-    runs, keys = [], {}
+    runs: list[tuple[Scenario, int]] = []
+    keys: dict[str, list[tuple[str, Any]]] = {}
     for phase, key, sc in want:
         for seed in seeds:
             rid = sweeps.run_id_of(sc.doc, seed)
@@ -110,7 +139,7 @@ def plan(ws: int, dur: float, seeds: list[int], buffers=None, windows=None, scal
     return sweeps.plan_runs("mah96-calibration", str(SCENARIO), runs), keys
 
 
-def collect(ws: int, dur: float, seeds: list[int], progress: Progress | None = None, *, store: Path,
+def collect(ws: int, dur: float, seeds: list[int], progress: Progress | StudyProgress | None = None, *, store: Path,
             jobs: int | None = None, scheduler=None, **grid) -> Calibration:
     """Run the calibration's sweep into ``store`` (stored runs are not run again) and sort the
     per-run statistics by phase."""
@@ -119,9 +148,7 @@ def collect(ws: int, dur: float, seeds: list[int], progress: Progress | None = N
     shown = Progress.of(progress)
     done = sweeps.run_plan(p, store=store, jobs=jobs, scheduler=scheduler,
                            progress=lambda d, f, t: shown.at(d, t, f"{f} failed" if f else ""))
-    if done.failed:
-        rid, err = done.failures[0]
-        raise StudyError(f"{done.failed} of {done.total} runs failed (first: run {rid}: {err})")
+    raise_failed(done)
     got = query.summaries([r.run_id for r in p.runs], store=done.store)
     c = Calibration(ws, dur, seeds, store=done.store, ran=done.ok)
     for r in p.runs:
@@ -214,7 +241,7 @@ def _grid_html(c: Calibration) -> str:
             + "".join(f"<th>{html.escape(tables.STATS[s].label)}</th>" for s in targets + list(SHOWN))
             + "".join(f"<th>loss ({r})</th>" for r in cal.READINGS) + "</tr>")
     thesis = ("<tr><td colspan=2><i>thesis</i></td>" + "".join(f"<td><i>{html.escape(t.thesis)}</i></td>" for t in cal.TARGETS)
-              + "<td colspan=%d></td></tr>" % (len(SHOWN) + len(cal.READINGS)))
+              + f"<td colspan={len(SHOWN) + len(cal.READINGS)}></td></tr>")
     best = {r: cal.best(c.grid, r) for r in cal.READINGS} if c.grid else {}
     rows = []
     for (b, w), runs in sorted(c.grid.items()):
@@ -337,15 +364,17 @@ def write(c: Calibration, out: Path) -> Path:
                               study="mah96-calibration")
 
 
-def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | None = None, *,
-        seeds: int | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
+def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None, *,
+        seeds: Seeds | None = None, store: str | Path | None = None, jobs: int | None = None, scheduler=None,
         workstations: int | None = None, duration_s: float | None = None, **grid) -> Path:
     """Run the calibration (module docs) and write its report into ``out_dir``; ``grid``:
-    ``buffers``, ``windows``, ``scales`` to try other points than the declared ones."""
+    ``buffers``, ``windows``, ``scales`` to try other points than the declared ones;
+    ``seeds``: as :func:`atmsim.reproduce.mah96.run` takes them."""
     base = FULL if StudyMode(mode).full else QUICK
     ws, dur = workstations or base.workstations, duration_s or base.duration_s
+    chosen = study_seeds(seeds, seed) if seeds is not None else default_seeds(base, seed)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    c = collect(ws, dur, list(range(seed, seed + (seeds or base.seeds))), progress,
+    c = collect(ws, dur, chosen, progress,
                 store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler, **grid)
     return write(c, out)

@@ -34,7 +34,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...scenario import Scenario
+from ..._scenario import Scenario
+
+__all__ = [
+    "BUFFERS",
+    "CALIBRATION_ROWS",
+    "DROP_STAT",
+    "EPD_FRACTION",
+    "FIT_CONFIG",
+    "FIXED",
+    "KEPT",
+    "QUICK_SCALE",
+    "READINGS",
+    "TARGETS",
+    "VC_SHARE",
+    "WINDOWS",
+    "Target",
+    "apply",
+    "best",
+    "distance",
+    "loss",
+    "mean_of",
+]
+
 
 #: Port buffer sizes tried [cells].
 BUFFERS = (256, 512, 1024, 2048)

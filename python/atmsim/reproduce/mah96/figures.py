@@ -9,14 +9,27 @@ same setup, which is how §4.4–§4.6 state their results.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ...report import figure_path, new_axes, save_axes, save_figure
+from ..._report import figure_path, new_axes, save_axes, save_figure
 from . import oracle as oracle
 from . import tables as tables
 from .rows import POLICIES, SETUPS  # the figures' rows (Tab 3-4) and columns (§4.4)
+
+__all__ = [
+    "OVERVIEW",
+    "POLICIES",
+    "SETUPS",
+    "bars",
+    "best_effort",
+    "change",
+    "failure_rates",
+    "mean",
+    "overview",
+]
 
 #: The statistics of the Chapter 4 overview: the ones §4.4–§4.6 discuss.
 OVERVIEW = ("telnet.connect.p90", "telnet.response.p90", "ftp.file.p90", "ftp.session.p90", "http.page.p90",
@@ -37,7 +50,7 @@ def change(stats: dict[str, list[dict]], policy: str, setup: str, key: str) -> f
 
 
 def bars(stats: dict[str, list[dict]], keys: list[str], path: Path, title: str, ylabel: str, log: bool = False,
-         marks: dict[str, dict[str, float]] | None = None, lines=()) -> Path:
+         marks: Mapping[str, Mapping[str, float]] | None = None, lines: Sequence[tuple[str, float]] = ()) -> Path:
     """Bars (mean over seeds) of each statistic in ``keys`` for the seven noqos configurations,
     seeds as dots; ``marks[key][config]``: the thesis' value beside a bar; ``lines``: (label,
     value) of the thesis across the plot; both in shown units."""
@@ -54,12 +67,12 @@ def bars(stats: dict[str, list[dict]], keys: list[str], path: Path, title: str, 
         ax.bar(pos, means, w, label=s.label, alpha=0.7)
         for p, v in zip(pos, vals):
             ax.plot([p] * len(v), v, "k.", ms=4)
-        for c, v in (marks or {}).get(key, {}).items():
+        for c, mark in (marks or {}).get(key, {}).items():
             if c in configs:
-                ax.plot([pos[configs.index(c)]], [v], "rx", ms=9, mew=2, label=None if marked else "thesis (200 ws, 4000 s)")
+                ax.plot([pos[configs.index(c)]], [mark], "rx", ms=9, mew=2, label=None if marked else "thesis (200 ws, 4000 s)")
                 marked = True
-    for j, (label, v) in enumerate(lines):
-        ax.axhline(v, color=f"C{3 + j}", ls="--", lw=1, label=label)
+    for j, (label, level) in enumerate(lines):
+        ax.axhline(level, color=f"C{3 + j}", ls="--", lw=1, label=label)
     if log:
         ax.set_yscale("log")
     ax.set_xticks(x, [c.removeprefix("noqos-").replace("-", "\n") for c in configs], fontsize="small")
@@ -139,7 +152,7 @@ def failure_rates(stats: dict[str, list[dict]], path: Path) -> Path | None:
     for p, (lo, hi) in {"nwc-http": (7, 32), "nwc-isp": (25, 37)}.items():
         if p in policies:
             k = policies.index(p)
-            ax.fill_between([k - 0.45, k + 0.45], lo, hi, color="red", alpha=0.2, label=None if k else None)
+            ax.fill_between([k - 0.45, k + 0.45], lo, hi, color="red", alpha=0.2)
             ax.text(k, hi + 1, "thesis", ha="center", fontsize=6, color="red")
     ax.set_xticks(x, policies, rotation=60, fontsize="small")
     return save_axes(fig, ax, path, xlabel="QoS policy", ylabel="% of guaranteed requests refused",

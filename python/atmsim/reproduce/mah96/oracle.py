@@ -65,10 +65,60 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import stats
-from .rows import ALL_CONFIGS, CONFIGS, NOQOS4, SETUPS, Row, name, parse  # noqa: F401  (re-exported)
-from .rows import POLICIES, Size, chg_row, cmp_row, lvl_row, mux_pairs, prose_row, resolve_sizes, vc_pairs
 from .qos_rows import QOS_ROWS
+from .rows import (  # noqa: F401  (re-exported)
+    ALL_CONFIGS,
+    CONFIGS,
+    NOQOS4,
+    POLICIES,
+    SETUPS,
+    Row,
+    Size,
+    chg_row,
+    cmp_row,
+    lvl_row,
+    mux_pairs,
+    name,
+    parse,
+    prose_row,
+    resolve_sizes,
+    vc_pairs,
+)
 from .tables import STATS, TABLE_3_3
+
+__all__ = [
+    "CONSISTENCY",
+    "HIT_V13",
+    "HIT_V14",
+    "HTTP4",
+    "LEVELS",
+    "MAGNITUDE_FACTOR",
+    "MAX_VCS",
+    "MEDIA3",
+    "ORDER_OF_MAGNITUDE",
+    "PEAKS",
+    "RATIOS",
+    "ROWS",
+    "TOL_HIT_PP",
+    "TOL_LEVEL",
+    "SizeCheck",
+    "Test",
+    "Verdict",
+    "chance_allowance",
+    "change_range",
+    "judge",
+    "judge_test",
+    "mean_change",
+    "recommendations",
+    "shift_test",
+    "show",
+    "size_checks",
+    "size_factor",
+    "size_ok",
+    "tolerance_range",
+    "untestable",
+]
+
 
 LEVELS = (0.90, 0.80, 0.60)
 #: Relative tolerance on published or implied absolute values and changes (full scale only).
@@ -179,7 +229,8 @@ _BE_ROWS: tuple[Row, ...] = (
     _cmp("M-18", "§5.5.4", "conv→router (svc, svccache): audio loss", "<0.25 % → >1 %, +310–880 %, \"in all cases\", \"dramatically\"",
          [CR_SVC, CR_CACHE], ("audio.loss",), "higher", True, size=(Size("audio.loss", 3.10, 8.80),)),
     _lvl("M-18 levels", "§5.5.4", "audio loss, conv and router (svc, svccache)", "conv < 0.25 %, router > 1 %", (), "audio.loss",
-         targets={"noqos-conv-svc": (None, 0.0025), "noqos-conv-svccache": (None, 0.0025), "noqos-router-svc": (0.01, None), "noqos-router-svccache": (0.01, None)}),
+         targets={"noqos-conv-svc": (None, 0.0025), "noqos-conv-svccache": (None, 0.0025),
+                  "noqos-router-svc": (0.01, None), "noqos-router-svccache": (0.01, None)}),
     _cmp("M-19", "§5.5.4", "conv→router (svc, svccache): audio overdue", "−20–32 %, not sig.", [CR_SVC, CR_CACHE], ("audio.overdue",),
          "lower", False, size=(Size("audio.overdue", -0.32, -0.20),)),
     _cmp("M-20 svc", "§5.5.5", "conv→router (svc): video loss", "−19 %, not sig.", [CR_SVC], ("video.loss",), "lower", False,
@@ -518,14 +569,15 @@ def _factor_short(c: SizeCheck) -> str:
 def size_checks(row: Row, tests: list[Test]) -> list[SizeCheck]:
     """Our magnitude against every published one of ``row`` (module docs): per test for a
     magnitude of each pair, one check for a mean or maximum over the pairs."""
-    out = []
+    out: list[SizeCheck] = []
     for z in row.size:
         mine = [t for t in tests if t.stat == z.stat and (not z.pairs or (t.a, t.b) in z.pairs)]
         changes = [mean_change(t.a_vals, t.b_vals, z.delta) for t in mine]
         if z.agg == "each":
             out.extend(SizeCheck(z, (t.a, t.b), c) for t, c in zip(mine, changes))
         elif mine:
-            agg = None if None in changes else float(np.mean(changes) if z.agg == "mean" else max(changes))
+            known = [c for c in changes if c is not None]
+            agg = None if len(known) < len(changes) else float(np.mean(known) if z.agg == "mean" else max(known))
             out.append(SizeCheck(z, None, agg))
     return out
 
@@ -667,7 +719,11 @@ def _chg(row: Row, stat: str, x: float) -> str:
 
 
 def _judge_change(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: str) -> Verdict:
-    changes, parts, missing = [], [], []
+    changes: list[float | None] = []
+    parts: list[str] = []
+    missing: list[str] = []
+    if row.change is None:
+        raise ValueError(f"{row.id} is not a change row")
     for a, b in row.pairs:
         for st in row.stats:
             va, vb = _values(runs, a, st), _values(runs, b, st)
@@ -691,7 +747,8 @@ def _judge_change(row: Row, runs: dict[str, list[dict]], at_scale: bool, scale: 
     if row.full_only and not at_scale:
         return Verdict(NOT_COMPARABLE, "; ".join(parts), test,
                        f"a magnitude that depends on the offered load: judged at the thesis' scale only (this run: {scale})")
-    checked = changes if row.agg == "each" else [float(np.mean(changes))] if row.agg == "mean" else [max(changes)]
+    known = [c for c in changes if c is not None]
+    checked = known if row.agg == "each" else [float(np.mean(known))] if row.agg == "mean" else [max(known)]
     inside = sum(low <= c <= high for c in checked)
     need = row.need or len(checked)
     if row.agg != "each":

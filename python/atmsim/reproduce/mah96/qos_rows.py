@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from .rows import SETUPS, Row, chance_row, chg_row, cmp_row, lvl_row, policy_pairs, prose_row
 
+__all__ = ["FTP", "HTTP", "MEDIA", "NOT_APPSVC", "NOT_CONVCACHE", "NO_NUMBER", "QOS_ROWS", "TEL", "C", "P"]
+
 
 def P(policy: str, *setups: str) -> tuple[tuple[str, str], ...]:
     """noqos → ``policy`` at the named setups (all four when none is named)."""

@@ -21,13 +21,30 @@ the sizes behind it are judged on the oracle rows it rests on (the 5× rule of :
 
 from __future__ import annotations
 
-
 from collections.abc import Callable
 
 import numpy as np
 
 from .oracle import AGREES, DIFFERS, NOT_COMPARABLE, STATS, chance_allowance, mean_change, shift_test, untestable
 from .rows import SETUPS, mux_pairs, policy_pairs, vc_pairs
+
+__all__ = [
+    "FTP",
+    "HTTP",
+    "PERCEPTIBLE_S",
+    "RECOMMENDATIONS",
+    "TEL",
+    "Check",
+    "P",
+    "Pairs",
+    "calm",
+    "direction",
+    "magnitude",
+    "order",
+    "ratio",
+    "recommendations",
+]
+
 
 Pairs = tuple[tuple[str, str], ...]
 #: A check: (runs, at_scale) → (True / False / None = not judged, what our runs say).
@@ -86,6 +103,12 @@ def calm(label: str, pairs: Pairs, stats: tuple[str, ...]) -> Check:
     return check
 
 
+def _known(values: list[float | None]) -> list[float] | None:
+    """``values`` if none is None, else None."""
+    known = [v for v in values if v is not None]
+    return known if len(known) == len(values) else None
+
+
 def _change(runs, a: str, b: str, stat: str, delta: bool = False) -> float | None:
     va, vb = _vals(runs, a, stat), _vals(runs, b, stat)
     return mean_change(va, vb, delta) if va and vb else None
@@ -95,9 +118,9 @@ def order(label: str, bigger: Pairs, smaller: Pairs, stat: str) -> Check:
     """The relative change over ``bigger[i]`` exceeds that over ``smaller[i]`` for every i."""
 
     def check(runs, at_scale):
-        big = [_change(runs, a, b, stat) for a, b in bigger]
-        small = [_change(runs, a, b, stat) for a, b in smaller]
-        if None in big or None in small:
+        big = _known([_change(runs, a, b, stat) for a, b in bigger])
+        small = _known([_change(runs, a, b, stat) for a, b in smaller])
+        if big is None or small is None:
             return None, f"{label}: no samples"
         text = "; ".join(f"{100 * x:+.0f} % vs {100 * y:+.0f} %" for x, y in zip(big, small))
         return all(x > y for x, y in zip(big, small)), f"{label}: {text}"
@@ -109,8 +132,8 @@ def magnitude(label: str, pairs: Pairs, stat: str, bound: float) -> Check:
     """|B − A| of the means below ``bound`` (stored units) for every pair; thesis' scale only."""
 
     def check(runs, at_scale):
-        d = [_change(runs, a, b, stat, delta=True) for a, b in pairs]
-        if None in d:
+        d = _known([_change(runs, a, b, stat, delta=True) for a, b in pairs])
+        if d is None:
             return None, f"{label}: no samples"
         text = f"{label}: |Δ| {', '.join(STATS[stat].show(abs(x)) for x in d)} {STATS[stat].unit}"
         return (all(abs(x) < bound for x in d) if at_scale else None), text + ("" if at_scale else " (not judged below scale)")

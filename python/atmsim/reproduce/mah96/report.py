@@ -17,13 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ...output import atomic_file
-from ...report import figure_path
-from ...study import Kind, Verdict, write_study_report
+from ..._output import atomic_file
+from ..._report import figure_path
+from ...study import Kind, Outcome, Verdict, write_study_report
 from . import calibration as calibration
 from . import figures as figures
 from . import oracle as oracle
 from . import tables as tables
+
+__all__ = ["CALIBRATED_ROWS", "TITLE", "kind_of", "study_verdicts", "verdicts", "write"]
+
 
 TITLE = "Mah 1996 — IP over ATM: quality of service, multiplexing and VC management (atmsim reproduction)"
 
@@ -66,7 +69,7 @@ def kind_of(row: oracle.Row) -> Kind:
 
 def study_verdicts(judged: list[tuple[oracle.Row, oracle.Verdict]]) -> list[Verdict]:
     """The oracle's rows as the study framework's verdicts (its rules are the oracle's)."""
-    return [Verdict(r.id, kind_of(r), v.word, f"{r.what}: {r.thesis}", v.test or v.reason,
+    return [Verdict(r.id, kind_of(r), Outcome(v.word), f"{r.what}: {r.thesis}", v.test or v.reason,
                     detail=f"{r.where}. atmsim: {v.ours or '—'}. {v.reason}".strip()) for r, v in judged]
 
 
@@ -187,7 +190,8 @@ def _consistency(study) -> str:
 
     cs, rs = mean("noqos-conv-svc", "telnet.connect.median"), mean("noqos-router-svc", "telnet.connect.median")
     ours = ("atmsim: noqos svccache median telnet connect "
-            + ", ".join(f"{c} {oracle.show('telnet.connect.median', mean(c, 'telnet.connect.median'))}" for c in ("noqos-app-svccache", "noqos-conv-svccache"))
+            + ", ".join(f"{c} {oracle.show('telnet.connect.median', mean(c, 'telnet.connect.median'))}" for c in ("noqos-app-svccache",
+                                                                                                                  "noqos-conv-svccache"))
             + (f"; router-svc / conv-svc median = {rs / cs:.2f} (thesis ≈0.38)" if cs and rs else "") + ".")
     items = "".join(f"<li><b>{k}</b>: {_e(t)}" + (f" <i>{_e(ours)}</i>" if k == "C-1" else "") + "</li>" for k, t in oracle.CONSISTENCY)
     return _collapsed("The thesis' internal inconsistencies (spec §5.7)", "<p>Noted, not fitted: where two of the thesis' "

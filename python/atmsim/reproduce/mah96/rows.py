@@ -19,6 +19,30 @@ from dataclasses import dataclass, replace
 
 from ... import _core
 
+__all__ = [
+    "ALL_CONFIGS",
+    "CANONICAL",
+    "CONFIGS",
+    "NOQOS4",
+    "POLICIES",
+    "SETUPS",
+    "Row",
+    "Size",
+    "chance_row",
+    "chg_row",
+    "cmp_row",
+    "lvl_row",
+    "mux_pairs",
+    "name",
+    "parse",
+    "policy_pairs",
+    "prose_row",
+    "resolve_sizes",
+    "sizes_of",
+    "vc_pairs",
+]
+
+
 #: Every configuration of the study (§3.5.1: 103), in the study's order: the seven best-effort
 #: ones, then each QoS policy in the four setups. Declared once, in the core
 #: (``Configuration::all``); every list below is derived from it or from the core's policies.
@@ -127,6 +151,8 @@ def sizes_of(change: Row) -> tuple[Size, ...]:
     if change.kind != "change" or change.change is None:
         raise ValueError(f"{change.id} is not a change row")
     lo, hi = change.change
+    if lo is None or hi is None:
+        raise ValueError(f"{change.id}: a change row publishes both ends of its range")
     return tuple(Size(st, lo, hi, change.agg, change.delta, change.pairs, change.id) for st in change.stats)
 
 

@@ -21,6 +21,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "BUSY_SITES",
+    "SITES",
+    "STATS",
+    "SWITCHES",
+    "TABLE_3_3",
+    "Stat",
+    "guaranteed_failure_rate",
+    "guaranteed_failure_rate_per_vc_request",
+    "hit_rate",
+    "identical_metrics",
+    "is_switch_port",
+    "media_rates",
+    "routers",
+    "run_stats",
+    "setup_rate",
+    "switch_drop_rate",
+    "switch_drop_rate_queues",
+]
+
+
 #: The six sites' routers (``<site>-router``), West then East.
 SITES = ("berkeley", "lbl", "llnl", "illinois", "wisconsin", "rutgers")
 #: The switches: the two hubs and one per site (their output queues are the "switch queues").
@@ -43,28 +64,36 @@ class Stat:
         return "—" if x is None else self.fmt.format(x * self.scale)
 
 
-_MS = {"unit": "ms", "scale": 1e3, "fmt": "{:.0f}"}
-_S = {"unit": "s", "scale": 1.0, "fmt": "{:.2f}"}
-_PCT = {"unit": "%", "scale": 100.0, "fmt": "{:.3f}"}
+def _ms(label: str) -> Stat:
+    return Stat(label, "ms", 1e3, "{:.0f}")
+
+
+def _s(label: str) -> Stat:
+    return Stat(label, "s", 1.0, "{:.2f}")
+
+
+def _pct(label: str) -> Stat:
+    return Stat(label, "%", 100.0, "{:.3f}")
+
 
 #: Every per-run statistic, in the order of the report's tables. Times are stored in seconds
 #: and rates as fractions.
 STATS: dict[str, Stat] = {
-    "telnet.connect.median": Stat("telnet connect, median", **_MS),
-    "telnet.connect.p90": Stat("telnet connect, 90th", **_MS),
-    "telnet.response.median": Stat("telnet response, median", **_MS),
-    "telnet.response.p90": Stat("telnet response, 90th", **_MS),
-    "ftp.file.median": Stat("FTP file, median", **_S),
-    "ftp.file.p90": Stat("FTP file, 90th", **_S),
-    "ftp.session.median": Stat("FTP session, median", **_S),
-    "ftp.session.p90": Stat("FTP session, 90th", **_S),
-    "http.item.median": Stat("HTTP item, median", **_S),
-    "http.item.p90": Stat("HTTP item, 90th", **_S),
-    "http.page.median": Stat("HTTP page, median", **_S),
-    "http.page.p90": Stat("HTTP page, 90th", **_S),
-    "audio.loss": Stat("audio loss", **_PCT),
+    "telnet.connect.median": _ms("telnet connect, median"),
+    "telnet.connect.p90": _ms("telnet connect, 90th"),
+    "telnet.response.median": _ms("telnet response, median"),
+    "telnet.response.p90": _ms("telnet response, 90th"),
+    "ftp.file.median": _s("FTP file, median"),
+    "ftp.file.p90": _s("FTP file, 90th"),
+    "ftp.session.median": _s("FTP session, median"),
+    "ftp.session.p90": _s("FTP session, 90th"),
+    "http.item.median": _s("HTTP item, median"),
+    "http.item.p90": _s("HTTP item, 90th"),
+    "http.page.median": _s("HTTP page, median"),
+    "http.page.p90": _s("HTTP page, 90th"),
+    "audio.loss": _pct("audio loss"),
     "audio.overdue": Stat("audio overdue (> 150 ms)", "%", 100.0, "{:.2f}"),
-    "video.loss": Stat("video loss", **_PCT),
+    "video.loss": _pct("video loss"),
     "vc.setups": Stat("VC setups per run (Σ routers)", "", 1.0, "{:,.0f}"),
     "vc.rate": Stat("setups / s / router", "/s", 1.0, "{:.3f}"),
     "vc.peak": Stat("peak setups / s (any router)", ""),

@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterator
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress as RichProgress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
 
 from .study.progress import Progress
 

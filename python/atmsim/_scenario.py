@@ -32,14 +32,18 @@ import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import tomli_w
 
 from . import _core
+from .callbacks import RunProgress
 from .errors import ScenarioError, SimulationError
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "SEED_MAX", "Scenario", "load_scenario", "parse_path", "read_scenario_file"]
+if TYPE_CHECKING:
+    from ._run_results import Results
+
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "SEED_MAX", "Scenario", "check_document", "check_seed", "load_scenario", "parse_path", "read_scenario_file"]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest scenario file read [bytes]; the shipped scenarios are a few kB."""
@@ -49,7 +53,11 @@ the shipped scenarios reach 4)."""
 SEED_MAX = 2**64 - 1
 """Largest seed: the core's seeds are unsigned 64-bit integers."""
 
-ProgressArg = bool | Callable[[float], object] | None
+Format = Literal["toml", "json"]
+"""The scenario text formats the core reads."""
+
+ProgressArg = bool | RunProgress | None
+"""What ``progress=`` takes: ``False`` (silent), ``True`` (a bar on stderr) or a callback."""
 
 _SEGMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_\-]*)((?:\[\d+\])*)$")
 _INDEX = re.compile(r"\[(\d+)\]")
@@ -156,7 +164,7 @@ def _decode(data: bytes, origin: str) -> str:
 _JSON_SCALARS = (str, bool, int, float, type(None))
 
 
-def _check_document(node: Any, origin: str, keys: list[str | int] | None = None, *, for_json: bool = False) -> bool:
+def check_document(node: Any, origin: str, keys: list[str | int] | None = None, *, for_json: bool = False) -> bool:
     """Refuse what neither the core nor JSON can take: nesting deeper than :data:`MAX_DEPTH`
     (including cycles), strings with lone surrogates and, with ``for_json``, keys that are not
     strings, non-finite numbers and values of other types. Iterative: no recursion limit.
@@ -246,7 +254,7 @@ def _check_source(text: str, origin: str) -> None:
 _AT = re.compile(r"\((line \d+, column \d+)\)$")
 
 
-def _deep_at(text: str, fmt: str, origin: str) -> str:
+def _deep_at(text: str, fmt: Format, origin: str) -> str:
     """`` (line L, column C)`` where the core's parser found nesting too deep, if it did."""
     try:
         _core.validate(text, fmt, origin)
@@ -273,9 +281,9 @@ def check_seed(seed: Any, origin: str = "") -> int | None:
     """``seed`` as an int, or a :class:`ScenarioError` unless it is ``None`` or in ``0..=SEED_MAX``."""
     if seed is None:
         return None
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= seed <= SEED_MAX:
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= int(seed) <= SEED_MAX:
         return int(seed)
-    got = f"got {seed}" if isinstance(seed, numbers.Integral) and abs(seed) < 10**30 else f"got a {type(seed).__name__}"
+    got = f"got {seed}" if isinstance(seed, numbers.Integral) and abs(int(seed)) < 10**30 else f"got a {type(seed).__name__}"
     raise ScenarioError(f"expected a seed between 0 and {SEED_MAX}, {got}", file=origin, field="seed")
 
 
@@ -299,8 +307,8 @@ class Scenario:
     Two scenarios are equal when their documents are.
     """
 
-    def __init__(self, doc: dict[str, Any], origin: str = "<python>", *, _source: tuple[str, str] | None = None):
-        plain = _check_document(doc, origin, for_json=_source is None)
+    def __init__(self, doc: dict[str, Any], origin: str = "<python>", *, _source: tuple[str, Format] | None = None) -> None:
+        plain = check_document(doc, origin, for_json=_source is None)
         self._doc = doc
         self.origin = origin
         # (text, fmt) of the unmodified original, or None once the document diverges.
@@ -317,8 +325,10 @@ class Scenario:
         return cls.from_str(read_scenario_file(path), origin=printable(str(path)))
 
     @classmethod
-    def from_str(cls, text: str, fmt: str = "toml", origin: str = "<string>") -> Scenario:
+    def from_str(cls, text: str | bytes, fmt: Format = "toml", origin: str = "<string>") -> Scenario:
         """Parse scenario text (``fmt`` is ``"toml"`` or ``"json"``; bytes must be UTF-8)."""
+        if fmt not in ("toml", "json"):
+            raise ScenarioError(f"expected \"toml\" or \"json\", got {fmt!r}", file=origin, field="fmt", code="parse")
         if isinstance(text, bytes | bytearray):
             text = _decode(bytes(text), origin)
         elif not isinstance(text, str):
@@ -348,7 +358,7 @@ class Scenario:
         """Wrap a nested dict (deep-copied, so later changes to ``doc`` do not leak in)."""
         if not isinstance(doc, Mapping):
             raise ScenarioError(f"expected a table (a dict), got a {type(doc).__name__}", file=origin, code="parse")
-        _check_document(doc, origin, for_json=True)  # before deepcopy, which recurses
+        check_document(doc, origin, for_json=True)  # before deepcopy, which recurses
         return cls(copy.deepcopy(dict(doc)), origin)
 
     # ----- access -------------------------------------------------------------------
@@ -389,7 +399,7 @@ class Scenario:
             _step(node, last, path, keys[:-1])  # raises if not a list or out of range
         elif not isinstance(node, dict):
             raise ScenarioError(f"{_format_path(keys[:-1])} is not a table", field=path)
-        _check_document(value, self.origin, keys, for_json=True)
+        check_document(value, self.origin, keys, for_json=True)
         node[last] = copy.deepcopy(value)
         self._source = None
         return self
@@ -401,7 +411,7 @@ class Scenario:
     # ----- serialisation ------------------------------------------------------------
     def to_toml(self) -> str:
         """The document as TOML text (``ScenarioError`` for what TOML cannot hold, e.g. ``None``)."""
-        _check_document(self._doc, self.origin)
+        check_document(self._doc, self.origin)
         try:
             return tomli_w.dumps(self._doc)
         except (TypeError, ValueError) as exc:  # e.g. None, which TOML cannot express
@@ -409,13 +419,13 @@ class Scenario:
 
     def to_json(self) -> str:
         """The document as JSON text (numpy numbers become plain numbers; NaN is refused)."""
-        _check_document(self._doc, self.origin, for_json=True)
+        check_document(self._doc, self.origin, for_json=True)
         return json.dumps(self._doc, default=_json_default, allow_nan=False)
 
-    def _text(self) -> tuple[str, str]:
+    def _text(self) -> tuple[str, Format]:
         return self._source if self._source is not None else (self.to_json(), "json")
 
-    def _core_call(self, call: Callable[[str, str], Any]) -> Any:
+    def _core_call(self, call: Callable[[str, Format], Any]) -> Any:
         """``call(text, fmt)`` on what the core reads: JSON of a document read from TOML (its
         peak memory is the parsed model's, not a tree of the text's), the text otherwise. A
         ScenarioError from the JSON is raised again from the TOML text, with its line and column."""
@@ -433,7 +443,7 @@ class Scenario:
         self._core_call(lambda text, fmt: _core.validate(text, fmt, self.origin))
         return self
 
-    def run(self, seed: int | None = None, progress: ProgressArg = False, batching: bool | None = None):
+    def run(self, seed: int | None = None, progress: ProgressArg = False, batching: bool | None = None) -> Results:
         """Run the scenario and return :class:`atmsim.Results`.
 
         ``seed``: overrides ``simulation.seed`` (0 to :data:`SEED_MAX`). ``progress``: False
@@ -448,7 +458,7 @@ class Scenario:
         if batching is not None and not isinstance(batching, bool):
             raise ScenarioError(f"expected True, False or None, got a {type(batching).__name__}", file=self.origin, field="batching")
         if progress is True:
-            from .progress import progress_bar
+            from ._progress import progress_bar
 
             with progress_bar(self.name) as report:
                 raw = self._core_call(lambda text, fmt: _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=report))
@@ -457,7 +467,7 @@ class Scenario:
             raw = self._core_call(lambda text, fmt: _core.run(text, fmt, self.origin, seed=seed, batching=batching, progress=callback))
         # Imported after the run: it brings pandas, pyarrow and numpy (about 0.5 s and 90 MiB),
         # which the simulation does not need (docs/performance.md, "Start-up").
-        from .run_results import Results
+        from ._run_results import Results
 
         return Results.from_core(raw, scenario=self)
 

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Edge", "Graph", "MAX_NODES", "topology", "topology_svg"]
+__all__ = ["MAX_NODES", "Edge", "Graph", "topology", "topology_svg"]
 
 MAX_NODES = 120
 """Largest number of boxes drawn; beyond it the picture would not be readable."""
@@ -121,14 +121,14 @@ def topology(doc: Mapping[str, Any], summary: Mapping[str, Any] | None = None) -
     for e in _tables(doc, "lan"):
         name = str(e.get("name", "?"))
         g.nodes[name] = ("lan", f"{_rate(e, rates.get(name))}, {_delay(e.get('delay_ms', 0.01))}")
-        members = e.get("members") if isinstance(e.get("members"), list) else []
-        g.edges += [Edge(str(m), name, "", "") for m in members]
-    for e in g.edges:  # a line to a node the document does not declare still gets a box
-        for end in (e.a, e.b):
+        members = e.get("members")
+        g.edges += [Edge(str(m), name, "", "") for m in (members if isinstance(members, list) else [])]
+    for edge in g.edges:  # a line to a node the document does not declare still gets a box
+        for end in (edge.a, edge.b):
             g.nodes.setdefault(end, ("?", ""))
     for e in _tables(doc, "vc"):
-        path = e.get("path") if isinstance(e.get("path"), list) else []
-        g.vcs.append((str(e.get("name", "?")), [str(p) for p in path]))
+        path = e.get("path")
+        g.vcs.append((str(e.get("name", "?")), [str(p) for p in (path if isinstance(path, list) else [])]))
     return g
 
 

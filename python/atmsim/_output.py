@@ -62,7 +62,7 @@ def atomic_file(path: str | Path, mode: str = "wb") -> Iterator[IO]:
     path = Path(path)
     fd, tmp = create_temp(path.parent, f".{path.name}.")
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
             yield f
             f.flush()
             os.fsync(f.fileno())

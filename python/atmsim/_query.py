@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ._scenario import parse_path
+from ._store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreError, resolve_store, unflatten_metrics
 from .errors import ScenarioError
-from .scenario import parse_path
-from .store import DEFAULT_LOCK_TIMEOUT_S, Store, StoreError, resolve_store, unflatten_metrics
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = ["results", "series", "series_frame", "summaries"]
 
@@ -32,7 +35,7 @@ def _lookup(doc: Any, keys: list[str | int]) -> Any:
     return node
 
 
-def _select_runs(con, sweep: str | None) -> tuple[pd.DataFrame, list[str]]:
+def _select_runs(con: duckdb.DuckDBPyConnection, sweep: str | None) -> tuple[pd.DataFrame, list[str]]:
     """The runs (id columns + scenario_doc) and the grid paths, in order."""
     if sweep is None:
         runs = con.execute(
@@ -99,12 +102,12 @@ def results(
     runs = runs.drop(columns=["params", "scenario_doc"])
     param_cols = [p for p in paths if p in runs.columns]
     # Tables and lists (grid values may be either) sort by their canonical JSON.
-    keys = {p: f"_sort:{p}" for p in param_cols if any(isinstance(v, dict | list) for v in runs[p])}
-    for p, k in keys.items():
+    sort_keys = {p: f"_sort:{p}" for p in param_cols if any(isinstance(v, dict | list) for v in runs[p])}
+    for p, k in sort_keys.items():
         runs[k] = [json.dumps(v, sort_keys=True) for v in runs[p]]
-    order = [keys.get(p, p) for p in param_cols]
+    order = [sort_keys.get(p, p) for p in param_cols]
     runs = runs.sort_values([*order, "seed", "run_id"], kind="stable", na_position="last").reset_index(drop=True)
-    runs = runs.drop(columns=list(keys.values()))
+    runs = runs.drop(columns=list(sort_keys.values()))
     runs["seed"] = runs["seed"].astype(np.int64)
 
     if wide:
@@ -116,8 +119,8 @@ def results(
         out = runs.merge(table, how="left", left_on="run_id", right_index=True)
         return out.reset_index(drop=True)
 
-    order = {rid: i for i, rid in enumerate(runs["run_id"])}
-    metrics["_order"] = metrics["run_id"].map(order)
+    position = {rid: i for i, rid in enumerate(runs["run_id"])}
+    metrics["_order"] = metrics["run_id"].map(position)
     metrics = metrics.sort_values(["_order", "entity", "metric"], kind="stable").drop(columns="_order")
     out = runs.merge(metrics, how="inner", on="run_id")
     return out[[*ID_COLUMNS, *param_cols, "entity", "metric", "value"]].reset_index(drop=True)
@@ -147,7 +150,7 @@ def summaries(
     run_ids: list[str], store: str | Path | None = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT_S
 ) -> dict[str, dict[str, Any]]:
     """The numeric summaries of the stored runs among ``run_ids`` that succeeded, rebuilt from
-    their metrics (:func:`atmsim.store.unflatten_metrics`: the summary's numbers, nested as in
+    their metrics (:func:`atmsim._store.unflatten_metrics`: the summary's numbers, nested as in
     ``summary.json``; strings and nulls are not stored). Runs not stored or failed are absent."""
     db = Store(resolve_store(store), lock_timeout=lock_timeout)
     wanted = pd.DataFrame({"run_id": list(dict.fromkeys(run_ids))}, dtype=object)

@@ -33,17 +33,18 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from ._defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
+from ._series_arrow import series_table
 from .errors import StoreError, StoreLockedError
-from .series_arrow import series_table
 
 __all__ = [
     "DEFAULT_STORE",
+    "MAX_SEED",
     "SCHEMA_VERSION",
     "RunRecord",
     "Store",
@@ -59,6 +60,9 @@ SCHEMA_VERSION = "2"
 #: (:meth:`Store.verify`): version 1 had no ``runs.summary``; upgrading adds the column, null
 #: for the runs already stored (the studies run those again to have their summaries).
 _UPGRADABLE = {"1": ["ALTER TABLE runs ADD COLUMN summary JSON"]}
+
+MAX_SEED = 2**63 - 1
+"""Largest seed a store keeps (``runs.seed`` is a BIGINT, a signed 64-bit integer)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -487,6 +491,10 @@ class Store:
             con.execute(f"SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM {table}").fetchall()
 
     # ----- the series directory -------------------------------------------------------------
+    @overload
+    def _series_dir_fd(self, create: Literal[True]) -> int: ...
+    @overload
+    def _series_dir_fd(self, create: bool) -> int | None: ...
     def _series_dir_fd(self, create: bool) -> int | None:
         """The series directory opened without following a link (``O_NOFOLLOW``): a file
         descriptor that every series file is created, renamed and removed through, so a link

@@ -37,18 +37,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ._output import atomic_file, create_temp, make_temp_dir
+from ._series_arrow import coded, series_table
 from .errors import ScenarioError
-from .output import atomic_file, create_temp, make_temp_dir
-from .series_arrow import coded, series_table
 
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
     from ._core import Summary
-    from .scenario import Scenario
+    from ._scenario import Scenario
 
-__all__ = ["Results", "SUMMARY_FILE", "SERIES_FILE", "PCAP_SUFFIX"]
+__all__ = ["PCAP_SUFFIX", "SERIES_FILE", "SUMMARY_FILE", "Results"]
 
 SUMMARY_FILE = "summary.json"
 SERIES_FILE = "series.parquet"
@@ -105,7 +105,9 @@ def internetwork_nodes(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     for node in summary.get("hosts") or []:
         if not isinstance(node, Mapping):
             continue
-        ipoa = node.get("ipoa") if isinstance(node.get("ipoa"), Mapping) else {}
+        ipoa = node.get("ipoa")
+        if not isinstance(ipoa, Mapping):
+            ipoa = {}
         if not (node.get("router") or node.get("no_route") or ipoa.get("setups_requested")):
             continue
         row = {"name": node.get("name", "?"), "router": bool(node.get("router"))}
@@ -249,7 +251,7 @@ class Results:
         A new ``out_dir`` is staged as a directory beside it and renamed into place; into an
         existing one (possibly a mount point) every file is written under an exclusive
         temporary name inside it and renamed over its final name, so symlinks planted there
-        are replaced, not followed (see :mod:`atmsim.output`).
+        are replaced, not followed (see :mod:`atmsim._output`).
         """
         out = Path(out_dir)
         names = [_capture_file(n) for n in self.captures]  # refuse unsafe names before writing
@@ -303,7 +305,10 @@ class Results:
         """(file name, function writing its bytes to a binary file), summary.json last."""
 
         def pcap(data: bytes) -> Callable[[IO[bytes]], None]:
-            return lambda f: f.write(data)
+            def write(f: IO[bytes]) -> None:
+                f.write(data)
+
+            return write
 
         def series(f: IO[bytes]) -> None:
             import pyarrow.parquet as pq

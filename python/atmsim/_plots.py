@@ -1,7 +1,7 @@
 """Figures and an HTML page for one run: TCP windows, goodput and queues over time.
 
 Owns :func:`write_run_report`, used by ``atmsim run`` (unless ``--no-plot``). The page opens
-with a picture of the scenario's network (:mod:`atmsim.topology`, inline SVG; only when the
+with a picture of the scenario's network (:mod:`atmsim._topology`, inline SVG; only when the
 results know their scenario). Figures are PNG files beside ``report.html`` in the run's
 output directory; the page also tables the
 per-connection, per-UDP-flow, per-source and per-port results, the serial lines and LANs,
@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._core import Metric
-from .report import figure_path, pyplot, save_figure, write_report
-from .run_results import Results, internetwork_nodes
-from .topology import topology_svg
+from ._report import figure_path, pyplot, save_figure, write_report
+from ._run_results import Results, internetwork_nodes
+from ._topology import topology_svg
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,7 +84,8 @@ def write_run_report(results: Results, out_dir: str | Path) -> Path:
         ssthresh = results.trace(Metric.SSTHRESH_BYTES).clip(upper=cwnd.max().max() * 2 if len(cwnd) else None)
         figs.append(_line_plot([(cwnd, "-"), (ssthresh, ":")], "bytes (— cwnd, ··· ssthresh)", "TCP congestion window", figure_path(out, "cwnd.png")))
     if Metric.GOODPUT_BPS in metrics:
-        figs.append(_line_plot([(results.trace(Metric.GOODPUT_BPS), "-")], "goodput [Mb/s]", "Goodput per sample interval", figure_path(out, "goodput.png"), 1e-6))
+        figs.append(_line_plot([(results.trace(Metric.GOODPUT_BPS), "-")], "goodput [Mb/s]", "Goodput per sample interval",
+                               figure_path(out, "goodput.png"), 1e-6))
     if Metric.QUEUE_CELLS in metrics:
         q = results.trace(Metric.QUEUE_CELLS)
         q = q.loc[:, q.max() > 0]

@@ -25,15 +25,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-from .scenario import printable
+from ._scenario import printable
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from .run_results import Results
+    from ._run_results import Results
 
 __all__ = [
     "DIGITS",
@@ -55,7 +55,7 @@ DIGITS = 4
 MISSING = "—"
 
 
-def _number(v: Any) -> bool:
+def _number(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
@@ -248,7 +248,9 @@ def lines_table(summary: Mapping[str, Any]) -> Table | None:
 
     def loss(r: Mapping[str, Any]) -> float | None:
         sent, dropped = r.get("sent"), r.get("dropped")
-        return _scaled(_ratio(dropped, sent + dropped), PERCENT) if _number(sent) and _number(dropped) else None
+        if not (_number(sent) and _number(dropped)):
+            return None
+        return _scaled(_ratio(dropped, sent + dropped), PERCENT)
 
     return _build("lines", busy, [
         ("kind", _key("kind")),
@@ -277,8 +279,8 @@ _NODE_LABELS = {
 
 def nodes_table(summary: Mapping[str, Any]) -> Table | None:
     """Routers, and hosts whose IP or IP-over-ATM driver had work beyond declared PVCs:
-    forwarding and the driver's VC counters (:func:`atmsim.run_results.internetwork_nodes`)."""
-    from .run_results import internetwork_nodes
+    forwarding and the driver's VC counters (:func:`atmsim._run_results.internetwork_nodes`)."""
+    from ._run_results import internetwork_nodes
 
     rows = internetwork_nodes(summary)
     if not rows:

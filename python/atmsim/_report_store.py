@@ -41,10 +41,10 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .output import atomic_file
-from .report import figure_path, save_figure, write_report
-from .store import Store as StoreFile
-from .store import StoreError
+from ._output import atomic_file
+from ._report import figure_path, save_figure, write_report
+from ._store import Store as StoreFile
+from ._store import StoreError
 
 __all__ = ["KEY_METRICS", "StoreError", "axis_label", "key_metrics", "load_store", "summarize", "write_store_report"]
 
@@ -330,7 +330,8 @@ def _sweep_section(store: Store, sweep_id: Any, meta: pd.Series | None, out: Pat
 
     grid = meta["grid"] if meta is not None else None
     if isinstance(grid, dict) and grid:
-        parts.append("<h3>Grid</h3>" + _table(["parameter", "values"], [[k, ", ".join(map(str, v)) if isinstance(v, list) else v] for k, v in grid.items()], "left"))
+        parts.append("<h3>Grid</h3>" + _table(["parameter", "values"], [[k, ", ".join(map(str, v)) if isinstance(v, list) else v] for k,
+                                                                        v in grid.items()], "left"))
     elif grid:
         parts.append(f"<h3>Grid</h3><pre>{html.escape(json.dumps(grid))}</pre>")
     seeds = meta["seeds"] if meta is not None else None
@@ -365,7 +366,11 @@ def _sweep_section(store: Store, sweep_id: Any, meta: pd.Series | None, out: Pat
         parts.append("<p>No key metrics in the store for these runs.</p>")
         return "".join(parts)
     summary = summarize(ok, values, params)
-    csv_rows.append(summary.assign(sweep_id=sweep_id if sweep_id is not None else "")[["sweep_id", *summary.columns]].rename(columns={p: f"param:{p}" for p in params}))
+    csv_rows.append(
+        summary.assign(sweep_id=sweep_id if sweep_id is not None else "")[["sweep_id", *summary.columns]].rename(
+            columns={p: f"param:{p}" for p in params}
+        )
+    )
     titles = {k.key: k.title for k in KEY_METRICS}
 
     # table: every grid point, aggregate key metrics as mean ± CI half-width

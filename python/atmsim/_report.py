@@ -3,7 +3,7 @@
 Owns the page template shared by ``atmsim reproduce`` studies: a title, a body of HTML
 fragments, and figures saved beside ``report.html`` (the verdicts and the summary a study's
 report opens with are :mod:`atmsim.study`'s). Files are written to an exclusive
-temporary name in the same directory and renamed (:func:`atmsim.output.atomic_file`), so an
+temporary name in the same directory and renamed (:func:`atmsim._output.atomic_file`), so an
 interrupted run never leaves a half-written report and a symlink in the directory is
 replaced, never written through.
 """
@@ -14,7 +14,7 @@ import html
 from pathlib import Path
 
 from . import __version__
-from .output import atomic_file
+from ._output import atomic_file
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
