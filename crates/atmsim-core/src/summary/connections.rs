@@ -4,7 +4,7 @@
 //!
 //! Owns: [`Connection`] and [`connections`].
 
-use super::{EchoStats, Window};
+use super::stats::{EchoStats, Window};
 use crate::apps::conversation::Kind;
 use crate::apps::{App, Conn};
 use crate::net::Network;

@@ -2,7 +2,7 @@
 //!
 //! Owns: [`Source`], [`Port`], [`Shaper`], [`Policer`] and the functions that list them.
 
-use super::Window;
+use super::stats::Window;
 use crate::apps::cell_source::{CellSource, Pattern};
 use crate::atm::cell::CELL_BITS;
 use crate::atm::shaping::PoliceAction;

@@ -5,7 +5,7 @@
 //! Owns: [`Generator`], [`Application`], [`SampleStats`], [`Media`], [`generators`] and
 //! [`applications`].
 
-use super::EchoStats;
+use super::stats::EchoStats;
 use crate::net::Network;
 use serde::Serialize;
 use std::collections::BTreeMap;
