@@ -16,6 +16,10 @@
 //! group of files that all reach each other is printed beside the layer figures:
 //! `cargo test -p atmsim-core --lib layers_call_down -- --nocapture`.
 //!
+//! A third figure, printed and not yet bounded: reads of a `pub` field from another unit than
+//! the one declaring it (a field name declared in one unit only, so the read is surely of that
+//! unit's struct; `ATMSIM_LAYERS_FIELDS=1` breaks it down by reader and owner).
+//!
 //! A lower file of `net/` hands upward what must be routed at once (a drained switch's
 //! control frame, a setup's answer, a segment through the host CPU) through a trait it
 //! declares and the network implements in `net/run.rs`, the router: such upcalls make no
@@ -272,7 +276,47 @@ impl Core {
             }
         }
 
+        // Reads of another unit's `pub` fields: a field name declared in exactly one unit, `pub`
+        // there (so the read is surely of that unit's struct), read in a different unit.
+        let mut owners: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut public: BTreeSet<&str> = BTreeSet::new();
+        for (file, scan) in self.files.iter().zip(&scans) {
+            if let Some((unit, _)) = unit_of(&file.module) {
+                for (f, is_pub) in &scan.fields {
+                    owners.entry(f.as_str()).or_default().insert(unit);
+                    if *is_pub {
+                        public.insert(f.as_str());
+                    }
+                }
+            }
+        }
+        owners.retain(|f, o| o.len() == 1 && public.contains(f));
+        let mut field_reads_across = 0;
+        let mut fields_read_across = BTreeSet::new();
+        let mut by_pair: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for (file, scan) in self.files.iter().zip(&scans) {
+            let Some((unit, _)) = unit_of(&file.module) else { continue };
+            for f in &scan.field_reads {
+                if let Some(o) = owners.get(f.as_str()) {
+                    let owner = *o.iter().next().unwrap();
+                    if owner != unit {
+                        *by_pair.entry((unit, owner)).or_default() += 1;
+                        field_reads_across += 1;
+                        fields_read_across.insert(format!("{owner}::{f}"));
+                    }
+                }
+            }
+        }
+
+        if std::env::var("ATMSIM_LAYERS_FIELDS").is_ok() {
+            for ((reader, owner), n) in &by_pair {
+                println!("  {reader} reads {n} pub fields of {owner}");
+            }
+        }
+
         Figures {
+            field_reads_across,
+            fields_read_across: fields_read_across.len(),
             unplaced: unplaced.into_iter().collect(),
             upward,
             unit_cycles,
@@ -285,6 +329,10 @@ impl Core {
 
 /// What the layer test measured.
 struct Figures {
+    /// Reads of a `pub` field from another unit than the one declaring it (lower bound: a
+    /// field name declared in several units is left out), and how many fields they read.
+    field_reads_across: usize,
+    fields_read_across: usize,
     unplaced: Vec<String>,
     upward: Vec<String>,
     unit_cycles: Vec<Vec<String>>,
@@ -306,6 +354,11 @@ impl Figures {
             largest,
             self.files,
             self.file_edge_count
+        );
+        let _ = writeln!(
+            s,
+            "  pub fields read from another unit: {} reads of {} fields",
+            self.field_reads_across, self.fields_read_across
         );
         for u in &self.upward {
             let _ = writeln!(s, "{u}");
@@ -335,6 +388,10 @@ struct Scan {
     calls: Vec<(String, String)>,
     /// Methods defined in an `impl T`: (T, f).
     defined: BTreeSet<(String, String)>,
+    /// The fields of the structs it declares: (name, whether `pub`).
+    fields: BTreeSet<(String, bool)>,
+    /// Names of the fields it reads (`x.name`).
+    field_reads: Vec<String>,
 }
 
 impl Scan {
@@ -347,9 +404,17 @@ impl Scan {
             references: vec![],
             calls: vec![],
             defined: BTreeSet::new(),
+            fields: BTreeSet::new(),
+            field_reads: vec![],
         };
         v.visit_file(&file.ast);
-        Scan { references: v.references, calls: v.calls, defined: v.defined }
+        Scan {
+            references: v.references,
+            calls: v.calls,
+            defined: v.defined,
+            fields: v.fields,
+            field_reads: v.field_reads,
+        }
     }
 }
 
@@ -363,6 +428,8 @@ struct Visitor<'a> {
     references: Vec<Reference>,
     calls: Vec<(String, String)>,
     defined: BTreeSet<(String, String)>,
+    fields: BTreeSet<(String, bool)>,
+    field_reads: Vec<String>,
 }
 
 impl Visitor<'_> {
@@ -467,6 +534,21 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
             syn::visit::visit_item_mod(self, m);
             self.current.pop();
         }
+    }
+
+    fn visit_field(&mut self, f: &'ast syn::Field) {
+        if let Some(name) = &f.ident {
+            let public = matches!(f.vis, syn::Visibility::Public(_));
+            self.fields.insert((name.to_string(), public));
+        }
+        syn::visit::visit_field(self, f);
+    }
+
+    fn visit_expr_field(&mut self, e: &'ast syn::ExprField) {
+        if let syn::Member::Named(name) = &e.member {
+            self.field_reads.push(name.to_string());
+        }
+        syn::visit::visit_expr_field(self, e);
     }
 
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
