@@ -22,17 +22,15 @@
 //!    datagrams in flight with their ledger ([`ip::datagram`]; what they carry is a type
 //!    parameter).
 //! 8. [`transport`] — BSD 4.4-Lite TCP ([`transport::tcp`]: Tahoe/Reno/NewReno, sans-I/O),
-//!    the endpoints hosts terminate and the sockets that find them ([`transport::socket`]),
-//!    and what a datagram carries ([`transport::Payload`]).
+//!    the endpoints hosts terminate, and what a datagram carries ([`transport::Payload`]).
 //! 9. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
 //!    tcplib conversations, connection slots, traffic generators, UDP flows, cell sources.
 //! 10. [`net`] — the running network: one owner per layer ([`net::Network`]: the fabric,
-//!     [`iface::Interfaces`], [`ip::IpLayer`], [`transport::Transport`], [`apps::Workload`],
-//!     [`measure::Measurement`], the ABR and signalling planes, the engine) and the glue
-//!     between them. Events are grouped per layer ([`net::Ev`]) and each layer's are handled
-//!     in its own file of `net/`; the files call down, and what must go up at once goes
-//!     through an upcall trait the router (`net/run.rs`) implements (the module's docs have
-//!     the table).
+//!     [`iface::Interfaces`], [`ip::IpLayer`], [`apps::Workload`], [`measure::Measurement`],
+//!     the ABR and signalling planes, the engine) and the glue between them. Events are
+//!     grouped per layer ([`net::Ev`]) and each layer's are handled in its own file of
+//!     `net/`; the files call down, and what must go up at once goes through an upcall
+//!     trait the router (`net/run.rs`) implements (the module's docs have the table).
 //! 11. [`measure`] — probes and time series, each metric named once ([`measure::Metric`]);
 //!     [`pcap`] — packet captures at host interfaces (both written by the network as it runs);
 //!     [`summary`] — the end-of-run summary, a typed struct per section, read from the network

@@ -12,11 +12,12 @@
 //! attachments. IP sends a datagram by its destination address: local delivery, or the
 //! forwarding table's next hop (`net/ip.rs`). A router forwards what is not for it; a host
 //! only sends and receives. Transport endpoints ([`crate::transport`]) are found on hosts by
-//! the transport's sockets ([`crate::transport::socket`]).
+//! their sockets ([`socket`]).
 
 pub mod cpu;
 pub mod datagram;
 pub mod route;
+pub mod socket;
 
 use crate::ids::{IfaceId, PortId};
 use datagram::Datagrams;
@@ -34,6 +35,8 @@ pub struct Host {
     pub atm: Option<Box<crate::iface::atm::AtmIface>>,
     /// IP counters.
     pub ip: IpCounts,
+    /// Transport endpoints by (protocol, local port, remote address, remote port).
+    pub sockets: socket::Sockets,
     /// The adapter's transmitter; `None` for a host with no link.
     pub port: Option<PortId>,
     /// Interface MTU [bytes] (RFC 1626 default for IP over AAL5: 9180).

@@ -19,7 +19,7 @@ use crate::iface::ipoa::{Action, TimerToken};
 use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
 use crate::ip::datagram::IpDrop;
-use crate::transport::socket::{SockKey, Socket};
+use crate::ip::socket::{SockKey, Socket};
 use crate::transport::Payload;
 
 impl Network {
@@ -74,7 +74,7 @@ impl Network {
             s.bytes_rcvd += bytes as u64;
             return;
         }
-        match self.transport.sockets[n.idx()].lookup(&SockKey::incoming(&dg.hdr)) {
+        match self.ip.hosts[n.idx()].sockets.lookup(&SockKey::incoming(&dg.hdr)) {
             // The segment names its conversation's generation: TCP drops a stale one.
             Some(Socket::Tcp { .. }) => self.deliver_tcp(d),
             Some(Socket::Udp { flow }) => {

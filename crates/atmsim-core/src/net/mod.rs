@@ -100,7 +100,7 @@ pub use crate::atm::fabric::{AtmEv, CellCounts, Clock, Fabric, Up};
 use crate::iface::Interfaces;
 use crate::ip::IpLayer;
 use crate::measure::Measurement;
-use crate::transport::{Payload, Transport};
+use crate::transport::Payload;
 
 /// The whole simulated system: each layer's state, owned by the layer's own type.
 pub struct Network {
@@ -118,8 +118,6 @@ pub struct Network {
     pub iface: Interfaces,
     /// The nodes and the datagrams in flight.
     pub ip: IpLayer<Payload>,
-    /// Each host's sockets: its TCP endpoints and UDP receivers.
-    pub transport: Transport,
     /// Connection slots, applications, generators, sessions, UDP flows and cell sources.
     pub apps: Workload,
     /// Warm-up, probes and captures.

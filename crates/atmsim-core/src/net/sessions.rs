@@ -18,9 +18,9 @@ use crate::apps::App;
 use crate::dist::exponential;
 use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::{ConnId, NodeId};
+use crate::ip::socket::{SockKey, Socket};
 use crate::rng::{self, Purpose, Stream};
 use crate::time::{SimDuration, SimTime};
-use crate::transport::socket::{SockKey, Socket};
 
 /// The port media receivers listen on (RTP's default; classification uses the media tag).
 const MEDIA_PORT: u16 = 5004;
@@ -140,12 +140,12 @@ impl Network {
             PacketHeader { src: from, dst: to, proto: Proto::Udp, src_port: 0, dst_port: MEDIA_PORT, tos: 0, media };
         loop {
             hdr.src_port = gen.take_client_port();
-            if self.transport.sockets[to.idx()].lookup(&SockKey::incoming(&hdr)).is_none() {
+            if self.ip.hosts[to.idx()].sockets.lookup(&SockKey::incoming(&hdr)).is_none() {
                 break;
             }
         }
         let f = self.apps.udp.len() as u32;
-        let bound = self.transport.sockets[to.idx()].bind(SockKey::incoming(&hdr), Socket::Udp { flow: f });
+        let bound = self.ip.hosts[to.idx()].sockets.bind(SockKey::incoming(&hdr), Socket::Udp { flow: f });
         debug_assert!(bound);
         let stop = (now + duration).min(self.eng.until);
         self.apps.udp.push(UdpFlow {

@@ -13,9 +13,9 @@ use crate::apps::session::{Open, Role, Session};
 use crate::apps::{App, Conn};
 use crate::header::{Media, PacketHeader, Proto};
 use crate::ids::{ConnId, NodeId};
+use crate::ip::socket::{SockKey, Socket};
 use crate::rng::{self, Purpose, Stream};
 use crate::time::SimTime;
-use crate::transport::socket::{SockKey, Socket};
 use crate::transport::Endpoint;
 
 impl Network {
@@ -95,8 +95,8 @@ impl Network {
                 hdr.dst_port = gen.take_client_port();
             }
             let back = PacketHeader { src: server, dst: client, src_port: hdr.dst_port, dst_port: hdr.src_port, ..hdr };
-            let taken = self.transport.sockets[client.idx()].lookup(&SockKey::outgoing(&hdr)).is_some()
-                || self.transport.sockets[server.idx()].lookup(&SockKey::outgoing(&back)).is_some();
+            let taken = self.ip.hosts[client.idx()].sockets.lookup(&SockKey::outgoing(&hdr)).is_some()
+                || self.ip.hosts[server.idx()].sockets.lookup(&SockKey::outgoing(&back)).is_some();
             if !taken {
                 break;
             }
@@ -151,7 +151,8 @@ impl Network {
     /// Bind both endpoints of connection `c` on their hosts.
     pub(crate) fn bind_sockets(&mut self, c: ConnId) {
         for (side, ep) in self.apps.conns[c.idx()].ep.iter().enumerate() {
-            let fresh = self.transport.sockets[ep.host.idx()]
+            let fresh = self.ip.hosts[ep.host.idx()]
+                .sockets
                 .bind(SockKey::outgoing(&ep.hdr), Socket::Tcp { conn: c, side: side as u8 });
             debug_assert!(fresh, "a socket bound twice");
         }
@@ -176,7 +177,7 @@ impl Network {
         let g = conn.pooled.expect("a pooled slot") as usize;
         conn.gen = conn.gen.wrapping_add(1);
         for ep in &conn.ep {
-            self.transport.sockets[ep.host.idx()].unbind(&SockKey::outgoing(&ep.hdr));
+            self.ip.hosts[ep.host.idx()].sockets.unbind(&SockKey::outgoing(&ep.hdr));
         }
         let (session, told) = (conn.session.take(), conn.session_told);
         let App::Conv(app) = &mut conn.app else { unreachable!("pooled slots run conversations") };

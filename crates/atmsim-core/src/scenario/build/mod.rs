@@ -71,7 +71,6 @@ use crate::ip::IpLayer;
 use crate::kernel::EventQueue;
 use crate::measure::{Measurement, Recorder};
 use crate::net::{Engine, Network};
-use crate::transport::Transport;
 use std::ops::ControlFlow;
 
 /// Validate `doc` and build the network it describes. `seed_override` and
@@ -145,7 +144,6 @@ pub fn build_with(
             lans: ifaces.lans,
             driver_timers: Default::default(),
         },
-        transport: Transport { sockets: (0..hosts.len()).map(|_| Default::default()).collect() },
         ip: IpLayer { hosts, datagrams: Default::default() },
         apps: Workload {
             conns,
@@ -174,12 +172,12 @@ pub fn build_with(
 
 /// Bind every `[[tcp]]` endpoint and every UDP flow's receiver on its host.
 fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
-    use crate::transport::socket::{SockKey, Socket};
+    use crate::ip::socket::{SockKey, Socket};
     for c in 0..net.apps.conns.len() {
         for side in 0..2 {
             let ep = &net.apps.conns[c].ep[side];
             let s = Socket::Tcp { conn: crate::ids::ConnId(c as u32), side: side as u8 };
-            if !net.transport.sockets[ep.host.idx()].bind(SockKey::outgoing(&ep.hdr), s) {
+            if !net.ip.hosts[ep.host.idx()].sockets.bind(SockKey::outgoing(&ep.hdr), s) {
                 return invalid(
                     format!("tcp[{c}]"),
                     "expected distinct ports: more than 64,512 connections between two hosts",
@@ -188,7 +186,7 @@ fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
         }
     }
     for (f, u) in net.apps.udp.iter().enumerate() {
-        if !net.transport.sockets[u.hdr.dst.idx()].bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
+        if !net.ip.hosts[u.hdr.dst.idx()].sockets.bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
             return invalid(
                 format!("udp[{f}].src_port"),
                 format!("expected a port pair no other flow from `{}` to `{}` uses", doc.udp[f].from, doc.udp[f].to),

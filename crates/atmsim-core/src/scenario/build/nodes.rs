@@ -84,6 +84,7 @@ pub(super) fn hosts<'d>(
             routes: Default::default(),
             atm: None,
             ip: Default::default(),
+            sockets: Default::default(),
             port: None,
             mtu_bytes: h.mtu_bytes as u32,
             frames_corrupt: 0,
