@@ -1,6 +1,6 @@
 # atmsim — two commands:
 #   make demo   set up (venv, deps, extension) and run the main job
-#   make test   set up and run all tests (cargo + ruff, mypy and pytest, side by side)
+#   make test   set up and run all tests (cargo test and clippy; ruff, mypy and pytest; side by side)
 #   make bench  benchmarks (events/s, cell-hops/s)
 #   make tools  external tools the tests use (tshark, from Debian's packages, when root)
 #
