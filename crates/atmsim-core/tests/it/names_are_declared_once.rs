@@ -49,3 +49,24 @@ fn schedulers_are_listed_once_under_serde_names() {
 fn the_variant_reader_reads_every_name_of_the_error() {
     assert_eq!(serde_variants::<VcPolicy>(), ["pvc", "svc", "svccache"]);
 }
+
+/// `Metric` has no serde names to compare with, so its declaration is read: every variant of
+/// the enum is in `Metric::ALL`, once, in declaration order, and names a distinct series.
+#[test]
+fn every_metric_is_listed_once() {
+    use atmsim_core::measure::Metric;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/measure/metric.rs");
+    let file = syn::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let declared: Vec<String> = file
+        .items
+        .iter()
+        .find_map(|i| match i {
+            syn::Item::Enum(e) if e.ident == "Metric" => Some(e.variants.iter().map(|v| v.ident.to_string()).collect()),
+            _ => None,
+        })
+        .expect("enum Metric in measure/metric.rs");
+    let listed: Vec<String> = Metric::ALL.iter().map(|m| format!("{m:?}")).collect();
+    assert_eq!(listed, declared, "Metric::ALL against the enum's variants");
+    let names: std::collections::BTreeSet<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+    assert_eq!(names.len(), Metric::ALL.len(), "each metric names its own series");
+}
