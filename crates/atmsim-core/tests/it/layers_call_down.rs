@@ -17,7 +17,9 @@
 //! `cargo test -p atmsim-core --lib layers_call_down -- --nocapture`.
 //!
 //! A third figure: reads of a `pub` field from another unit than the one declaring it (a field
-//! name declared in one unit only, so the read is surely of that unit's struct). It may only
+//! name declared in one unit only, so the read is surely of that unit's struct). `pub` here is
+//! any visibility beyond the declaring module (`pub`, `pub(crate)`, `pub(super)`, `pub(in ..)`):
+//! narrowing `pub` to `pub(crate)` hides nothing from this count. It may only
 //! fall ([`MAX_PUB_FIELD_READS`]); `ATMSIM_LAYERS_FIELDS=1` breaks it down by reader and owner,
 //! `ATMSIM_LAYERS_FIELDS=summary>net` lists one pair's reads.
 //!
@@ -406,7 +408,7 @@ struct Scan {
     calls: Vec<(String, String)>,
     /// Methods defined in an `impl T`: (T, f).
     defined: BTreeSet<(String, String)>,
-    /// The fields of the structs it declares: (name, whether `pub`).
+    /// The fields of the structs it declares: (name, whether visible beyond their module).
     fields: BTreeSet<(String, bool)>,
     /// Names of the fields it reads (`x.name`).
     field_reads: Vec<String>,
@@ -556,7 +558,7 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
 
     fn visit_field(&mut self, f: &'ast syn::Field) {
         if let Some(name) = &f.ident {
-            let public = matches!(f.vis, syn::Visibility::Public(_));
+            let public = !matches!(f.vis, syn::Visibility::Inherited);
             self.fields.insert((name.to_string(), public));
         }
         syn::visit::visit_field(self, f);
