@@ -14,7 +14,9 @@
 //! - [`voice`] and [`vic`] — audio (on/off, 64 kb/s) and video (two-state vic) senders
 //!   over UDP (Mah 1996 §3.3.6–3.3.7, App. B);
 //! - [`udp`] — UDP flows and their delivery, loss and lateness counters;
-//! - [`slot`] — connection slots: a TCP connection's endpoints and the application driving them.
+//! - [`slot`] — connection slots: a TCP connection's endpoints and the application driving them;
+//! - [`workload`] — the workload: slots, generators' pools, sessions, flows and sources, and
+//!   the bookkeeping between them.
 
 pub mod bulk;
 pub mod cell_source;
@@ -27,28 +29,7 @@ pub mod tcplib;
 pub mod udp;
 pub mod vic;
 pub mod voice;
+pub mod workload;
 
 pub use slot::{App, Conn};
-
-use cell_source::CellSource;
-use generator::Generator;
-use session::SessionSlot;
-use udp::UdpFlow;
-
-/// The workload of a network: its connection slots and the applications driving them,
-/// traffic generators and the sessions they open, UDP flows and cell sources.
-pub struct Workload {
-    pub conns: Vec<Conn>,
-    /// Connection slots of the `[[tcp]]` sections (the rest are generators' pools).
-    pub fixed_conns: usize,
-    /// Pooled slots free for the next conversation.
-    pub free_conns: Vec<u32>,
-    /// Traffic generators; their conversations use `conns[fixed_conns..]`.
-    pub gens: Vec<Generator>,
-    /// Generated sessions (FTP sessions, browsers), by number; `None` once ended.
-    pub sessions: Vec<Option<SessionSlot>>,
-    pub sources: Vec<CellSource>,
-    pub udp: Vec<UdpFlow>,
-    /// The run's master seed (generated conversations derive their streams from it).
-    pub seed: u64,
-}
+pub use workload::Workload;

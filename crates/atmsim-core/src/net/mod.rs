@@ -136,7 +136,6 @@ mod tests {
     use crate::apps::App;
     use crate::transport::tcp::Segment;
     use crate::transport::Payload;
-    use transport::next_grid;
 
     /// A segment of an earlier generation is counted and dropped: the current endpoint
     /// never sees it. (Under the default rules such segments are rare — the slot recycles
@@ -238,22 +237,25 @@ app = { kind = "smtp" }
         let doc = crate::scenario::parse(text, crate::scenario::Format::Toml, "t").unwrap();
         let mut net = crate::scenario::build(&doc, None, None).unwrap();
         net.run(&mut |_| ControlFlow::Continue(()));
-        let App::Conv(a) = &net.apps.conns[0].app else { panic!() };
+        let c = ConnId(0);
+        let App::Conv(a) = net.apps.slot(c).app() else { panic!() };
         assert!(a.conversations_completed > 1, "conversations should recycle");
-        let gen = net.apps.conns[0].gen;
+        let gen = net.apps.slot(c).gen();
         assert!(gen as u64 >= a.conversations_completed);
         for side in 0..2u8 {
-            let before = *net.apps.conns[0].ep[side as usize].tcp.stats();
-            let state = net.apps.conns[0].ep[side as usize].tcp.state();
+            let tcp = |net: &Network| {
+                let t = net.apps.slot(c).endpoint(side as usize).tcp();
+                (*t.stats(), t.state())
+            };
+            let before = tcp(&net);
             let seg = Segment { flags: crate::transport::tcp::Flags::FIN, len: 100, ..Default::default() };
-            let hdr = net.apps.conns[0].ep[1 - side as usize].hdr;
-            let payload = Payload::Tcp { conn: ConnId(0), side, gen: gen.wrapping_sub(1), seg };
+            let hdr = *net.apps.slot(c).endpoint(1 - side as usize).hdr();
+            let payload = Payload::Tcp { conn: c, side, gen: gen.wrapping_sub(1), seg };
             let d = net.ip.datagrams.alloc(hdr, payload, 140, net.eng.now);
             net.deliver_tcp(d);
-            assert_eq!(*net.apps.conns[0].ep[side as usize].tcp.stats(), before);
-            assert_eq!(net.apps.conns[0].ep[side as usize].tcp.state(), state);
+            assert_eq!(tcp(&net), before);
         }
-        assert_eq!(net.apps.conns[0].stale_segments, 2);
+        assert_eq!(net.apps.slot(c).stale_segments(), 2);
     }
 
     /// A congested T1 switch port (1000-cell data buffer, full within 2 ms: two greedy OC-3c
@@ -439,13 +441,5 @@ load_bps = 424
         // A queue entry is a u128 key (16-byte aligned) and the event: 32 bytes for any event
         // of at most 16 bytes, as for the 12-byte flat enum the grouped one replaced.
         assert!(std::mem::size_of::<Ev>() <= 16);
-    }
-
-    #[test]
-    fn grid_points_are_strictly_after_now() {
-        let ms = SimDuration::from_millis;
-        assert_eq!(next_grid(SimTime(0), ms(100), ms(500)), SimTime(0) + ms(100));
-        assert_eq!(next_grid(SimTime(0) + ms(100), ms(100), ms(500)), SimTime(0) + ms(600));
-        assert_eq!(next_grid(SimTime(0) + ms(601), ms(100), ms(500)), SimTime(0) + ms(1100));
     }
 }

@@ -10,7 +10,6 @@
 
 use super::ck;
 use super::{Ev, MeasureEv, Network};
-use crate::apps::App;
 use crate::measure::Metric;
 
 /// How often the IP-over-ATM drivers' VCs in use are counted (Mah §6.6: once a second).
@@ -41,18 +40,7 @@ impl Network {
     pub(super) fn snapshot_warm(&mut self) {
         let t = self.eng.now.saturating_sub(crate::time::SimDuration::from_ps(1));
         self.fabric.advance_all(ck!(self), t);
-        for c in &mut self.apps.conns {
-            c.bytes_read_warm = c.bytes_read;
-            c.bytes_sent_warm = c.ep[0].tcp.stats().bytes_sent;
-            c.rexmt_segs_warm = c.ep[0].tcp.stats().rexmt_segs;
-            c.rexmt_bytes_warm = c.ep[0].tcp.stats().rexmt_bytes;
-            if let App::Conv(a) = &c.app {
-                c.bytes_s2c_warm = a.bytes_s2c;
-            }
-        }
-        for s in &mut self.apps.sources {
-            s.bytes_rcvd_warm = s.bytes_rcvd;
-        }
+        self.apps.snapshot_warm();
         self.measure.rec.snapshot_ports(&self.fabric.ports, self.eng.now);
     }
 
@@ -62,13 +50,12 @@ impl Network {
         self.drain_host_links();
         let t = self.eng.now.as_secs_f64();
         let dt = self.measure.sample_every.map_or(1.0, |d| d.as_secs_f64());
-        for (i, c) in self.apps.conns[..self.apps.fixed_conns].iter_mut().enumerate() {
-            let tcp = &c.ep[0].tcp;
+        for (i, c) in self.apps.fixed_slots_mut().iter_mut().enumerate() {
+            let gp = c.take_read_sample() as f64 * 8.0 / dt;
+            let tcp = c.endpoint(0).tcp();
             let e = self.measure.rec.conn_entity(i);
             self.measure.rec.push(t, e, Metric::CwndBytes, tcp.cwnd() as f64);
             self.measure.rec.push(t, e, Metric::SsthreshBytes, tcp.ssthresh() as f64);
-            let gp = (c.bytes_read - c.bytes_read_sampled) as f64 * 8.0 / dt;
-            c.bytes_read_sampled = c.bytes_read;
             self.measure.rec.push(t, e, Metric::GoodputBps, gp);
             self.measure.rec.push(t, e, Metric::RexmtSegs, tcp.stats().rexmt_segs as f64);
             // Sequence space released by TCP so far (Kalampoukas §5.2 plots segments as they

@@ -10,7 +10,7 @@ use super::traffic::SessionUp;
 use super::transport::SlotUp;
 use super::{ck, probes, Network};
 use super::{AtmEv, Due, Up};
-use crate::apps::session::{Open, Role, Session};
+use crate::apps::session::{Open, Role};
 use crate::ids::{ConnId, SourceId};
 use crate::ids::{DatagramId, NodeId};
 use crate::rng::Stream;
@@ -45,13 +45,13 @@ impl Network {
                 p.shapers.push(i as u32);
             }
         }
-        for c in 0..self.apps.conns.len() {
-            let t = self.apps.conns[c].start;
-            self.apps.conns[c].ep[1].tcp.open_passive();
+        for c in 0..self.apps.slots().len() {
+            let conn = self.apps.slot_mut(ConnId(c as u32));
+            conn.listen();
+            let t = conn.start();
             self.eng.q.schedule(t, Ev::Transport(TransportEv::Start(ConnId(c as u32))));
         }
-        for g in 0..self.apps.gens.len() {
-            let t = self.apps.gens[g].start;
+        for (g, t) in self.apps.generator_starts().enumerate() {
             self.eng.q.schedule(t, Ev::App(AppEv::Spawn(g as u32)));
         }
         for s in 0..self.apps.sources.len() {
@@ -279,8 +279,8 @@ impl SlotUp for Network {
 }
 
 impl SessionUp for Network {
-    fn session_started(&mut self, s: Session, first: Open) {
-        self.start_session(s, first);
+    fn session_started(&mut self, sid: u32, first: Open) {
+        self.session_open(sid, first);
     }
 
     fn media_spawned(&mut self, g: u32, from: NodeId, to: NodeId, r: Stream) {

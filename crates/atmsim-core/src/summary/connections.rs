@@ -89,24 +89,25 @@ pub struct Connection {
 
 /// The fixed connections, in scenario order.
 pub fn connections(net: &Network, w: Window) -> Vec<Connection> {
-    net.apps.conns[..net.apps.fixed_conns].iter().map(|c| connection(net, c, w)).collect()
+    net.apps.fixed_slots().iter().map(|c| connection(net, c, w)).collect()
 }
 
 fn connection(net: &Network, c: &Conn, w: Window) -> Connection {
-    let tcp = &c.ep[0].tcp;
+    let tcp = c.endpoint(0).tcp();
     let s = tcp.stats();
-    let r = c.ep[1].tcp.stats();
+    let r = c.endpoint(1).tcp().stats();
+    let warm = c.warm();
     let mut out = Connection {
-        name: c.name.clone(),
-        client: net.ip.hosts[c.ep[0].host.idx()].name.clone(),
-        server: net.ip.hosts[c.ep[1].host.idx()].name.clone(),
-        goodput_bps: (c.bytes_read - c.bytes_read_warm) as f64 * 8.0 / w.len,
-        bytes_written: match &c.app {
+        name: c.name().to_string(),
+        client: net.ip.hosts[c.endpoint(0).host().idx()].name.clone(),
+        server: net.ip.hosts[c.endpoint(1).host().idx()].name.clone(),
+        goodput_bps: (c.bytes_read() - warm.bytes_read) as f64 * 8.0 / w.len,
+        bytes_written: match c.app() {
             App::Bulk(b) => b.written,
             App::Conv(_) => 0,
         },
-        bytes_read: c.bytes_read,
-        finished_at_s: c.finished_at.map(|t| t.as_secs_f64()),
+        bytes_read: c.bytes_read(),
+        finished_at_s: c.finished_at().map(|t| t.as_secs_f64()),
         mss_bytes: tcp.mss(),
         segs_sent: s.segs_sent,
         data_segs_sent: s.data_segs_sent,
@@ -124,25 +125,25 @@ fn connection(net: &Network, c: &Conn, w: Window) -> Connection {
         srtt_s: tcp.srtt_secs(),
         rtt_samples: s.rtt_samples,
         state: format!("{:?}", tcp.state()),
-        app: c.app.kind_name(),
-        stale_segments: c.stale_segments,
-        bytes_client_to_server: c.bytes_read - c.bytes_read_warm,
+        app: c.app().kind_name(),
+        stale_segments: c.stale_segments(),
+        bytes_client_to_server: c.bytes_read() - warm.bytes_read,
         ..Connection::default()
     };
-    match &c.app {
+    match c.app() {
         App::Bulk(_) => {
             // In steady state new data sent = data delivered; counted at the sender the
             // efficiency stays within [0, 1] also over a window shorter than a round trip,
             // where data sent before the warm-up arrives inside it. Bulk connections are
             // never recycled, so their warm-up snapshots are theirs.
-            let sent = s.bytes_sent.saturating_sub(c.bytes_sent_warm);
-            let resent = s.rexmt_bytes.saturating_sub(c.rexmt_bytes_warm).min(sent);
+            let sent = s.bytes_sent.saturating_sub(warm.bytes_sent);
+            let resent = s.rexmt_bytes.saturating_sub(warm.rexmt_bytes).min(sent);
             out.offered_bps = Some(sent as f64 * 8.0 / w.len);
             out.efficiency = Some(if sent > 0 { (sent - resent) as f64 / sent as f64 } else { f64::NAN });
-            out.rexmt_per_s = Some(s.rexmt_segs.saturating_sub(c.rexmt_segs_warm) as f64 / w.len);
+            out.rexmt_per_s = Some(s.rexmt_segs.saturating_sub(warm.rexmt_segs) as f64 / w.len);
         }
         App::Conv(a) => {
-            out.bytes_server_to_client = a.bytes_s2c - c.bytes_s2c_warm;
+            out.bytes_server_to_client = a.bytes_s2c - warm.bytes_s2c;
             out.conversations_started = Some(a.conversations_started);
             out.conversations_completed = Some(a.conversations_completed);
             out.conversations_aborted = Some(a.conversations_aborted);

@@ -148,11 +148,11 @@ impl Summary {
             udp: internet::udp(net),
             signalling: signalling::signalling(net),
             traffic: traffic::generators(net),
-            applications: (!net.apps.gens.is_empty()).then(|| traffic::applications(net)),
+            applications: (!net.apps.generators().is_empty()).then(|| traffic::applications(net)),
             abr: abr::abr(net),
-            connection_pool: ConnectionPool {
-                slots: net.apps.conns.len() - net.apps.fixed_conns,
-                free: net.apps.free_conns.len(),
+            connection_pool: {
+                let (slots, free) = net.apps.pool_sizes();
+                ConnectionPool { slots, free }
             },
             captures: net
                 .measure

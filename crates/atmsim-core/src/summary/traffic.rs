@@ -69,7 +69,7 @@ pub struct Media {
 /// One entry per traffic generator.
 pub fn generators(net: &Network) -> Vec<Generator> {
     net.apps
-        .gens
+        .generators()
         .iter()
         .map(|g| {
             let s = &g.stats;
@@ -101,13 +101,13 @@ pub fn applications(net: &Network) -> BTreeMap<String, Application> {
             in_flight[flow as usize] += 1;
         }
     }
-    for (gi, g) in net.apps.gens.iter().enumerate() {
+    for (gi, g) in net.apps.generators().iter().enumerate() {
         if out.contains_key(&g.group) {
             continue;
         }
-        let members: Vec<usize> = (gi..net.apps.gens.len()).filter(|&k| net.apps.gens[k].group == g.group).collect();
+        let members: Vec<usize> = (gi..net.apps.generators().len()).filter(|&k| net.apps.generators()[k].group == g.group).collect();
         let sum =
-            |f: fn(&crate::apps::generator::GenStats) -> u64| members.iter().map(|k| f(&net.apps.gens[*k].stats)).sum();
+            |f: fn(&crate::apps::generator::GenStats) -> u64| members.iter().map(|k| f(&net.apps.generators()[*k].stats)).sum();
         let entry = Application {
             app: g.app.name(),
             generators: members.len(),
@@ -126,14 +126,14 @@ pub fn applications(net: &Network) -> BTreeMap<String, Application> {
 fn pooled_metrics(net: &Network, members: &[usize]) -> BTreeMap<String, SampleStats> {
     let mut metrics = BTreeMap::new();
     for m in members {
-        for (name, _) in &net.apps.gens[*m].stats.metrics {
+        for (name, _) in &net.apps.generators()[*m].stats.metrics {
             if metrics.contains_key(*name) {
                 continue;
             }
             let mut v: Vec<f64> = members
                 .iter()
                 .flat_map(|k| {
-                    net.apps.gens[*k].stats.metrics.iter().filter(|x| x.0 == *name).flat_map(|x| x.1.iter().copied())
+                    net.apps.generators()[*k].stats.metrics.iter().filter(|x| x.0 == *name).flat_map(|x| x.1.iter().copied())
                 })
                 .collect();
             let n = v.len();

@@ -128,7 +128,7 @@ pub fn build_with(
     let mut run = run;
     let per_instant = 5 * fixed_conns + 2 * cabling.ports.len() + hosts.len();
     simulation::bound_samples(&mut run, doc.simulation.sample_interval_ms.is_some(), per_instant)?;
-    let conn_names: Vec<String> = conns.iter().map(|c| c.name.clone()).collect();
+    let conn_names: Vec<String> = conns.iter().map(|c| c.name().to_string()).collect();
     let port_names: Vec<String> = cabling.ports.iter().map(|p| p.name.clone()).collect();
     let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
     let mut net = Network {
@@ -145,16 +145,7 @@ pub fn build_with(
             driver_timers: Default::default(),
         },
         ip: IpLayer { hosts, datagrams: Default::default() },
-        apps: Workload {
-            conns,
-            fixed_conns,
-            free_conns: Vec::new(),
-            gens,
-            sessions: Vec::new(),
-            sources,
-            udp,
-            seed: run.seed,
-        },
+        apps: Workload::new(conns, gens, sources, udp, run.seed),
         measure: Measurement {
             warmup: run.warmup,
             sample_every: run.sample_every,
@@ -173,11 +164,11 @@ pub fn build_with(
 /// Bind every `[[tcp]]` endpoint and every UDP flow's receiver on its host.
 fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
     use crate::ip::socket::{SockKey, Socket};
-    for c in 0..net.apps.conns.len() {
+    for (c, conn) in net.apps.slots().iter().enumerate() {
         for side in 0..2 {
-            let ep = &net.apps.conns[c].ep[side];
+            let ep = conn.endpoint(side);
             let s = Socket::Tcp { conn: crate::ids::ConnId(c as u32), side: side as u8 };
-            if !net.ip.hosts[ep.host.idx()].sockets.bind(SockKey::outgoing(&ep.hdr), s) {
+            if !net.ip.hosts[ep.host().idx()].sockets.bind(SockKey::outgoing(ep.hdr()), s) {
                 return invalid(
                     format!("tcp[{c}]"),
                     "expected distinct ports: more than 64,512 connections between two hosts",

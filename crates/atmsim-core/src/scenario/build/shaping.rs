@@ -145,15 +145,15 @@ pub(super) fn socket_buffer_bounds(
     for (i, c) in conns.iter().enumerate() {
         let field = format!("tcp[{i}].vc");
         let mut sides = tcp_vcs.0.iter().filter(|b| b.0 == field);
-        for ep in &c.ep {
-            let cfg = ep.tcp.config();
+        for ep in [c.endpoint(0), c.endpoint(1)] {
+            let cfg = ep.tcp().config();
             let mss = cfg.mss_bytes.max(1) as u64;
             let cells = (cfg.snd_buf_bytes as u64).div_ceil(mss) + 1;
             let cells = cells * crate::atm::aal5::cells_for(cfg.mss_bytes + 40) as u64;
-            let Some(port) = hosts[ep.host.idx()].port else { continue };
+            let Some(port) = hosts[ep.host().idx()].port else { continue };
             match sides.next() {
                 // Bound to a VC: the shaper of that VC (or the host's).
-                Some(&(_, node, vci)) if node == ep.host => {
+                Some(&(_, node, vci)) if node == ep.host() => {
                     if let Some(s) = shapers.find(port, vci) {
                         tcp_cells[s as usize] += cells;
                     }

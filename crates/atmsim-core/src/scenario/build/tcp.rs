@@ -60,7 +60,7 @@ pub(super) fn connections(
     let mut conns: Vec<Conn> = Vec::new();
     for (i, t) in secs.iter().enumerate() {
         let f = |k: &str| at(i, k);
-        check_unique_name(&f("name"), &t.name, conns.iter().any(|c| c.name == t.name), "connection")?;
+        check_unique_name(&f("name"), &t.name, conns.iter().any(|c| c.name() == t.name), "connection")?;
         let client = names.host(f("client"), &t.client)?;
         let server = names.host(f("server"), &t.server)?;
         if client == server {
@@ -144,32 +144,16 @@ pub(super) fn connections(
         let client_ep = endpoint(run.seed, 2 * i, base, client, hdr(0));
         let server_ep = endpoint(run.seed, 2 * i + 1, base, server, hdr(1));
         let lowat = base.snd_lowat_bytes as u64;
-        conns.push(Conn {
-            name: t.name.clone(),
-            pooled: None,
-            start: SimTime::ZERO + SimDuration::from_secs_f64(t.start_s),
-            ep: [client_ep, server_ep],
-            app: match app {
-                AppSpec::Bulk { write, total } => App::Bulk(BulkSender::new(write, total, lowat)),
-                AppSpec::Conv(kind, item_scale, per_item) => {
-                    let mut a = ConvApp::new(kind, item_scale, rng::stream(run.seed, Purpose::App, i as u64), lowat);
-                    a.connection_per_item = per_item;
-                    App::Conv(Box::new(a))
-                }
-            },
-            gen: 0,
-            stale_segments: 0,
-            bytes_s2c_warm: 0,
-            session: None,
-            session_told: false,
-            bytes_read: 0,
-            bytes_read_warm: 0,
-            bytes_sent_warm: 0,
-            rexmt_segs_warm: 0,
-            rexmt_bytes_warm: 0,
-            bytes_read_sampled: 0,
-            finished_at: None,
-        });
+        let start = SimTime::ZERO + SimDuration::from_secs_f64(t.start_s);
+        let app = match app {
+            AppSpec::Bulk { write, total } => App::Bulk(BulkSender::new(write, total, lowat)),
+            AppSpec::Conv(kind, item_scale, per_item) => {
+                let mut a = ConvApp::new(kind, item_scale, rng::stream(run.seed, Purpose::App, i as u64), lowat);
+                a.connection_per_item = per_item;
+                App::Conv(Box::new(a))
+            }
+        };
+        conns.push(Conn::fixed(t.name.clone(), start, [client_ep, server_ep], app));
     }
     Ok(conns)
 }
