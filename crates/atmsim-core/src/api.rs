@@ -68,7 +68,7 @@ pub fn run_str(
     let seed = opts.seed.unwrap_or(doc.simulation.seed as u64);
     let wall = std::time::Instant::now();
     if !net.run(progress) {
-        if net.eng.q.generation_overflow() {
+        if net.engine().queue().generation_overflow() {
             return Err(Error {
                 kind: ErrorKind::Invalid,
                 file: origin.to_string(),
@@ -76,7 +76,7 @@ pub fn run_str(
                 message: format!(
                     "a zero-delay loop: more than 255 events caused one another at t = {} s without time \
                      advancing (look for zero delays, processing times or timer periods)",
-                    net.eng.now.as_secs_f64()
+                    net.engine().now().as_secs_f64()
                 ),
             });
         }
@@ -89,7 +89,7 @@ pub fn run_str(
     }
     let wall_s = wall.elapsed().as_secs_f64();
     let summary = Summary { scenario: Some(name), seed: Some(seed), ..Summary::of(&net, wall_s) }.to_value();
-    Ok(RunOutput { summary, series: net.measure.rec.take_series(), captures: net.take_captures() })
+    Ok(RunOutput { summary, series: net.take_series(), captures: net.take_captures() })
 }
 
 /// Build and run a network from an already parsed document (for tests and benchmarks).

@@ -48,6 +48,32 @@ impl Engine {
         }
     }
 
+    /// The running instant.
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The end of the run.
+    pub fn until(&self) -> SimTime {
+        self.until
+    }
+
+    /// Whether steps are taken inline when nothing else comes first.
+    pub fn batching(&self) -> bool {
+        self.batching
+    }
+
+    /// Events the model executed: those popped from the queue and the steps taken inline.
+    pub fn events(&self) -> (u64, u64) {
+        (self.q.events_popped(), self.inline_steps)
+    }
+
+    /// The event queue (its tie order and counters).
+    pub fn queue(&self) -> &EventQueue<Ev> {
+        &self.q
+    }
+
     /// The batching rule (module docs): a server's next step `ev` at `t` is taken inline iff
     /// batching is on, it is the event the queue would deliver next, within the run, and no
     /// port's admission is due before it.

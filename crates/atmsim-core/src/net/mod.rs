@@ -102,26 +102,93 @@ use crate::ip::IpLayer;
 use crate::measure::Measurement;
 use crate::transport::Payload;
 
-/// The whole simulated system: each layer's state, owned by the layer's own type.
+/// The whole simulated system: each layer's state, owned by the layer's own type. The
+/// network routes between them while it runs; afterwards the summary reads them through
+/// the read-only view below ([`Network::fabric`] and the methods beside it).
 pub struct Network {
     /// Ports, links, switches, shapers and the cells in them (`atm::fabric`).
-    pub fabric: Fabric,
+    fabric: Fabric,
     /// The spare buffer of [`Fabric::up`] while the network routes it (`run.rs`).
-    pub(crate) up_spare: Vec<Up>,
+    up_spare: Vec<Up>,
     /// The running instant and the event queue.
-    pub eng: Engine,
+    eng: Engine,
     /// ABR end systems, switch allocators and RM cells in flight ([`crate::abr::AbrPlane`]).
-    pub abr: crate::abr::AbrPlane,
+    abr: crate::abr::AbrPlane,
     /// The signalling plane, if the scenario has one.
-    pub sig: Option<Box<SigNet>>,
+    sig: Option<Box<SigNet>>,
     /// Every node's interfaces, the packet lines and the drivers' timers.
-    pub iface: Interfaces,
+    iface: Interfaces,
     /// The nodes and the datagrams in flight.
-    pub ip: IpLayer<Payload>,
+    ip: IpLayer<Payload>,
     /// Connection slots, applications, generators, sessions, UDP flows and cell sources.
-    pub apps: Workload,
+    apps: Workload,
     /// Warm-up, probes and captures.
+    measure: Measurement,
+}
+
+/// The layers a network is assembled from (`crate::scenario::build`).
+pub struct Layers {
+    pub fabric: Fabric,
+    pub eng: Engine,
+    pub abr: crate::abr::AbrPlane,
+    pub sig: Option<Box<SigNet>>,
+    pub iface: Interfaces,
+    pub ip: IpLayer<Payload>,
+    pub apps: Workload,
     pub measure: Measurement,
+}
+
+impl Network {
+    /// The network of these layers, its first events not scheduled yet ([`Network::prime`]).
+    pub fn new(layers: Layers) -> Network {
+        let Layers { fabric, eng, abr, sig, iface, ip, apps, measure } = layers;
+        Network { fabric, up_spare: Vec::new(), eng, abr, sig, iface, ip, apps, measure }
+    }
+
+    /// The cell fabric.
+    pub fn fabric(&self) -> &Fabric {
+        &self.fabric
+    }
+
+    /// The engine: the running instant, the event queue and the run's end.
+    pub fn engine(&self) -> &Engine {
+        &self.eng
+    }
+
+    /// The ABR plane.
+    pub fn abr(&self) -> &crate::abr::AbrPlane {
+        &self.abr
+    }
+
+    /// The signalling plane, if the scenario has one.
+    pub fn sig(&self) -> Option<&SigNet> {
+        self.sig.as_deref()
+    }
+
+    /// Every node's interfaces and the packet lines.
+    pub fn iface(&self) -> &Interfaces {
+        &self.iface
+    }
+
+    /// The nodes and the datagrams in flight.
+    pub fn ip(&self) -> &IpLayer<Payload> {
+        &self.ip
+    }
+
+    /// The workload: connection slots, generators, sessions, flows and sources.
+    pub fn apps(&self) -> &Workload {
+        &self.apps
+    }
+
+    /// The warm-up, the probes and the captures.
+    pub fn measure(&self) -> &Measurement {
+        &self.measure
+    }
+
+    /// The recorded time series, taken out of the network (after the run).
+    pub fn take_series(&mut self) -> crate::measure::Series {
+        self.measure.rec.take_series()
+    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use crate::iface::ipoa::{SetupOutcome, TrafficDescriptor, VcRef};
 use crate::signalling::{Action, CallId, CtrlId, Descriptor, Frame, RejectReason, SIG_VCI};
 
 impl Network {
-    fn sig(&mut self) -> &mut SigNet {
+    fn sig_mut(&mut self) -> &mut SigNet {
         self.sig.as_mut().expect("signalling is configured")
     }
 
@@ -38,7 +38,7 @@ impl Network {
         match ev {
             SigEv::Timer(slot) => {
                 let now = self.eng.now;
-                let sig = self.sig();
+                let sig = self.sig_mut();
                 let (c, timer) = sig.timers.take(slot);
                 let mut out = std::mem::take(&mut sig.actions);
                 sig.ctrls[c.idx()].on_timer(now, timer, &mut *sig.adm, &mut out);
@@ -58,7 +58,7 @@ impl Network {
             atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);
             return;
         };
-        let sig = self.sig();
+        let sig = self.sig_mut();
         let d = qos::descriptor(td);
         let call = sig.calls.put((n, vc, d));
         let mut out = std::mem::take(&mut sig.actions);
@@ -82,7 +82,7 @@ impl Network {
         let (Some(call), Some(c)) = (call, self.sig.as_ref().and_then(|s| s.ctrl_of_node[n.idx()])) else {
             return;
         };
-        let sig = self.sig();
+        let sig = self.sig_mut();
         sig.calls.take(call);
         let mut out = std::mem::take(&mut sig.actions);
         sig.ctrls[c.idx()].release(now, CallId(call), &mut *sig.adm, &mut out);
@@ -94,7 +94,7 @@ impl Network {
         for a in out.drain(..) {
             self.sig_action(c, a);
         }
-        let sig = self.sig();
+        let sig = self.sig_mut();
         if sig.actions.capacity() < out.capacity() {
             sig.actions = out;
         }
@@ -105,7 +105,7 @@ impl Network {
         match a {
             Action::Transmit { via, frame } => self.sig_transmit(c, via, frame),
             Action::Arm { at, timer } => {
-                let slot = self.sig().timers.put((c, timer));
+                let slot = self.sig_mut().timers.put((c, timer));
                 self.eng.q.schedule(at, Ev::Sig(SigEv::Timer(slot)));
             }
             Action::Install { in_link, in_vci, out_port, out_vci, descriptor } => {
@@ -125,7 +125,7 @@ impl Network {
                 }
             }
             Action::Connected { call, port, vci } => {
-                let (n, vc, d) = *self.sig().calls.get(call.0);
+                let (n, vc, d) = *self.sig_mut().calls.get(call.0);
                 self.qos_install(port, vci, d);
                 let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
                 atm.bind(vc, vci);
@@ -133,7 +133,7 @@ impl Network {
                 self.driver_answered(n);
             }
             Action::SetupFailed { call, reason } => {
-                let (n, vc, _) = self.sig().calls.take(call.0);
+                let (n, vc, _) = self.sig_mut().calls.take(call.0);
                 let outcome = match reason {
                     RejectReason::Admission => SetupOutcome::Refused,
                     RejectReason::NoVci | RejectReason::NoRoute => SetupOutcome::Failed,
@@ -156,7 +156,7 @@ impl Network {
         let f = self.fabric.frames.alloc(NO_DATAGRAM, NodeId(u32::MAX), frame.bytes(), now);
         let n = self.fabric.frames.get(f).ncells;
         debug_assert_eq!(n, frame.cells());
-        let sig = self.sig();
+        let sig = self.sig_mut();
         sig.in_flight.insert(f, frame);
         sig.counts.sent += 1;
         sig.counts.cells += n as u64;

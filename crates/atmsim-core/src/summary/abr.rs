@@ -62,7 +62,7 @@ pub struct RmCells {
 pub fn abr(net: &Network) -> Abr {
     let bits = CELL_BITS as f64;
     let ends = net
-        .abr
+        .abr()
         .ends
         .iter()
         .map(|e| {
@@ -71,8 +71,8 @@ pub fn abr(net: &Network) -> Abr {
             AbrEnd {
                 name: e.name.clone(),
                 vc: e.vc.clone(),
-                from: net.ip.hosts[e.node.idx()].name.clone(),
-                to: net.ip.hosts[e.peer.idx()].name.clone(),
+                from: net.ip().hosts[e.node.idx()].name.clone(),
+                to: net.ip().hosts[e.peer.idx()].name.clone(),
                 pcr_bps: p.pcr_cells_s * bits,
                 icr_bps: p.effective_icr() * bits,
                 acr_bps: e.source.acr() * bits,
@@ -97,18 +97,18 @@ pub fn abr(net: &Network) -> Abr {
         })
         .collect();
     let allocators = net
-        .fabric
+        .fabric()
         .er
         .allocators
         .iter()
-        .zip(&net.fabric.er.allocator_port)
+        .zip(&net.fabric().er.allocator_port)
         .map(|(a, p)| ErAllocator {
-            port: net.fabric.ports[p.idx()].name.clone(),
+            port: net.fabric().ports[p.idx()].name.clone(),
             algorithm: a.algorithm().as_str(),
             advertised_bps: a.advertised() * bits,
         })
         .collect();
-    let rm = &net.fabric.rm.counts;
+    let rm = &net.fabric().rm.counts;
     Abr {
         ends,
         allocators,
@@ -116,7 +116,7 @@ pub fn abr(net: &Network) -> Abr {
             sent: rm.sent,
             delivered: rm.delivered,
             dropped: rm.dropped,
-            in_flight: net.fabric.rm.in_flight(),
+            in_flight: net.fabric().rm.in_flight(),
         },
     }
 }

@@ -89,7 +89,7 @@ pub struct Connection {
 
 /// The fixed connections, in scenario order.
 pub fn connections(net: &Network, w: Window) -> Vec<Connection> {
-    net.apps.fixed_slots().iter().map(|c| connection(net, c, w)).collect()
+    net.apps().fixed_slots().iter().map(|c| connection(net, c, w)).collect()
 }
 
 fn connection(net: &Network, c: &Conn, w: Window) -> Connection {
@@ -99,8 +99,8 @@ fn connection(net: &Network, c: &Conn, w: Window) -> Connection {
     let warm = c.warm();
     let mut out = Connection {
         name: c.name().to_string(),
-        client: net.ip.hosts[c.endpoint(0).host().idx()].name.clone(),
-        server: net.ip.hosts[c.endpoint(1).host().idx()].name.clone(),
+        client: net.ip().hosts[c.endpoint(0).host().idx()].name.clone(),
+        server: net.ip().hosts[c.endpoint(1).host().idx()].name.clone(),
         goodput_bps: (c.bytes_read() - warm.bytes_read) as f64 * 8.0 / w.len,
         bytes_written: match c.app() {
             App::Bulk(b) => b.written,

@@ -59,11 +59,11 @@ pub struct DatagramLedger {
 }
 
 pub fn conservation(net: &Network) -> Conservation {
-    let c = &net.fabric.cells;
-    let in_flight = net.fabric.cells_in_flight();
-    let f = &net.fabric.frames.counts;
-    let frames_in_flight = net.fabric.frames.live() as u64;
-    let d = &net.ip.datagrams.counts;
+    let c = &net.fabric().cells;
+    let in_flight = net.fabric().cells_in_flight();
+    let f = &net.fabric().frames.counts;
+    let frames_in_flight = net.fabric().frames.live() as u64;
+    let d = &net.ip().datagrams.counts;
     Conservation {
         cells: CellLedger {
             injected: c.injected,
@@ -77,10 +77,10 @@ pub fn conservation(net: &Network) -> Conservation {
             dropped_reshape: c.dropped_reshape,
             dropped_ctrl: c.dropped_ctrl,
             in_flight,
-            in_reassembly: net.fabric.cells_in_reassembly(),
+            in_reassembly: net.fabric().cells_in_reassembly(),
             refused_at_host: c.refused_at_host,
             balanced: c.injected == c.delivered + c.dropped_in_network() + in_flight,
-            dropped_regulator: net.fabric.ports.iter().any(|p| p.has_classes()).then_some(c.dropped_regulator),
+            dropped_regulator: net.fabric().ports.iter().any(|p| p.has_classes()).then_some(c.dropped_regulator),
         },
         frames: FrameLedger {
             sent: f.sent,
@@ -98,8 +98,8 @@ pub fn conservation(net: &Network) -> Conservation {
             no_route: d.no_route,
             dropped_at_line: d.dropped_at_line,
             no_vc: d.no_vc,
-            in_flight: net.ip.datagrams.live(),
-            balanced: net.ip.datagrams.balanced(),
+            in_flight: net.ip().datagrams.live(),
+            balanced: net.ip().datagrams.balanced(),
         },
     }
 }

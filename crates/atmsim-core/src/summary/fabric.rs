@@ -94,16 +94,16 @@ pub struct Policer {
 /// so the rate of these cells cannot exceed the link's. Where several shaped VCs feed one
 /// port, all their waiting cells count as not sent: a lower bound there.
 fn cells_left(net: &Network, s: &CellSource) -> u64 {
-    let port = &net.fabric.ports[s.port.idx()];
+    let port = &net.fabric().ports[s.port.idx()];
     let queued = port.vcs.get(s.vci as usize).map_or(0, |v| v.queued as u64);
     let on_wire = port.in_tx.is_some_and(|c| c.vci == s.vci && !c.is_ctrl()) as u64;
-    let shaped: u64 = net.fabric.shapers.list.iter().filter(|sh| sh.port == s.port).map(|sh| sh.held() as u64).sum();
+    let shaped: u64 = net.fabric().shapers.list.iter().filter(|sh| sh.port == s.port).map(|sh| sh.held() as u64).sum();
     s.cells_sent.saturating_sub(queued + on_wire + shaped)
 }
 
 pub fn sources(net: &Network, w: Window) -> Vec<Source> {
     let per_s = |cells: u64| cells as f64 * CELL_BITS as f64 / w.end.max(f64::MIN_POSITIVE);
-    net.apps
+    net.apps()
         .sources
         .iter()
         .map(|s| Source {
@@ -127,15 +127,15 @@ pub fn sources(net: &Network, w: Window) -> Vec<Source> {
 }
 
 pub fn ports(net: &Network) -> Vec<Port> {
-    let window_ps = net.eng.until.0.saturating_sub(net.measure.warmup.0).max(1) as f64;
-    let run_ps = net.eng.until.0.max(1) as f64;
-    net.fabric
+    let window_ps = net.engine().until().0.saturating_sub(net.measure().warmup.0).max(1) as f64;
+    let run_ps = net.engine().until().0.max(1) as f64;
+    net.fabric()
         .ports
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let st = &p.stats;
-            let warm_busy = net.measure.rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0);
+            let warm_busy = net.measure().rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0);
             Port {
                 name: p.name.clone(),
                 rate_bps: p.ser.rate().as_bps() as f64,
@@ -162,7 +162,7 @@ pub fn ports(net: &Network) -> Vec<Port> {
 }
 
 pub fn shapers(net: &Network) -> Vec<Shaper> {
-    net.fabric
+    net.fabric()
         .shapers
         .list
         .iter()
@@ -186,7 +186,7 @@ pub fn shapers(net: &Network) -> Vec<Shaper> {
 }
 
 pub fn policers(net: &Network) -> Vec<Policer> {
-    net.fabric
+    net.fabric()
         .shapers
         .policers
         .iter()

@@ -100,8 +100,8 @@ pub struct UdpFlow {
 
 /// One entry per node (host or router).
 pub fn hosts(net: &Network) -> Vec<Host> {
-    let run_ps = net.eng.until.0.max(1) as f64;
-    net.ip
+    let run_ps = net.engine().until().0.max(1) as f64;
+    net.ip()
         .hosts
         .iter()
         .map(|h| Host {
@@ -109,7 +109,7 @@ pub fn hosts(net: &Network) -> Vec<Host> {
             router: h.forwards,
             frames_rcvd: h.frames_rcvd,
             frames_corrupt: h.frames_corrupt,
-            cpu_utilization: h.cpu.as_ref().map(|c| c.busy_until(net.eng.until) as f64 / run_ps),
+            cpu_utilization: h.cpu.as_ref().map(|c| c.busy_until(net.engine().until()) as f64 / run_ps),
             cpu_rx_segments: h.cpu.as_ref().map(|c| c.rx_segments),
             cpu_tx_segments: h.cpu.as_ref().map(|c| c.tx_segments),
             cpu_max_queue: h.cpu.as_ref().map(|c| c.max_queue),
@@ -150,9 +150,9 @@ fn ipoa(driver: &IpoaDriver) -> Ipoa {
 
 /// One entry per packet line: each direction of each serial line, and each LAN's medium.
 pub fn lines(net: &Network) -> Vec<Line> {
-    let window = net.eng.until.0.max(1) as f64;
+    let window = net.engine().until().0.max(1) as f64;
     let entry = |name: String, kind: &'static str, l: u32| {
-        let line = &net.iface.lines[l as usize];
+        let line = &net.iface().lines[l as usize];
         let s = &line.stats;
         Line {
             name,
@@ -166,14 +166,14 @@ pub fn lines(net: &Network) -> Vec<Line> {
         }
     };
     let mut out = Vec::new();
-    for s in &net.iface.serial {
+    for s in &net.iface().serial {
         for (d, (a, b)) in [(0, (0, 1)), (1, (1, 0))] {
             let name =
-                format!("{}:{}->{}", s.name, net.ip.hosts[s.ends[a].idx()].name, net.ip.hosts[s.ends[b].idx()].name);
+                format!("{}:{}->{}", s.name, net.ip().hosts[s.ends[a].idx()].name, net.ip().hosts[s.ends[b].idx()].name);
             out.push(entry(name, "serial", s.lines[d]));
         }
     }
-    for l in &net.iface.lans {
+    for l in &net.iface().lans {
         out.push(entry(l.name.clone(), "lan", l.line));
     }
     out
@@ -181,15 +181,15 @@ pub fn lines(net: &Network) -> Vec<Line> {
 
 /// One entry per UDP flow.
 pub fn udp(net: &Network) -> Vec<UdpFlow> {
-    net.apps
+    net.apps()
         .udp
         .iter()
         .map(|f| {
             let s = &f.stats;
             UdpFlow {
                 name: f.name.clone(),
-                from: net.ip.hosts[f.hdr.src.idx()].name.clone(),
-                to: net.ip.hosts[f.hdr.dst.idx()].name.clone(),
+                from: net.ip().hosts[f.hdr.src.idx()].name.clone(),
+                to: net.ip().hosts[f.hdr.dst.idx()].name.clone(),
                 sent: s.sent,
                 delivered: s.delivered,
                 undelivered: f.undelivered(),

@@ -124,16 +124,16 @@ pub fn summary(net: &Network, wall_s: f64) -> serde_json::Value {
 impl Summary {
     /// Summarise a finished run. `wall_s` is the wall-clock time the run took.
     pub fn of(net: &Network, wall_s: f64) -> Summary {
-        let end = net.eng.until.as_secs_f64();
-        let warm = net.measure.warmup.as_secs_f64();
+        let end = net.engine().until().as_secs_f64();
+        let warm = net.measure().warmup.as_secs_f64();
         let window = Window { end, warm, len: (end - warm).max(f64::MIN_POSITIVE) };
         Summary {
             scenario: None,
             seed: None,
             duration_s: end,
             warmup_s: warm,
-            batching: net.eng.batching,
-            tie_order: match net.eng.q.ties() {
+            batching: net.engine().batching(),
+            tie_order: match net.engine().queue().ties() {
                 TieOrder::Fifo => None,
                 TieOrder::Lifo => Some("lifo"),
                 TieOrder::Random(_) => Some("random"),
@@ -148,14 +148,14 @@ impl Summary {
             udp: internet::udp(net),
             signalling: signalling::signalling(net),
             traffic: traffic::generators(net),
-            applications: (!net.apps.generators().is_empty()).then(|| traffic::applications(net)),
+            applications: (!net.apps().generators().is_empty()).then(|| traffic::applications(net)),
             abr: abr::abr(net),
             connection_pool: {
-                let (slots, free) = net.apps.pool_sizes();
+                let (slots, free) = net.apps().pool_sizes();
                 ConnectionPool { slots, free }
             },
             captures: net
-                .measure
+                .measure()
                 .taps
                 .iter()
                 .map(|t| CaptureCounts {
@@ -179,14 +179,14 @@ impl Summary {
 }
 
 fn run_stats(net: &Network, wall_s: f64) -> RunStats {
-    let heap_events = net.eng.q.events_popped();
-    let events = heap_events + net.eng.inline_steps;
+    let (heap_events, inline_steps) = net.engine().events();
+    let events = heap_events + inline_steps;
     RunStats {
         events,
         heap_events,
-        cell_hops: net.fabric.cell_hops,
+        cell_hops: net.fabric().cell_hops,
         wall_s,
         events_per_s: events as f64 / wall_s.max(1e-9),
-        cell_hops_per_s: net.fabric.cell_hops as f64 / wall_s.max(1e-9),
+        cell_hops_per_s: net.fabric().cell_hops as f64 / wall_s.max(1e-9),
     }
 }

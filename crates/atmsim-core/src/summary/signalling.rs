@@ -38,7 +38,7 @@ pub struct SignallingMessages {
 
 /// `None` without a signalling plane.
 pub fn signalling(net: &Network) -> Option<Signalling> {
-    let sig = net.sig.as_ref()?;
+    let sig = net.sig()?;
     let c = &sig.counts;
     let in_flight = sig.messages_in_flight();
     let mut out = Signalling {

@@ -68,7 +68,7 @@ pub struct Media {
 
 /// One entry per traffic generator.
 pub fn generators(net: &Network) -> Vec<Generator> {
-    net.apps
+    net.apps()
         .generators()
         .iter()
         .map(|g| {
@@ -95,19 +95,19 @@ pub fn generators(net: &Network) -> Vec<Generator> {
 /// Per `[[traffic]]` entry (its generators' `group`).
 pub fn applications(net: &Network) -> BTreeMap<String, Application> {
     let mut out = BTreeMap::new();
-    let mut in_flight: Vec<u64> = vec![0; net.apps.udp.len()];
-    for d in net.ip.datagrams.in_flight() {
+    let mut in_flight: Vec<u64> = vec![0; net.apps().udp.len()];
+    for d in net.ip().datagrams.in_flight() {
         if let crate::transport::Payload::Udp { flow } = d.payload {
             in_flight[flow as usize] += 1;
         }
     }
-    for (gi, g) in net.apps.generators().iter().enumerate() {
+    for (gi, g) in net.apps().generators().iter().enumerate() {
         if out.contains_key(&g.group) {
             continue;
         }
-        let members: Vec<usize> = (gi..net.apps.generators().len()).filter(|&k| net.apps.generators()[k].group == g.group).collect();
+        let members: Vec<usize> = (gi..net.apps().generators().len()).filter(|&k| net.apps().generators()[k].group == g.group).collect();
         let sum =
-            |f: fn(&crate::apps::generator::GenStats) -> u64| members.iter().map(|k| f(&net.apps.generators()[*k].stats)).sum();
+            |f: fn(&crate::apps::generator::GenStats) -> u64| members.iter().map(|k| f(&net.apps().generators()[*k].stats)).sum();
         let entry = Application {
             app: g.app.name(),
             generators: members.len(),
@@ -126,14 +126,14 @@ pub fn applications(net: &Network) -> BTreeMap<String, Application> {
 fn pooled_metrics(net: &Network, members: &[usize]) -> BTreeMap<String, SampleStats> {
     let mut metrics = BTreeMap::new();
     for m in members {
-        for (name, _) in &net.apps.generators()[*m].stats.metrics {
+        for (name, _) in &net.apps().generators()[*m].stats.metrics {
             if metrics.contains_key(*name) {
                 continue;
             }
             let mut v: Vec<f64> = members
                 .iter()
                 .flat_map(|k| {
-                    net.apps.generators()[*k].stats.metrics.iter().filter(|x| x.0 == *name).flat_map(|x| x.1.iter().copied())
+                    net.apps().generators()[*k].stats.metrics.iter().filter(|x| x.0 == *name).flat_map(|x| x.1.iter().copied())
                 })
                 .collect();
             let n = v.len();
@@ -149,7 +149,7 @@ fn pooled_metrics(net: &Network, members: &[usize]) -> BTreeMap<String, SampleSt
 /// The UDP flows of the generators `members`, summed; `in_flight` per flow.
 fn media(net: &Network, members: &[usize], in_flight: &[u64]) -> Media {
     let (mut sent, mut delivered, mut late, mut pending) = (0u64, 0u64, 0u64, 0u64);
-    for (f, flow) in net.apps.udp.iter().enumerate() {
+    for (f, flow) in net.apps().udp.iter().enumerate() {
         if flow.gen.is_some_and(|x| members.contains(&(x as usize))) {
             sent += flow.stats.sent;
             delivered += flow.stats.delivered;

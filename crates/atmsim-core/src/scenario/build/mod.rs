@@ -70,7 +70,8 @@ use crate::iface::Interfaces;
 use crate::ip::IpLayer;
 use crate::kernel::EventQueue;
 use crate::measure::{Measurement, Recorder};
-use crate::net::{Engine, Network};
+use crate::net::{Engine, Layers, Network};
+use crate::transport::Payload;
 use std::ops::ControlFlow;
 
 /// Validate `doc` and build the network it describes. `seed_override` and
@@ -131,9 +132,16 @@ pub fn build_with(
     let conn_names: Vec<String> = conns.iter().map(|c| c.name().to_string()).collect();
     let port_names: Vec<String> = cabling.ports.iter().map(|p| p.name.clone()).collect();
     let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
-    let mut net = Network {
+    let mut abr = abr;
+    let mut rec = Recorder::new(&conn_names, &port_names, &host_names);
+    for e in &mut abr.ends {
+        e.probe = rec.add_entity(format!("abr:{}", e.name));
+    }
+    let mut ip = IpLayer { hosts, datagrams: Default::default() };
+    let apps = Workload::new(conns, gens, sources, udp, run.seed);
+    bind_sockets(&mut ip, &apps, doc)?;
+    let mut net = Network::new(Layers {
         fabric: Fabric::new(cabling.ports, cabling.links, switches, shapers, er),
-        up_spare: Vec::new(),
         eng: Engine::new(EventQueue::with_ties(run.ties), run.until, run.batching),
         abr,
         sig,
@@ -144,31 +152,22 @@ pub fn build_with(
             lans: ifaces.lans,
             driver_timers: Default::default(),
         },
-        ip: IpLayer { hosts, datagrams: Default::default() },
-        apps: Workload::new(conns, gens, sources, udp, run.seed),
-        measure: Measurement {
-            warmup: run.warmup,
-            sample_every: run.sample_every,
-            rec: Recorder::new(&conn_names, &port_names, &host_names),
-            taps,
-        },
-    };
-    for e in &mut net.abr.ends {
-        e.probe = net.measure.rec.add_entity(format!("abr:{}", e.name));
-    }
-    bind_sockets(&mut net, doc)?;
+        ip,
+        apps,
+        measure: Measurement { warmup: run.warmup, sample_every: run.sample_every, rec, taps },
+    });
     net.prime();
     Ok(net)
 }
 
 /// Bind every `[[tcp]]` endpoint and every UDP flow's receiver on its host.
-fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
+fn bind_sockets(ip: &mut IpLayer<Payload>, apps: &Workload, doc: &ScenarioDoc) -> Result<()> {
     use crate::ip::socket::{SockKey, Socket};
-    for (c, conn) in net.apps.slots().iter().enumerate() {
+    for (c, conn) in apps.slots().iter().enumerate() {
         for side in 0..2 {
             let ep = conn.endpoint(side);
             let s = Socket::Tcp { conn: crate::ids::ConnId(c as u32), side: side as u8 };
-            if !net.ip.hosts[ep.host().idx()].sockets.bind(SockKey::outgoing(ep.hdr()), s) {
+            if !ip.hosts[ep.host().idx()].sockets.bind(SockKey::outgoing(ep.hdr()), s) {
                 return invalid(
                     format!("tcp[{c}]"),
                     "expected distinct ports: more than 64,512 connections between two hosts",
@@ -176,8 +175,8 @@ fn bind_sockets(net: &mut Network, doc: &ScenarioDoc) -> Result<()> {
             }
         }
     }
-    for (f, u) in net.apps.udp.iter().enumerate() {
-        if !net.ip.hosts[u.hdr.dst.idx()].sockets.bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
+    for (f, u) in apps.udp.iter().enumerate() {
+        if !ip.hosts[u.hdr.dst.idx()].sockets.bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
             return invalid(
                 format!("udp[{f}].src_port"),
                 format!("expected a port pair no other flow from `{}` to `{}` uses", doc.udp[f].from, doc.udp[f].to),
