@@ -16,12 +16,17 @@
 //! group of files that all reach each other is printed beside the layer figures:
 //! `cargo test -p atmsim-core --lib layers_call_down -- --nocapture`.
 //!
-//! A third figure: reads of a `pub` field from another unit than the one declaring it (a field
-//! name declared in one unit only, so the read is surely of that unit's struct). `pub` here is
-//! any visibility beyond the declaring module (`pub`, `pub(crate)`, `pub(super)`, `pub(in ..)`):
-//! narrowing `pub` to `pub(crate)` hides nothing from this count. It may only
-//! fall ([`MAX_PUB_FIELD_READS`]); `ATMSIM_LAYERS_FIELDS=1` breaks it down by reader and owner,
-//! `ATMSIM_LAYERS_FIELDS=summary>net` lists one pair's reads.
+//! A third figure: reads of an owner's `pub` field from another unit than the one declaring it
+//! (a field name declared in one unit only, so the read is surely of that unit's struct).
+//! `pub` here is any visibility beyond the declaring module (`pub`, `pub(crate)`,
+//! `pub(super)`, `pub(in ..)`): narrowing `pub` to `pub(crate)` hides nothing from this count.
+//! An *owner* is a struct with state it keeps: anything but a record. A *record* is a value
+//! whose fields are its interface, as smoltcp's `TcpRepr` or a counter block — a struct that
+//! derives `Clone`, has every field `pub`, and no inherent method taking `&mut self` (a
+//! header, a segment, counters, a configuration, a view handed upward); reading its fields is
+//! reading the value, and those reads are reported beside the count, not in it. The count may
+//! only fall ([`MAX_PUB_FIELD_READS`]); `ATMSIM_LAYERS_FIELDS=1` breaks it down by reader and
+//! owner, `ATMSIM_LAYERS_FIELDS=summary>net` lists one pair's reads.
 //!
 //! A lower file of `net/` hands upward what must be routed at once (a drained switch's
 //! control frame, a setup's answer, a segment through the host CPU) through a trait it
@@ -99,18 +104,43 @@ fn no_units_use_each_other_in_a_circle() {
     assert!(figures.unit_cycles.is_empty(), "units that use each other in a circle: {:?}", figures.unit_cycles);
 }
 
-/// Reads of another unit's `pub` fields (module docs): today's count, to be brought down owner
-/// by owner, and never raised.
-const MAX_PUB_FIELD_READS: usize = 372;
+/// Reads of another unit's owners' `pub` fields (module docs): today's count, to be brought
+/// down owner by owner, and never raised.
+const MAX_PUB_FIELD_READS: usize = 315;
 
 #[test]
 fn no_more_pub_fields_are_read_across_units() {
     let figures = Core::read().figures();
     assert!(
         figures.field_reads_across <= MAX_PUB_FIELD_READS,
-        "{} reads of another unit's pub fields (at most {MAX_PUB_FIELD_READS}): give the owner a method instead",
+        "{} reads of another unit's owners' pub fields (at most {MAX_PUB_FIELD_READS}): give the owner a method instead",
         figures.field_reads_across
     );
+}
+
+/// What counts as a record: a value with every field `pub` that derives `Clone` and has no
+/// method taking `&mut self`; anything else is an owner.
+#[test]
+fn records_are_told_from_owners() {
+    let ast: syn::File = syn::parse_str(
+        r#"
+        #[derive(Clone, Copy, Debug)]
+        pub struct Header { pub src: u32, pub(crate) dst: u32 }
+        #[derive(Clone)]
+        pub struct Counts { pub sent: u64 }
+        impl Counts { pub fn bump(&mut self) { self.sent += 1 } }
+        #[derive(Clone)]
+        pub struct Half { pub a: u32, b: u32 }
+        pub struct Slot { pub gen: u32 }
+        "#,
+    )
+    .unwrap();
+    let file = SourceFile { path: "x.rs".into(), module: vec!["x".into()], ast };
+    let scan = Scan::of(&file, &BTreeSet::new());
+    assert_eq!(scan.record_like, BTreeSet::from(["Header".to_string(), "Counts".to_string()]));
+    assert_eq!(scan.mutated, BTreeSet::from(["Counts".to_string()]), "Counts has a mutating method: an owner");
+    assert!(scan.fields.contains(&("dst".to_string(), true, "Header".to_string())));
+    assert!(scan.fields.contains(&("b".to_string(), false, "Half".to_string())));
 }
 
 #[test]
@@ -294,21 +324,28 @@ impl Core {
         }
 
         // Reads of another unit's `pub` fields: a field name declared in exactly one unit, `pub`
-        // there (so the read is surely of that unit's struct), read in a different unit.
+        // there (so the read is surely of that unit's struct), read in a different unit. A
+        // field of records only (module docs) is counted apart.
+        let mutated: BTreeSet<&str> = scans.iter().flat_map(|s| s.mutated.iter().map(String::as_str)).collect();
         let mut owners: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
         let mut public: BTreeSet<&str> = BTreeSet::new();
+        let mut of_owner: BTreeSet<&str> = BTreeSet::new();
         for (file, scan) in self.files.iter().zip(&scans) {
             if let Some((unit, _)) = unit_of(&file.module) {
-                for (f, is_pub) in &scan.fields {
+                for (f, is_pub, st) in &scan.fields {
                     owners.entry(f.as_str()).or_default().insert(unit);
                     if *is_pub {
                         public.insert(f.as_str());
+                    }
+                    if !scan.record_like.contains(st) || mutated.contains(st.as_str()) {
+                        of_owner.insert(f.as_str());
                     }
                 }
             }
         }
         owners.retain(|f, o| o.len() == 1 && public.contains(f));
         let mut field_reads_across = 0;
+        let mut record_reads_across = 0;
         let mut fields_read_across = BTreeSet::new();
         let mut by_pair: BTreeMap<(&str, &str), usize> = BTreeMap::new();
         for (file, scan) in self.files.iter().zip(&scans) {
@@ -317,6 +354,10 @@ impl Core {
                 if let Some(o) = owners.get(f.as_str()) {
                     let owner = *o.iter().next().unwrap();
                     if owner != unit {
+                        if !of_owner.contains(f.as_str()) {
+                            record_reads_across += 1;
+                            continue;
+                        }
                         if std::env::var("ATMSIM_LAYERS_FIELDS").is_ok_and(|v| v == format!("{unit}>{owner}")) {
                             println!("  {} reads {owner}::{f}", file.path);
                         }
@@ -336,6 +377,7 @@ impl Core {
 
         Figures {
             field_reads_across,
+            record_reads_across,
             fields_read_across: fields_read_across.len(),
             unplaced: unplaced.into_iter().collect(),
             upward,
@@ -353,6 +395,8 @@ struct Figures {
     /// field name declared in several units is left out), and how many fields they read.
     field_reads_across: usize,
     fields_read_across: usize,
+    /// Reads of a record's field from another unit.
+    record_reads_across: usize,
     unplaced: Vec<String>,
     upward: Vec<String>,
     unit_cycles: Vec<Vec<String>>,
@@ -377,8 +421,8 @@ impl Figures {
         );
         let _ = writeln!(
             s,
-            "  pub fields read from another unit: {} reads of {} fields",
-            self.field_reads_across, self.fields_read_across
+            "  owners' pub fields read from another unit: {} reads of {} fields (and {} reads of records' fields)",
+            self.field_reads_across, self.fields_read_across, self.record_reads_across
         );
         for u in &self.upward {
             let _ = writeln!(s, "{u}");
@@ -408,10 +452,16 @@ struct Scan {
     calls: Vec<(String, String)>,
     /// Methods defined in an `impl T`: (T, f).
     defined: BTreeSet<(String, String)>,
-    /// The fields of the structs it declares: (name, whether visible beyond their module).
-    fields: BTreeSet<(String, bool)>,
+    /// The fields of the structs it declares: (name, whether visible beyond their module,
+    /// the struct's name).
+    fields: BTreeSet<(String, bool, String)>,
     /// Names of the fields it reads (`x.name`).
     field_reads: Vec<String>,
+    /// The structs it declares that could be records (module docs): they derive `Clone` and
+    /// every field is visible beyond their module.
+    record_like: BTreeSet<String>,
+    /// Types with an inherent method taking `&mut self` here.
+    mutated: BTreeSet<String>,
 }
 
 impl Scan {
@@ -426,6 +476,9 @@ impl Scan {
             defined: BTreeSet::new(),
             fields: BTreeSet::new(),
             field_reads: vec![],
+            record_like: BTreeSet::new(),
+            mutated: BTreeSet::new(),
+            in_struct: None,
         };
         v.visit_file(&file.ast);
         Scan {
@@ -434,6 +487,8 @@ impl Scan {
             defined: v.defined,
             fields: v.fields,
             field_reads: v.field_reads,
+            record_like: v.record_like,
+            mutated: v.mutated,
         }
     }
 }
@@ -448,8 +503,12 @@ struct Visitor<'a> {
     references: Vec<Reference>,
     calls: Vec<(String, String)>,
     defined: BTreeSet<(String, String)>,
-    fields: BTreeSet<(String, bool)>,
+    fields: BTreeSet<(String, bool, String)>,
     field_reads: Vec<String>,
+    record_like: BTreeSet<String>,
+    mutated: BTreeSet<String>,
+    /// The struct whose fields the visitor is in.
+    in_struct: Option<String>,
 }
 
 impl Visitor<'_> {
@@ -556,10 +615,32 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         }
     }
 
+    fn visit_item_struct(&mut self, st: &'ast syn::ItemStruct) {
+        let name = st.ident.to_string();
+        let clone = st.attrs.iter().any(|a| {
+            let mut found = false;
+            if a.path().is_ident("derive") {
+                let _ = a.parse_nested_meta(|m| {
+                    found |= m.path.is_ident("Clone");
+                    Ok(())
+                });
+            }
+            found
+        });
+        let all_pub = st.fields.iter().all(|f| !matches!(f.vis, syn::Visibility::Inherited));
+        if clone && all_pub {
+            self.record_like.insert(name.clone());
+        }
+        let outer = self.in_struct.replace(name);
+        syn::visit::visit_item_struct(self, st);
+        self.in_struct = outer;
+    }
+
     fn visit_field(&mut self, f: &'ast syn::Field) {
         if let Some(name) = &f.ident {
+            // An enum variant's fields (no struct) are read only by matching.
             let public = !matches!(f.vis, syn::Visibility::Inherited);
-            self.fields.insert((name.to_string(), public));
+            self.fields.insert((name.to_string(), public, self.in_struct.clone().unwrap_or_default()));
         }
         syn::visit::visit_field(self, f);
     }
@@ -602,6 +683,10 @@ impl<'ast> Visit<'ast> for Visitor<'_> {
         if !is_test_only(&f.attrs) {
             if let Some(t) = &self.self_type {
                 self.defined.insert((t.clone(), f.sig.ident.to_string()));
+                let by_mut = f.sig.receiver().is_some_and(|r| r.reference.is_some() && r.mutability.is_some());
+                if by_mut {
+                    self.mutated.insert(t.clone());
+                }
             }
             syn::visit::visit_impl_item_fn(self, f);
         }
