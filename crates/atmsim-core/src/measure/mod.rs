@@ -12,8 +12,10 @@ pub mod metric;
 
 pub use metric::Metric;
 
+use crate::apps::Conn;
 use crate::atm::port::{OutPort, PortStats};
-use crate::pcap::Tap;
+use crate::ip::Host;
+use crate::pcap::{Capture, Packet, Tap};
 use crate::time::{SimDuration, SimTime};
 
 /// Time series in tidy long form: one row per (time, entity, metric) sample, the entity and
@@ -174,12 +176,92 @@ impl Recorder {
 /// recorder, and the packet captures.
 pub struct Measurement {
     /// End of the warm-up: counters are snapshotted then.
-    pub warmup: SimTime,
+    warmup: SimTime,
     /// Period of the probes, if any.
-    pub sample_every: Option<SimDuration>,
-    pub rec: Recorder,
+    sample_every: Option<SimDuration>,
+    rec: Recorder,
     /// Packet captures ([`crate::pcap`]); host `h` records into `taps[h.tap]`.
-    pub taps: Vec<Tap>,
+    taps: Vec<Tap>,
+}
+
+impl Measurement {
+    pub fn new(warmup: SimTime, sample_every: Option<SimDuration>, rec: Recorder, taps: Vec<Tap>) -> Self {
+        Measurement { warmup, sample_every, rec, taps }
+    }
+
+    /// The end of the warm-up.
+    pub fn warmup(&self) -> SimTime {
+        self.warmup
+    }
+
+    /// The probes' period, if sampling is on.
+    #[inline]
+    pub fn sample_every(&self) -> Option<SimDuration> {
+        self.sample_every
+    }
+
+    /// Record one sample.
+    #[inline]
+    pub fn push(&mut self, t: f64, entity: u32, metric: Metric, value: f64) {
+        self.rec.push(t, entity, metric, value);
+    }
+
+    /// The end of the warm-up at `now`: the ports' counters and transmitting times.
+    pub fn snapshot_warm(&mut self, ports: &[OutPort], now: SimTime) {
+        self.rec.snapshot_ports(ports, now);
+    }
+
+    /// Port `i`'s transmitting time up to the end of the warm-up [ps] (0 without one).
+    pub fn warm_busy_ps(&self, i: usize) -> u64 {
+        self.rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0)
+    }
+
+    /// The periodic probe at `t` [s], `dt` [s] after the previous one: each `[[tcp]]`
+    /// connection's window, threshold, goodput over the interval, retransmissions and
+    /// sequence space released (Kalampoukas §5.2 plots segments as they leave TCP, not the
+    /// wire); each port's queue and drops; each host's discarded frames.
+    pub fn sample(&mut self, (t, dt): (f64, f64), slots: &mut [Conn], ports: &[OutPort], hosts: &[Host]) {
+        let rec = &mut self.rec;
+        for (i, c) in slots.iter_mut().enumerate() {
+            let gp = c.take_read_sample() as f64 * 8.0 / dt;
+            let tcp = c.endpoint(0).tcp();
+            let e = rec.conn_entity(i);
+            rec.push(t, e, Metric::CwndBytes, tcp.cwnd() as f64);
+            rec.push(t, e, Metric::SsthreshBytes, tcp.ssthresh() as f64);
+            rec.push(t, e, Metric::GoodputBps, gp);
+            rec.push(t, e, Metric::RexmtSegs, tcp.stats().rexmt_segs as f64);
+            rec.push(t, e, Metric::SeqBytes, tcp.seq_released() as f64);
+        }
+        for (i, p) in ports.iter().enumerate() {
+            let e = rec.port_entity(i);
+            rec.push(t, e, Metric::QueueCells, p.occupancy as f64);
+            rec.push(t, e, Metric::DropsCells, p.stats.drops() as f64);
+        }
+        for (i, h) in hosts.iter().enumerate() {
+            let e = rec.host_entity(i);
+            rec.push(t, e, Metric::FramesDiscarded, h.frames_corrupt as f64);
+        }
+    }
+
+    /// Capture `t` records a packet sent (`outgoing`) or received at `now`.
+    pub fn capture(&mut self, t: u32, now: SimTime, outgoing: bool, pkt: &Packet<'_>) {
+        self.taps[t as usize].record(now, outgoing, pkt);
+    }
+
+    /// The captures, to read their counters.
+    pub fn captures(&self) -> &[Tap] {
+        &self.taps
+    }
+
+    /// Hand over the finished captures (leaves none behind).
+    pub fn take_captures(&mut self) -> Vec<Capture> {
+        std::mem::take(&mut self.taps).into_iter().map(Tap::finish).collect()
+    }
+
+    /// The recorded time series, the recorder emptied.
+    pub fn take_series(&mut self) -> Series {
+        self.rec.take_series()
+    }
 }
 
 #[cfg(test)]

@@ -156,9 +156,9 @@ impl Network {
                 let acr = end.source.acr();
                 if acr != end.last_acr.0 {
                     end.last_acr = (acr, self.eng.now.as_secs_f64());
-                    if self.measure.sample_every.is_some() {
+                    if self.measure.sample_every().is_some() {
                         let p = end.probe;
-                        self.measure.rec.push(self.eng.now.as_secs_f64(), p, Metric::AcrBps, acr * CELL_BITS as f64);
+                        self.measure.push(self.eng.now.as_secs_f64(), p, Metric::AcrBps, acr * CELL_BITS as f64);
                     }
                 }
             }
@@ -169,24 +169,24 @@ impl Network {
     /// Record the queue lengths of end `e` as they change (when probes are on): an exact step
     /// trace, so that peaks of a few segments are never missed between samples.
     fn abr_trace_queue(&mut self, e: u32) {
-        if self.measure.sample_every.is_none() {
+        if self.measure.sample_every().is_none() {
             return;
         }
         let end = &self.abr.ends[e as usize];
         let (t, p) = (self.eng.now.as_secs_f64(), end.probe);
         let (ip, backlog) = (end.ip_queue_data() as f64, end.backlog_data() as f64);
-        self.measure.rec.push(t, p, Metric::IpQueueData, ip);
-        self.measure.rec.push(t, p, Metric::BacklogData, backlog);
+        self.measure.push(t, p, Metric::IpQueueData, ip);
+        self.measure.push(t, p, Metric::BacklogData, backlog);
     }
 
     /// Initial probe rows of every end (ACR at ICR, empty queues), when probes are on.
     pub(super) fn abr_trace_start(&mut self) {
-        if self.measure.sample_every.is_none() {
+        if self.measure.sample_every().is_none() {
             return;
         }
         for e in 0..self.abr.ends.len() {
             let end = &self.abr.ends[e];
-            self.measure.rec.push(0.0, end.probe, Metric::AcrBps, end.source.acr() * CELL_BITS as f64);
+            self.measure.push(0.0, end.probe, Metric::AcrBps, end.source.acr() * CELL_BITS as f64);
             self.abr_trace_queue(e as u32);
         }
     }

@@ -3,7 +3,7 @@
 
 use super::Network;
 use crate::ids::DatagramId;
-use crate::pcap::{self, Capture, Packet, Tap};
+use crate::pcap::{self, Capture, Packet};
 use crate::transport::Payload;
 
 impl Network {
@@ -19,11 +19,11 @@ impl Network {
             Payload::Raw { .. } => Packet::Raw { src, dst, ip_bytes },
             Payload::Udp { .. } => Packet::Udp { src, dst, sport: h.src_port, dport: h.dst_port, ip_bytes },
         };
-        self.measure.taps[t as usize].record(self.eng.now, outgoing, &pkt);
+        self.measure.capture(t, self.eng.now, outgoing, &pkt);
     }
 
     /// Hand over the finished captures (leaves none behind).
     pub fn take_captures(&mut self) -> Vec<Capture> {
-        std::mem::take(&mut self.measure.taps).into_iter().map(Tap::finish).collect()
+        self.measure.take_captures()
     }
 }

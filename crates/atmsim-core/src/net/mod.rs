@@ -187,7 +187,7 @@ impl Network {
 
     /// The recorded time series, taken out of the network (after the run).
     pub fn take_series(&mut self) -> crate::measure::Series {
-        self.measure.rec.take_series()
+        self.measure.take_series()
     }
 }
 

@@ -78,10 +78,10 @@ impl Network {
             self.eng.q.schedule(t, Ev::App(AppEv::Udp(f as u32)));
         }
         self.abr_trace_start();
-        if self.measure.warmup > SimTime::ZERO {
-            self.eng.q.schedule(self.measure.warmup, Ev::Measure(MeasureEv::Warm));
+        if self.measure.warmup() > SimTime::ZERO {
+            self.eng.q.schedule(self.measure.warmup(), Ev::Measure(MeasureEv::Warm));
         }
-        if let Some(dt) = self.measure.sample_every {
+        if let Some(dt) = self.measure.sample_every() {
             self.eng.q.schedule(SimTime::ZERO + dt, Ev::Measure(MeasureEv::Sample));
         }
     }

@@ -127,7 +127,7 @@ pub fn sources(net: &Network, w: Window) -> Vec<Source> {
 }
 
 pub fn ports(net: &Network) -> Vec<Port> {
-    let window_ps = net.engine().until().0.saturating_sub(net.measure().warmup.0).max(1) as f64;
+    let window_ps = net.engine().until().0.saturating_sub(net.measure().warmup().0).max(1) as f64;
     let run_ps = net.engine().until().0.max(1) as f64;
     net.fabric()
         .ports
@@ -135,7 +135,7 @@ pub fn ports(net: &Network) -> Vec<Port> {
         .enumerate()
         .map(|(i, p)| {
             let st = &p.stats;
-            let warm_busy = net.measure().rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0);
+            let warm_busy = net.measure().warm_busy_ps(i);
             Port {
                 name: p.name.clone(),
                 rate_bps: p.ser.rate().as_bps() as f64,

@@ -125,7 +125,7 @@ impl Summary {
     /// Summarise a finished run. `wall_s` is the wall-clock time the run took.
     pub fn of(net: &Network, wall_s: f64) -> Summary {
         let end = net.engine().until().as_secs_f64();
-        let warm = net.measure().warmup.as_secs_f64();
+        let warm = net.measure().warmup().as_secs_f64();
         let window = Window { end, warm, len: (end - warm).max(f64::MIN_POSITIVE) };
         Summary {
             scenario: None,
@@ -156,7 +156,7 @@ impl Summary {
             },
             captures: net
                 .measure()
-                .taps
+                .captures()
                 .iter()
                 .map(|t| CaptureCounts {
                     name: t.name.clone(),

@@ -154,7 +154,7 @@ pub fn build_with(
         },
         ip,
         apps,
-        measure: Measurement { warmup: run.warmup, sample_every: run.sample_every, rec, taps },
+        measure: Measurement::new(run.warmup, run.sample_every, rec, taps),
     });
     net.prime();
     Ok(net)
