@@ -19,36 +19,211 @@ pub mod datagram;
 pub mod route;
 pub mod socket;
 
-use crate::ids::{IfaceId, PortId};
+use crate::header::PacketHeader;
+use crate::iface::atm::AtmIface;
+use crate::ids::{IfaceId, NodeId, PortId};
 use datagram::Datagrams;
 
-/// A node with an IP layer: an end system, or a router when `forwards`.
+/// A node with an IP layer: an end system, or a router when it forwards.
 pub struct Host {
-    pub name: String,
+    name: String,
     /// A router: forwards datagrams addressed to other nodes.
-    pub forwards: bool,
+    forwards: bool,
     /// Its interfaces (indices into [`crate::iface::Interfaces::list`]).
-    pub ifaces: Vec<IfaceId>,
+    ifaces: Vec<IfaceId>,
     /// The forwarding table (filled by the builder, [`route::compute`]).
-    pub routes: route::Routes,
+    routes: route::Routes,
     /// The IP-over-ATM driver of its ATM adapter (`None` without an adapter).
-    pub atm: Option<Box<crate::iface::atm::AtmIface>>,
+    atm: Option<Box<AtmIface>>,
     /// IP counters.
-    pub ip: IpCounts,
+    ip: IpCounts,
     /// Transport endpoints by (protocol, local port, remote address, remote port).
-    pub sockets: socket::Sockets,
+    sockets: socket::Sockets,
     /// The adapter's transmitter; `None` for a host with no link.
-    pub port: Option<PortId>,
+    port: Option<PortId>,
     /// Interface MTU [bytes] (RFC 1626 default for IP over AAL5: 9180).
-    pub mtu_bytes: u32,
+    mtu_bytes: u32,
     /// Frames that failed reassembly here.
-    pub frames_corrupt: u64,
+    frames_corrupt: u64,
     /// Frames reassembled here.
-    pub frames_rcvd: u64,
-    /// Index of this host's packet capture in [`crate::measure::Measurement::taps`], if any.
-    pub tap: Option<u32>,
+    frames_rcvd: u64,
+    /// Index of this host's packet capture in the network's captures, if any.
+    tap: Option<u32>,
     /// Receive-side CPU, if the host has processing costs.
-    pub cpu: Option<cpu::Cpu>,
+    cpu: Option<cpu::Cpu>,
+}
+
+impl Host {
+    /// A node named `name` with interface MTU `mtu_bytes` and, if it has processing costs,
+    /// `cpu`; no interfaces, routes, adapter or capture yet (the builder adds them).
+    pub fn new(name: String, mtu_bytes: u32, cpu: Option<cpu::Cpu>) -> Host {
+        Host {
+            name,
+            forwards: false,
+            ifaces: Vec::new(),
+            routes: Default::default(),
+            atm: None,
+            ip: IpCounts::default(),
+            sockets: Default::default(),
+            port: None,
+            mtu_bytes,
+            frames_corrupt: 0,
+            frames_rcvd: 0,
+            tap: None,
+            cpu,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A router: forwards datagrams addressed to other nodes.
+    #[inline]
+    pub fn forwards(&self) -> bool {
+        self.forwards
+    }
+
+    /// The node forwards from now on (a router).
+    pub fn set_forwarding(&mut self) {
+        self.forwards = true;
+    }
+
+    /// Its interfaces.
+    pub fn ifaces(&self) -> &[IfaceId] {
+        &self.ifaces
+    }
+
+    pub fn add_iface(&mut self, i: IfaceId) {
+        self.ifaces.push(i);
+    }
+
+    /// The forwarding table.
+    pub fn routes(&self) -> &route::Routes {
+        &self.routes
+    }
+
+    pub fn set_routes(&mut self, r: route::Routes) {
+        self.routes = r;
+    }
+
+    /// The IP-over-ATM state of its ATM adapter.
+    pub fn atm(&self) -> Option<&AtmIface> {
+        self.atm.as_deref()
+    }
+
+    /// The IP-over-ATM state of its ATM adapter, to drive.
+    #[inline]
+    pub fn atm_mut(&mut self) -> Option<&mut AtmIface> {
+        self.atm.as_deref_mut()
+    }
+
+    /// The node's ATM adapter gets its IP-over-ATM driver.
+    pub fn attach_atm(&mut self, a: AtmIface) {
+        self.atm = Some(Box::new(a));
+    }
+
+    /// The IP counters.
+    pub fn counts(&self) -> &IpCounts {
+        &self.ip
+    }
+
+    /// The adapter's transmitter, if the node has an ATM link.
+    #[inline]
+    pub fn port(&self) -> Option<PortId> {
+        self.port
+    }
+
+    pub fn set_port(&mut self, p: PortId) {
+        self.port = Some(p);
+    }
+
+    /// Interface MTU [bytes].
+    pub fn mtu_bytes(&self) -> u32 {
+        self.mtu_bytes
+    }
+
+    /// Frames that failed reassembly here, and frames reassembled here.
+    pub fn frames(&self) -> (u64, u64) {
+        (self.frames_corrupt, self.frames_rcvd)
+    }
+
+    /// A frame failed reassembly here.
+    pub fn frame_corrupt(&mut self) {
+        self.frames_corrupt += 1;
+    }
+
+    /// A frame was reassembled here.
+    #[inline]
+    pub fn frame_received(&mut self) {
+        self.frames_rcvd += 1;
+    }
+
+    /// Its packet capture, if any.
+    #[inline]
+    pub fn tap(&self) -> Option<u32> {
+        self.tap
+    }
+
+    pub fn set_tap(&mut self, t: u32) {
+        self.tap = Some(t);
+    }
+
+    /// Its segment-processing CPU, if it has processing costs.
+    pub fn cpu(&self) -> Option<&cpu::Cpu> {
+        self.cpu.as_ref()
+    }
+
+    #[inline]
+    pub fn cpu_mut(&mut self) -> Option<&mut cpu::Cpu> {
+        self.cpu.as_mut()
+    }
+
+    /// The next hop towards `dst` (`None`, counted: no route).
+    #[inline]
+    pub fn route(&mut self, dst: NodeId) -> Option<route::Hop> {
+        let hop = self.routes.get(dst);
+        if hop.is_none() {
+            self.ip.no_route += 1;
+        }
+        hop
+    }
+
+    /// A datagram for another node arrived: true if the node forwards it (counted as
+    /// forwarded; a host is never a transit hop, and counts it as having no route).
+    #[inline]
+    pub fn transit(&mut self) -> bool {
+        if self.forwards {
+            self.ip.forwarded += 1;
+        } else {
+            self.ip.no_route += 1;
+        }
+        self.forwards
+    }
+
+    /// The socket a datagram with header `hdr` is for (`None`, counted: no socket).
+    #[inline]
+    pub fn demux(&mut self, hdr: &PacketHeader) -> Option<socket::Socket> {
+        let s = self.sockets.lookup(&socket::SockKey::incoming(hdr));
+        if s.is_none() {
+            self.ip.no_socket += 1;
+        }
+        s
+    }
+
+    /// Whether a socket holds `key`.
+    pub fn is_bound(&self, key: &socket::SockKey) -> bool {
+        self.sockets.lookup(key).is_some()
+    }
+
+    /// Bind `s` to `key`: false if a socket holds it already.
+    pub fn bind(&mut self, key: socket::SockKey, s: socket::Socket) -> bool {
+        self.sockets.bind(key, s)
+    }
+
+    pub fn unbind(&mut self, key: &socket::SockKey) {
+        self.sockets.unbind(key);
+    }
 }
 
 /// Counters of a node's IP layer.

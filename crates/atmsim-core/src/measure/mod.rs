@@ -239,7 +239,7 @@ impl Measurement {
         }
         for (i, h) in hosts.iter().enumerate() {
             let e = rec.host_entity(i);
-            rec.push(t, e, Metric::FramesDiscarded, h.frames_corrupt as f64);
+            rec.push(t, e, Metric::FramesDiscarded, h.frames().0 as f64);
         }
     }
 

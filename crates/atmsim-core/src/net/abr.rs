@@ -64,7 +64,7 @@ impl Network {
             let f = self.fabric.frames.alloc(q.datagram, node, q.ip_bytes, now);
             let ncells = self.fabric.frames.get(f).ncells;
             self.abr.ends[e as usize].segmented(q, f, ncells);
-            if let Some(t) = self.ip.hosts[node.idx()].tap {
+            if let Some(t) = self.ip.hosts[node.idx()].tap() {
                 self.capture(t, true, q.datagram);
             }
         }

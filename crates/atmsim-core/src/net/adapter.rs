@@ -49,7 +49,7 @@ impl Network {
                 None => {}
             }
             self.fabric.cells.injected += ncells as u64;
-            if let Some(t) = self.ip.hosts[h.idx()].tap {
+            if let Some(t) = self.ip.hosts[h.idx()].tap() {
                 self.capture(t, true, d);
             }
             return true;
@@ -69,7 +69,7 @@ impl Network {
             self.fabric.regulator_refused(f, refused);
         }
         self.fabric.arm_after_push(ck!(self), port, Cell { vci, frame: f, flags: crate::atm::cell::flags::EOF });
-        if let Some(t) = self.ip.hosts[h.idx()].tap {
+        if let Some(t) = self.ip.hosts[h.idx()].tap() {
             self.capture(t, true, d);
         }
         self.fabric.kick(ck!(self), port);
@@ -96,7 +96,7 @@ impl Network {
         }
         self.fabric.cells.injected += ncells as u64;
         self.fabric.arm(ck!(self), port);
-        if let Some(t) = self.ip.hosts[h.idx()].tap {
+        if let Some(t) = self.ip.hosts[h.idx()].tap() {
             self.capture(t, true, d);
         }
         self.fabric.kick(ck!(self), port);
@@ -111,7 +111,7 @@ impl Network {
         // The destination host (the slot may hold a later conversation on other hosts).
         let h = dg.hdr.dst;
         let now = self.eng.now;
-        match &mut self.ip.hosts[h.idx()].cpu {
+        match self.ip.hosts[h.idx()].cpu_mut() {
             Some(cpu) if cpu.costs_rx() => {
                 if let Some(done) = cpu.push(now, d, seg.len, Dir::Rx) {
                     self.eng.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));
@@ -141,7 +141,7 @@ impl Network {
 
     pub(super) fn cpu_done(&mut self, h: NodeId) {
         let now = self.eng.now;
-        let cpu = self.ip.hosts[h.idx()].cpu.as_mut().expect("CpuDone for a host without a CPU");
+        let cpu = self.ip.hosts[h.idx()].cpu_mut().expect("CpuDone for a host without a CPU");
         let ((p, dir), next) = cpu.done(now);
         if let Some(t) = next {
             self.eng.q.schedule(t, Ev::Cpu(CpuEv::Done(h)));

@@ -19,7 +19,7 @@ use crate::iface::ipoa::{Action, TimerToken};
 use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
 use crate::ip::datagram::IpDrop;
-use crate::ip::socket::{SockKey, Socket};
+use crate::ip::socket::Socket;
 use crate::transport::Payload;
 
 impl Network {
@@ -38,8 +38,7 @@ impl Network {
         if dst == n {
             return self.ip_local(n, d);
         }
-        let Some(hop) = self.ip.hosts[n.idx()].routes.get(dst) else {
-            self.ip.hosts[n.idx()].ip.no_route += 1;
+        let Some(hop) = self.ip.hosts[n.idx()].route(dst) else {
             return self.ip.datagrams.drop_ip(d, IpDrop::NoRoute);
         };
         match self.iface.list[hop.iface.idx()] {
@@ -52,12 +51,10 @@ impl Network {
     pub(super) fn ip_input(&mut self, n: NodeId, d: DatagramId, from: IpInput) {
         if self.ip.datagrams.get(d).hdr.dst == n {
             self.ip_local(n, d);
-        } else if self.ip.hosts[n.idx()].forwards {
-            self.ip.hosts[n.idx()].ip.forwarded += 1;
+        } else if self.ip.hosts[n.idx()].transit() {
             self.ip_output(n, d, from);
         } else {
             // A host is never a transit hop (routes never ask it to be).
-            self.ip.hosts[n.idx()].ip.no_route += 1;
             self.ip.datagrams.drop_ip(d, IpDrop::NoRoute);
         }
     }
@@ -74,7 +71,7 @@ impl Network {
             s.bytes_rcvd += bytes as u64;
             return;
         }
-        match self.ip.hosts[n.idx()].sockets.lookup(&SockKey::incoming(&dg.hdr)) {
+        match self.ip.hosts[n.idx()].demux(&dg.hdr) {
             // The segment names its conversation's generation: TCP drops a stale one.
             Some(Socket::Tcp { .. }) => self.deliver_tcp(d),
             Some(Socket::Udp { flow }) => {
@@ -82,7 +79,6 @@ impl Network {
                 self.apps.udp[flow as usize].delivered(dg.ip_bytes, dg.born, self.eng.now);
             }
             None => {
-                self.ip.hosts[n.idx()].ip.no_socket += 1;
                 self.ip.datagrams.deliver(d);
             }
         }
@@ -168,7 +164,7 @@ impl Network {
     fn atm_output(&mut self, n: NodeId, egress: NodeId, d: DatagramId) {
         let now = self.eng.now;
         let hdr = self.ip.datagrams.get(d).hdr;
-        let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("an ATM route through a node without a driver");
+        let atm = self.ip.hosts[n.idx()].atm_mut().expect("an ATM route through a node without a driver");
         atm.driver.transmit(now, &hdr, egress, d, &mut atm.actions);
         self.run_driver(n);
     }
@@ -177,14 +173,14 @@ impl Network {
     /// ask for more (a setup that fails at once drops its queue), which is carried out after
     /// it by the same loop (a nested call returns at once).
     pub(super) fn run_driver(&mut self, n: NodeId) {
-        let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
+        let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
         if atm.busy {
             return;
         }
         atm.busy = true;
         let mut i = 0;
         loop {
-            let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
+            let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
             let Some(&a) = atm.actions.get(i) else {
                 atm.actions.clear();
                 atm.busy = false;
@@ -199,9 +195,9 @@ impl Network {
         match a {
             Action::Send { datagram, vc } => {
                 let host = &self.ip.hosts[n.idx()];
-                let vci = host.atm.as_ref().expect("driver").vci(vc);
+                let vci = host.atm().expect("driver").vci(vc);
                 debug_assert_ne!(vci, NO_VCI, "the driver sent on a VC with no fabric VCI");
-                let port = host.port.expect("an ATM-attached node has an adapter");
+                let port = host.port().expect("an ATM-attached node has an adapter");
                 self.send_datagram(n, port, vci, datagram);
             }
             Action::RequestSetup { vc, egress, descriptor, .. } => self.sig_request(n, vc, egress, descriptor),
@@ -217,7 +213,7 @@ impl Network {
     fn driver_timer(&mut self, slot: u32) {
         let (n, token): (NodeId, TimerToken) = self.iface.driver_timers.take(slot);
         let now = self.eng.now;
-        let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
+        let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
         atm.driver.timer_fired(now, token, &mut atm.actions);
         self.run_driver(n);
     }
@@ -240,8 +236,8 @@ impl Network {
 
     /// A frame reassembled at host `h`'s adapter hands its datagram to IP.
     pub(super) fn host_frame(&mut self, h: NodeId, d: DatagramId) {
-        self.ip.hosts[h.idx()].frames_rcvd += 1;
-        if let Some(t) = self.ip.hosts[h.idx()].tap {
+        self.ip.hosts[h.idx()].frame_received();
+        if let Some(t) = self.ip.hosts[h.idx()].tap() {
             self.capture(t, false, d);
         }
         self.ip_input(h, d, IpInput::Adapter(h));

@@ -27,7 +27,7 @@ impl Network {
             }
             MeasureEv::VcCount => {
                 for h in &mut self.ip.hosts {
-                    if let Some(atm) = &mut h.atm {
+                    if let Some(atm) = h.atm_mut() {
                         atm.driver.sample_in_use();
                     }
                 }

@@ -234,7 +234,7 @@ impl FabricUp for Network {
                         }
                     }
                     Up::Frame { host, dgram } => self.host_frame(host, dgram),
-                    Up::Corrupt { host } => self.ip.hosts[host.idx()].frames_corrupt += 1,
+                    Up::Corrupt { host } => self.ip.hosts[host.idx()].frame_corrupt(),
                     Up::Rm { host, cell } => self.abr_at_host(host, cell),
                     Up::CtrlFrame { link, frame } => self.sig_frame(link, frame),
                 }

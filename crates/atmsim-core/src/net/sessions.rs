@@ -62,11 +62,11 @@ impl Network {
     /// `r`): its flow's receiver is bound and its first packet goes at once.
     pub(super) fn spawn_media(&mut self, g: u32, from: NodeId, to: NodeId, r: Stream) {
         let now = self.eng.now;
-        let sockets = &self.ip.hosts[to.idx()].sockets;
-        let taken = |hdr: &crate::header::PacketHeader| sockets.lookup(&SockKey::incoming(hdr)).is_some();
+        let host = &self.ip.hosts[to.idx()];
+        let taken = |hdr: &crate::header::PacketHeader| host.is_bound(&SockKey::incoming(hdr));
         let f = self.apps.start_media(g, (from, to), r, (now, self.eng.until), taken);
         let hdr = self.apps.udp[f as usize].hdr;
-        let bound = self.ip.hosts[to.idx()].sockets.bind(SockKey::incoming(&hdr), Socket::Udp { flow: f });
+        let bound = self.ip.hosts[to.idx()].bind(SockKey::incoming(&hdr), Socket::Udp { flow: f });
         debug_assert!(bound);
         self.eng.q.schedule(now, Ev::App(AppEv::Udp(f)));
     }

@@ -54,7 +54,7 @@ impl Network {
         let target =
             self.sig.as_ref().and_then(|s| Some((s.ctrl_of_node[n.idx()]?, s.endpoint_of_node[egress.idx()]?)));
         let Some((c, dest)) = target else {
-            let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
+            let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
             atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);
             return;
         };
@@ -63,15 +63,15 @@ impl Network {
         let call = sig.calls.put((n, vc, d));
         let mut out = std::mem::take(&mut sig.actions);
         sig.ctrls[c.idx()].request_setup(now, CallId(call), dest, d, &mut *sig.adm, &mut out);
-        self.ip.hosts[n.idx()].atm.as_mut().expect("driver").set_call(vc, call);
+        self.ip.hosts[n.idx()].atm_mut().expect("driver").set_call(vc, call);
         self.run_sig(c, out);
     }
 
     /// Driver of node `n` tears down its `vc`.
     pub(super) fn sig_release(&mut self, n: NodeId, vc: VcRef) {
         let now = self.eng.now;
-        let port = self.ip.hosts[n.idx()].port;
-        let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
+        let port = self.ip.hosts[n.idx()].port();
+        let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
         let call = atm.call(vc);
         let vci = atm.vci(vc);
         atm.bind(vc, NO_VCI);
@@ -127,7 +127,7 @@ impl Network {
             Action::Connected { call, port, vci } => {
                 let (n, vc, d) = *self.sig_mut().calls.get(call.0);
                 self.qos_install(port, vci, d);
-                let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
+                let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
                 atm.bind(vc, vci);
                 atm.driver.setup_result(now, vc, SetupOutcome::Connected, &mut atm.actions);
                 self.driver_answered(n);
@@ -138,7 +138,7 @@ impl Network {
                     RejectReason::Admission => SetupOutcome::Refused,
                     RejectReason::NoVci | RejectReason::NoRoute => SetupOutcome::Failed,
                 };
-                let atm = self.ip.hosts[n.idx()].atm.as_mut().expect("driver");
+                let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
                 atm.driver.setup_result(now, vc, outcome, &mut atm.actions);
                 self.driver_answered(n);
             }

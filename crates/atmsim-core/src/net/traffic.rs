@@ -39,8 +39,8 @@ impl Network {
     pub(super) fn open_tcp(&mut self, o: Opening) -> ConnId {
         let hosts = &self.ip.hosts;
         let taken = |there: &crate::header::PacketHeader, back: &crate::header::PacketHeader| {
-            hosts[there.src.idx()].sockets.lookup(&SockKey::outgoing(there)).is_some()
-                || hosts[back.src.idx()].sockets.lookup(&SockKey::outgoing(back)).is_some()
+            hosts[there.src.idx()].is_bound(&SockKey::outgoing(there))
+                || hosts[back.src.idx()].is_bound(&SockKey::outgoing(back))
         };
         let c = self.apps.open_slot(o, self.eng.now, taken);
         self.bind_sockets(c);
@@ -60,9 +60,7 @@ impl Network {
     pub(crate) fn bind_sockets(&mut self, c: ConnId) {
         for side in 0..2 {
             let ep = self.apps.slot(c).endpoint(side);
-            let fresh = self.ip.hosts[ep.host().idx()]
-                .sockets
-                .bind(SockKey::outgoing(ep.hdr()), Socket::Tcp { conn: c, side: side as u8 });
+            let fresh = self.ip.hosts[ep.host().idx()].bind(SockKey::outgoing(ep.hdr()), Socket::Tcp { conn: c, side: side as u8 });
             debug_assert!(fresh, "a socket bound twice");
         }
     }
@@ -73,7 +71,7 @@ impl Network {
         let untold = self.apps.end_slot(c, now, aborted);
         for side in 0..2 {
             let ep = self.apps.slot(c).endpoint(side);
-            self.ip.hosts[ep.host().idx()].sockets.unbind(&SockKey::outgoing(ep.hdr()));
+            self.ip.hosts[ep.host().idx()].unbind(&SockKey::outgoing(ep.hdr()));
         }
         if let Some((sid, role)) = untold {
             self.session_conn_done(sid, role, false, now);

@@ -20,7 +20,7 @@ impl Network {
     /// host has one, then out.
     pub(super) fn tcp_send(&mut self, h: NodeId, d: DatagramId, len: u32) {
         let now = self.eng.now;
-        match &mut self.ip.hosts[h.idx()].cpu {
+        match self.ip.hosts[h.idx()].cpu_mut() {
             Some(cpu) if cpu.costs_tx() => {
                 if let Some(done) = cpu.push(now, d, len, Dir::Tx) {
                     self.eng.q.schedule(done, Ev::Cpu(CpuEv::Done(h)));

@@ -71,8 +71,8 @@ pub fn abr(net: &Network) -> Abr {
             AbrEnd {
                 name: e.name.clone(),
                 vc: e.vc.clone(),
-                from: net.ip().hosts[e.node.idx()].name.clone(),
-                to: net.ip().hosts[e.peer.idx()].name.clone(),
+                from: net.ip().hosts[e.node.idx()].name().to_string(),
+                to: net.ip().hosts[e.peer.idx()].name().to_string(),
                 pcr_bps: p.pcr_cells_s * bits,
                 icr_bps: p.effective_icr() * bits,
                 acr_bps: e.source.acr() * bits,

@@ -99,8 +99,8 @@ fn connection(net: &Network, c: &Conn, w: Window) -> Connection {
     let warm = c.warm();
     let mut out = Connection {
         name: c.name().to_string(),
-        client: net.ip().hosts[c.endpoint(0).host().idx()].name.clone(),
-        server: net.ip().hosts[c.endpoint(1).host().idx()].name.clone(),
+        client: net.ip().hosts[c.endpoint(0).host().idx()].name().to_string(),
+        server: net.ip().hosts[c.endpoint(1).host().idx()].name().to_string(),
         goodput_bps: (c.bytes_read() - warm.bytes_read) as f64 * 8.0 / w.len,
         bytes_written: match c.app() {
             App::Bulk(b) => b.written,

@@ -105,18 +105,18 @@ pub fn hosts(net: &Network) -> Vec<Host> {
         .hosts
         .iter()
         .map(|h| Host {
-            name: h.name.clone(),
-            router: h.forwards,
-            frames_rcvd: h.frames_rcvd,
-            frames_corrupt: h.frames_corrupt,
-            cpu_utilization: h.cpu.as_ref().map(|c| c.busy_until(net.engine().until()) as f64 / run_ps),
-            cpu_rx_segments: h.cpu.as_ref().map(|c| c.rx_segments),
-            cpu_tx_segments: h.cpu.as_ref().map(|c| c.tx_segments),
-            cpu_max_queue: h.cpu.as_ref().map(|c| c.max_queue),
-            forwarded: h.ip.forwarded,
-            no_route: h.ip.no_route,
-            no_socket: h.ip.no_socket,
-            ipoa: h.atm.as_ref().map(|atm| ipoa(&atm.driver)),
+            name: h.name().to_string(),
+            router: h.forwards(),
+            frames_rcvd: h.frames().1,
+            frames_corrupt: h.frames().0,
+            cpu_utilization: h.cpu().map(|c| c.busy_until(net.engine().until()) as f64 / run_ps),
+            cpu_rx_segments: h.cpu().map(|c| c.rx_segments),
+            cpu_tx_segments: h.cpu().map(|c| c.tx_segments),
+            cpu_max_queue: h.cpu().map(|c| c.max_queue),
+            forwarded: h.counts().forwarded,
+            no_route: h.counts().no_route,
+            no_socket: h.counts().no_socket,
+            ipoa: h.atm().map(|atm| ipoa(&atm.driver)),
         })
         .collect()
 }
@@ -169,7 +169,7 @@ pub fn lines(net: &Network) -> Vec<Line> {
     for s in &net.iface().serial {
         for (d, (a, b)) in [(0, (0, 1)), (1, (1, 0))] {
             let name =
-                format!("{}:{}->{}", s.name, net.ip().hosts[s.ends[a].idx()].name, net.ip().hosts[s.ends[b].idx()].name);
+                format!("{}:{}->{}", s.name, net.ip().hosts[s.ends[a].idx()].name(), net.ip().hosts[s.ends[b].idx()].name());
             out.push(entry(name, "serial", s.lines[d]));
         }
     }
@@ -188,8 +188,8 @@ pub fn udp(net: &Network) -> Vec<UdpFlow> {
             let s = &f.stats;
             UdpFlow {
                 name: f.name.clone(),
-                from: net.ip().hosts[f.hdr.src.idx()].name.clone(),
-                to: net.ip().hosts[f.hdr.dst.idx()].name.clone(),
+                from: net.ip().hosts[f.hdr.src.idx()].name().to_string(),
+                to: net.ip().hosts[f.hdr.dst.idx()].name().to_string(),
                 sent: s.sent,
                 delivered: s.delivered,
                 undelivered: f.undelivered(),

@@ -66,7 +66,7 @@ pub(super) fn plane(
             let in_vci = info.dirs[1 - d].in_vci;
             let mut end = AbrEnd::new(
                 &v.name,
-                &hosts[node.idx()].name,
+                &hosts[node.idx()].name(),
                 node,
                 peer,
                 dir.port,
@@ -151,7 +151,7 @@ fn host_allocators(
     for (i, h) in doc.hosts.iter().enumerate() {
         let Some(alg) = h.er_algorithm else { continue };
         let field = format!("host[{i}].er_algorithm");
-        let Some(port) = hosts[i].port else {
+        let Some(port) = hosts[i].port() else {
             return invalid(field, format!("expected host `{}` to have a link (an ATM adapter)", h.name));
         };
         let cap = cabling.links[cabling.ports[port.idx()].link.idx()].rate.as_bps() as f64 / CELL_BITS as f64;

@@ -18,7 +18,7 @@ pub(super) fn captures(secs: &[CaptureSec], names: &Names, hosts: &mut [Host]) -
     for (i, c) in secs.iter().enumerate() {
         let f = |k: &str| format!("capture[{i}].{k}");
         let h = names.host(f("host"), &c.host)?;
-        if let Some(other) = hosts[h.idx()].tap {
+        if let Some(other) = hosts[h.idx()].tap() {
             return invalid(
                 f("host"),
                 format!(
@@ -38,7 +38,7 @@ pub(super) fn captures(secs: &[CaptureSec], names: &Names, hosts: &mut [Host]) -
             );
         }
         let snaplen = int_in(f("snaplen_bytes"), c.snaplen_bytes, MIN_SNAPLEN as i64, 65535, "a snap length in bytes")?;
-        hosts[h.idx()].tap = Some(taps.len() as u32);
+        hosts[h.idx()].set_tap(taps.len() as u32);
         taps.push(Tap::new(name, c.host.clone(), snaplen as u32));
     }
     Ok(taps)

@@ -151,7 +151,7 @@ pub(super) fn interfaces(
 fn add_iface(out: &mut Ifaces, hosts: &mut [Host], n: NodeId, i: Iface) -> IfaceId {
     let id = IfaceId(out.ifaces.len() as u32);
     out.ifaces.push(i);
-    hosts[n.idx()].ifaces.push(id);
+    hosts[n.idx()].add_iface(id);
     id
 }
 
@@ -179,12 +179,12 @@ fn atm_subnets(doc: &ScenarioDoc, cabling: &Cabling, hosts: &mut [Host], out: &m
     }
     let mut subnet_of: HashMap<usize, usize> = HashMap::new();
     for h in 0..nh {
-        if hosts[h].port.is_none() {
+        if hosts[h].port().is_none() {
             continue;
         }
         let n = NodeId(h as u32);
         let cfg = driver_config(doc, n, doc.hosts[h].ipoa.as_ref())?;
-        hosts[h].atm = Some(Box::new(AtmIface::new(cfg)));
+        hosts[h].attach_atm(AtmIface::new(cfg));
         let ifc = add_iface(out, hosts, n, Iface::Atm { node: n });
         let r = root(&mut parent, h);
         let s = *subnet_of.entry(r).or_insert_with(|| {
@@ -257,14 +257,14 @@ fn lans(doc: &ScenarioDoc, names: &Names, hosts: &mut [Host], out: &mut Ifaces, 
 
 /// Fill every node's forwarding table.
 pub(super) fn routes(hosts: &mut [Host], subnets: &[Subnet], stop: &mut Interrupt) -> Result<()> {
-    let forwards: Vec<bool> = hosts.iter().map(|h| h.forwards).collect();
+    let forwards: Vec<bool> = hosts.iter().map(|h| h.forwards()).collect();
     let tables = route::compute(&forwards, subnets, &mut || match stop.check_now() {
         Ok(()) => std::ops::ControlFlow::Continue(()),
         Err(_) => std::ops::ControlFlow::Break(()),
     })
     .ok_or_else(super::interrupt::interrupted)?;
     for (h, r) in hosts.iter_mut().zip(tables) {
-        h.routes = r;
+        h.set_routes(r);
     }
     Ok(())
 }
@@ -276,7 +276,7 @@ pub(super) fn router_pvcs(doc: &ScenarioDoc, vcs: &Vcs, hosts: &[Host], out: &mu
         let info = &vcs[v.name.as_str()];
         for (from, to) in [(0, 1), (1, 0)] {
             let (n, e) = (info.ends[from], info.ends[to]);
-            let router_mux = hosts[n.idx()].atm.as_ref().is_some_and(|a| a.driver.config().mux == MuxPolicy::Router);
+            let router_mux = hosts[n.idx()].atm().is_some_and(|a| a.driver.config().mux == MuxPolicy::Router);
             if router_mux {
                 let d = info.dirs[from];
                 out.push(PvcBinding {
@@ -294,8 +294,8 @@ pub(super) fn router_pvcs(doc: &ScenarioDoc, vcs: &Vcs, hosts: &[Host], out: &mu
 /// Declare the bindings to their drivers.
 pub(super) fn declare_pvcs(doc: &ScenarioDoc, hosts: &mut [Host], bindings: Vec<PvcBinding>) -> Result<()> {
     for b in bindings {
-        let Some(atm) = hosts[b.node.idx()].atm.as_mut() else {
-            return invalid(b.field, format!("expected `{}` to have an ATM adapter", hosts[b.node.idx()].name));
+        let Some(atm) = hosts[b.node.idx()].atm_mut() else {
+            return invalid(b.field, format!("expected `{}` to have an ATM adapter", hosts[b.node.idx()].name()));
         };
         match atm.driver.declare_pvc(b.key, b.egress) {
             Ok(vc) => atm.bind(vc, b.vci),
@@ -306,7 +306,7 @@ pub(super) fn declare_pvcs(doc: &ScenarioDoc, hosts: &mut [Host], bindings: Vec<
                     b.field,
                     format!(
                         "`{}` already has a VC for this traffic ({}): declare one VC per multiplexing key",
-                        hosts[b.node.idx()].name,
+                        hosts[b.node.idx()].name(),
                         node_field(doc, b.node, "ipoa.mux")
                     ),
                 )
@@ -328,12 +328,12 @@ pub(super) fn udp_flows(doc: &ScenarioDoc, names: &Names, hosts: &[Host], run: &
             return invalid(f("to"), "expected a different host than from");
         }
         for n in [from, to] {
-            if hosts[n.idx()].forwards {
+            if hosts[n.idx()].forwards() {
                 let k = if n == from { "from" } else { "to" };
-                return invalid(f(k), format!("expected a host, got router `{}`", hosts[n.idx()].name));
+                return invalid(f(k), format!("expected a host, got router `{}`", hosts[n.idx()].name()));
             }
         }
-        if hosts[from.idx()].routes.get(to).is_none() {
+        if hosts[from.idx()].routes().get(to).is_none() {
             return invalid(f("to"), format!("expected a destination reachable from `{}`: no route", u.from));
         }
         let port = |k: &str, v: i64| int_in(f(k), v, 1, 65535, "a port number").map(|p| p as u16);
@@ -350,7 +350,7 @@ pub(super) fn udp_flows(doc: &ScenarioDoc, names: &Names, hosts: &[Host], run: &
                 MediaName::Video => Media::Video,
             },
         };
-        let mtu = hosts[from.idx()].mtu_bytes as i64;
+        let mtu = hosts[from.idx()].mtu_bytes() as i64;
         let ip_bytes =
             int_in(f("packet_bytes"), u.packet_bytes, 28, mtu, "a datagram size in bytes (28 up to the MTU)")?;
         let gap = span(f("interval_ms"), u.interval_ms, 1e-3, "ms", limits::MAX_DURATION_S)?;

@@ -69,7 +69,7 @@ pub(super) fn links(
                 return invalid(f("b"), format!("expected at most one link between `{from_name}` and `{to_name}`"));
             }
             if let Node::Host(h) = from {
-                if hosts[h.idx()].port.is_some() {
+                if hosts[h.idx()].port().is_some() {
                     return invalid(
                         f(end),
                         format!(
@@ -81,7 +81,7 @@ pub(super) fn links(
             let port = out_port(doc, from, format!("{from_name}->{to_name}"), cabling.next_link(), rate);
             let pid = cabling.add(from, to, port, format!("{name}:{from_name}->{to_name}"), rate, delay);
             match from {
-                Node::Host(h) => hosts[h.idx()].port = Some(pid),
+                Node::Host(h) => hosts[h.idx()].set_port(pid),
                 Node::Switch(s) => switches[s.idx()].ports.push(pid),
             }
         }

@@ -101,7 +101,7 @@ pub fn build_with(
     let mut names = nodes::Names::default();
     let mut hosts = nodes::hosts(&doc.hosts, &mut names, run.seed, &mut stop)?;
     for h in &mut hosts[doc.hosts.len() - doc.routers.len()..] {
-        h.forwards = true;
+        h.set_forwarding();
     }
     let mut switches = nodes::switches(&doc.switches, &mut names)?;
     let mut cabling = links::links(doc, &names, &run, &mut hosts, &mut switches)?;
@@ -131,7 +131,7 @@ pub fn build_with(
     simulation::bound_samples(&mut run, doc.simulation.sample_interval_ms.is_some(), per_instant)?;
     let conn_names: Vec<String> = conns.iter().map(|c| c.name().to_string()).collect();
     let port_names: Vec<String> = cabling.ports.iter().map(|p| p.name.clone()).collect();
-    let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
+    let host_names: Vec<String> = hosts.iter().map(|h| h.name().to_string()).collect();
     let mut abr = abr;
     let mut rec = Recorder::new(&conn_names, &port_names, &host_names);
     for e in &mut abr.ends {
@@ -167,7 +167,7 @@ fn bind_sockets(ip: &mut IpLayer<Payload>, apps: &Workload, doc: &ScenarioDoc) -
         for side in 0..2 {
             let ep = conn.endpoint(side);
             let s = Socket::Tcp { conn: crate::ids::ConnId(c as u32), side: side as u8 };
-            if !ip.hosts[ep.host().idx()].sockets.bind(SockKey::outgoing(ep.hdr()), s) {
+            if !ip.hosts[ep.host().idx()].bind(SockKey::outgoing(ep.hdr()), s) {
                 return invalid(
                     format!("tcp[{c}]"),
                     "expected distinct ports: more than 64,512 connections between two hosts",
@@ -176,7 +176,7 @@ fn bind_sockets(ip: &mut IpLayer<Payload>, apps: &Workload, doc: &ScenarioDoc) -
         }
     }
     for (f, u) in apps.udp.iter().enumerate() {
-        if !ip.hosts[u.hdr.dst.idx()].sockets.bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
+        if !ip.hosts[u.hdr.dst.idx()].bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
             return invalid(
                 format!("udp[{f}].src_port"),
                 format!("expected a port pair no other flow from `{}` to `{}` uses", doc.udp[f].from, doc.udp[f].to),

@@ -77,21 +77,7 @@ pub(super) fn hosts<'d>(
             65535,
             "an MTU in bytes (at least 72: TCP needs 40 bytes of headers and BSD a 32-byte MSS)",
         )?;
-        hosts.push(Host {
-            name: h.name.clone(),
-            forwards: false,
-            ifaces: Vec::new(),
-            routes: Default::default(),
-            atm: None,
-            ip: Default::default(),
-            sockets: Default::default(),
-            port: None,
-            mtu_bytes: h.mtu_bytes as u32,
-            frames_corrupt: 0,
-            frames_rcvd: 0,
-            tap: None,
-            cpu: host_cpu(i, h, seed)?,
-        });
+        hosts.push(Host::new(h.name.clone(), h.mtu_bytes as u32, host_cpu(i, h, seed)?));
     }
     Ok(hosts)
 }

@@ -23,7 +23,7 @@ use crate::scenario::model::ScenarioDoc;
 fn scheme(doc: &ScenarioDoc, hosts: &[Host]) -> Result<Option<(Scheme, NodeId)>> {
     let mut found: Option<(QosPolicy, NodeId)> = None;
     for (i, h) in hosts.iter().enumerate() {
-        let Some(s) = h.atm.as_ref().map(|a| a.driver.config().qos) else { continue };
+        let Some(s) = h.atm().map(|a| a.driver.config().qos) else { continue };
         if s.scheme == Scheme::Noqos {
             continue;
         }
@@ -35,7 +35,7 @@ fn scheme(doc: &ScenarioDoc, hosts: &[Host]) -> Result<Option<(Scheme, NodeId)>>
                     format!(
                         "QoS policy {s} uses another scheme than {}'s {first}: the switches serve every site's VCs, \
                          so every QoS policy of a network must use the same scheme (sp, wc or nwc)",
-                        hosts[n.idx()].name
+                        hosts[n.idx()].name()
                     ),
                 );
             }

@@ -35,7 +35,7 @@ fn host_shapers(shapers: &mut Shapers, doc: &ScenarioDoc, hosts: &[Host]) -> Res
         let Some(sh) = &h.shape else { continue };
         let f = format!("host[{i}].shape");
         let (rate, gcra) = shape_params(&f, sh)?;
-        let Some(port) = hosts[i].port else {
+        let Some(port) = hosts[i].port() else {
             return invalid(f, format!("expected host `{}` to have a link to shape", h.name));
         };
         shaped_host[i] = true;
@@ -104,10 +104,10 @@ const DEFAULT_BOUND: u32 = 0;
 /// MTU (a smaller shaper could never pass one), or [`DEFAULT_BOUND`] if not given.
 fn shaper_buffer(field: &str, sh: &ShapeSec, h: &Host) -> Result<u32> {
     let Some(b) = sh.buffer_cells else { return Ok(DEFAULT_BOUND) };
-    let frame = crate::atm::aal5::cells_for(h.mtu_bytes);
+    let frame = crate::atm::aal5::cells_for(h.mtu_bytes());
     let what = format!(
         "a shaper buffer in cells, at least one frame of host `{}`'s MTU ({} bytes = {frame} cells)",
-        h.name, h.mtu_bytes
+        h.name(), h.mtu_bytes()
     );
     Ok(int_in(format!("{field}.buffer_cells"), b, frame as i64, u32::MAX as i64 - 1, &what)? as u32)
 }
@@ -150,7 +150,7 @@ pub(super) fn socket_buffer_bounds(
             let mss = cfg.mss_bytes.max(1) as u64;
             let cells = (cfg.snd_buf_bytes as u64).div_ceil(mss) + 1;
             let cells = cells * crate::atm::aal5::cells_for(cfg.mss_bytes + 40) as u64;
-            let Some(port) = hosts[ep.host().idx()].port else { continue };
+            let Some(port) = hosts[ep.host().idx()].port() else { continue };
             match sides.next() {
                 // Bound to a VC: the shaper of that VC (or the host's).
                 Some(&(_, node, vci)) if node == ep.host() => {

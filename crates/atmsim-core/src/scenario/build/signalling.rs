@@ -61,7 +61,7 @@ pub(super) fn signalling(
     let mut endpoint_of_node = vec![None; hosts.len()];
     let mut node_of_ctrl: Vec<Option<NodeId>> = vec![None; nsw];
     for (h, host) in hosts.iter().enumerate() {
-        if host.port.is_some() {
+        if host.port().is_some() {
             endpoint_of_node[h] = Some(EndpointId((node_of_ctrl.len() - nsw) as u32));
             ctrl_of_node[h] = Some(CtrlId(node_of_ctrl.len() as u32));
             node_of_ctrl.push(Some(NodeId(h as u32)));
@@ -82,7 +82,7 @@ pub(super) fn signalling(
         .map(|(i, sw)| (Node::Switch(crate::ids::SwitchId(i as u32)), sw.ports.clone()))
         .collect();
     for n in node_of_ctrl.iter().skip(nsw).flatten() {
-        outs.push((Node::Host(*n), vec![hosts[n.idx()].port.expect("adapter")]));
+        outs.push((Node::Host(*n), vec![hosts[n.idx()].port().expect("adapter")]));
     }
     let mut link_rx = vec![None; cabling.links.len()];
     let mut ctrls = Vec::with_capacity(outs.len());

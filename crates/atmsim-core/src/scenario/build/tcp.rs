@@ -67,8 +67,8 @@ pub(super) fn connections(
             return invalid(f("server"), "expected a different host than the client");
         }
         for (k, n) in [("client", client), ("server", server)] {
-            if hosts[n.idx()].forwards {
-                return invalid(f(k), format!("expected a host, got router `{}`", hosts[n.idx()].name));
+            if hosts[n.idx()].forwards() {
+                return invalid(f(k), format!("expected a host, got router `{}`", hosts[n.idx()].name()));
             }
         }
         // The ATM nodes where the route enters and leaves the ATM network (the hosts
@@ -78,7 +78,7 @@ pub(super) fn connections(
             Some(((a, _), (b, _))) => [a, b],
             None => [client, server],
         };
-        let end_names = [hosts[ends[0].idx()].name.as_str(), hosts[ends[1].idx()].name.as_str()];
+        let end_names = [hosts[ends[0].idx()].name(), hosts[ends[1].idx()].name()];
         let vc = vc_of(i, t, vcs, [client, server], (ends, end_names))?;
         // Two ATM-attached hosts with one ATM hop between them and no VC: only a switched VC
         // could carry the connection, and without [signalling] every setup fails at once
@@ -93,7 +93,7 @@ pub(super) fn connections(
                 ),
             );
         }
-        if vc.is_none() && hosts[client.idx()].routes.get(server).is_none() {
+        if vc.is_none() && hosts[client.idx()].routes().get(server).is_none() {
             return invalid(
                 f("server"),
                 format!(
@@ -103,7 +103,7 @@ pub(super) fn connections(
                 ),
             );
         }
-        let mtu = hosts[client.idx()].mtu_bytes.min(hosts[server.idx()].mtu_bytes) as i64;
+        let mtu = hosts[client.idx()].mtu_bytes().min(hosts[server.idx()].mtu_bytes()) as i64;
         let mut base = sized_config(i, t, mtu)?;
         let start = span(f("start_s"), t.start_s, 1.0, "s", limits::MAX_DURATION_S)?.as_secs_f64();
         if start >= run.duration_s {
@@ -136,7 +136,7 @@ pub(super) fn connections(
                 let d = vc.dir_from(n).expect("the VC joins the ATM ends of the route");
                 let egress = ends[1 - side];
                 let h = hdr(side);
-                let atm = hosts[n.idx()].atm.as_ref().expect("an ATM end has a driver");
+                let atm = hosts[n.idx()].atm().expect("an ATM end has a driver");
                 let key = atm.driver.config().mux_key(&h, h.conv_type(), egress);
                 pvcs.push(PvcBinding { node: n, key, egress, vci: d.vci, field: f("vc") });
             }
@@ -163,7 +163,7 @@ pub(super) fn connections(
 fn atm_span(hosts: &[Host], ifaces: &[Iface], from: NodeId, to: NodeId) -> Option<(NodeId, NodeId)> {
     let mut n = from;
     for _ in 0..hosts.len() {
-        let hop = hosts[n.idx()].routes.get(to)?;
+        let hop = hosts[n.idx()].routes().get(to)?;
         if let Iface::Atm { .. } = ifaces[hop.iface.idx()] {
             return Some((n, hop.next));
         }
