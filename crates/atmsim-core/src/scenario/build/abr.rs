@@ -66,7 +66,7 @@ pub(super) fn plane(
             let in_vci = info.dirs[1 - d].in_vci;
             let mut end = AbrEnd::new(
                 &v.name,
-                &hosts[node.idx()].name(),
+                hosts[node.idx()].name(),
                 node,
                 peer,
                 dir.port,
