@@ -31,7 +31,7 @@
 //!   sent counted as one — the node's whole backlog of data for the VC, the quantity of the
 //!   analysis (Fig. 3.2 counts the packet in service).
 
-use super::{AbrDestination, AbrSource};
+use super::{AbrDestination, AbrSource, Direction, RmCell};
 use crate::ids::{DatagramId, NodeId, PortId};
 use std::collections::VecDeque;
 
@@ -126,6 +126,29 @@ pub struct AbrEnd {
 }
 
 impl AbrEnd {
+    /// An RM cell of this VC reaches this end at `now_s` [s]: a forward one is turned around
+    /// (the destination's backward RM cell joins the source's queue), a backward one sets the
+    /// source's rate. Returns the new ACR [cells/s] if it changed.
+    pub fn rm_arrived(&mut self, rm: &RmCell, now_s: f64) -> Option<f64> {
+        self.stats.rm_received += 1;
+        match rm.dir {
+            Direction::Forward => {
+                let back = self.dest.turn_around(rm);
+                self.source.queue_backward_rm(back);
+                None
+            }
+            Direction::Backward => {
+                self.source.on_backward_rm(rm);
+                let acr = self.source.acr();
+                if acr == self.last_acr.0 {
+                    return None;
+                }
+                self.last_acr = (acr, now_s);
+                Some(acr)
+            }
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         vc: &str,

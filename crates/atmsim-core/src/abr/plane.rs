@@ -59,6 +59,18 @@ impl AbrPlane {
         get(&self.send, port.idx(), vci)
     }
 
+    /// The end that sends datagram of end `e` (`data`: not a pure ack): `e` itself, or the
+    /// end its pure acks are diverted to (§6 fix 2; counted).
+    pub fn divert(&mut self, e: u32, data: bool) -> u32 {
+        match self.ends[e as usize].ack_divert {
+            Some(to) if !data => {
+                self.ends[e as usize].stats.acks_diverted += 1;
+                to
+            }
+            _ => e,
+        }
+    }
+
     /// The end at `node` that receives on `vci`.
     pub fn receiver(&self, node: NodeId, vci: u32) -> Option<u32> {
         get(&self.recv, node.idx(), vci)

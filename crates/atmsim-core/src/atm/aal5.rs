@@ -68,16 +68,29 @@ pub struct Frames {
     live: u32,
     pub counts: FrameCounts,
     /// Datagrams of frames that ended discarded or lost, not yet accounted by the IP layer.
-    pub orphans: Vec<DatagramId>,
+    orphans: Vec<DatagramId>,
     /// Frames carrying no datagram (signalling messages, [`NO_DATAGRAM`]) that ended
     /// discarded or lost, not yet accounted by the signalling layer.
-    pub control_lost: Vec<u32>,
+    control_lost: Vec<u32>,
 }
 
 /// The datagram id of a frame that carries a signalling message rather than an IP datagram.
 pub const NO_DATAGRAM: DatagramId = DatagramId(u32::MAX);
 
 impl Frames {
+    /// The datagrams of frames that ended discarded or lost since the last call, for the IP
+    /// layer to account (taken).
+    #[inline]
+    pub fn take_orphans(&mut self) -> Option<std::vec::Drain<'_, DatagramId>> {
+        (!self.orphans.is_empty()).then(|| self.orphans.drain(..))
+    }
+
+    /// The signalling frames that ended discarded or lost since the last call, for the
+    /// signalling plane to account (taken).
+    pub fn take_control_lost(&mut self) -> Option<std::vec::Drain<'_, u32>> {
+        (!self.control_lost.is_empty()).then(|| self.control_lost.drain(..))
+    }
+
     /// Register a new frame about to be segmented; returns its id.
     pub fn alloc(&mut self, dgram: DatagramId, src: NodeId, ip_bytes: u32, now: SimTime) -> u32 {
         let ncells = cells_for(ip_bytes);

@@ -47,5 +47,22 @@ pub struct Interfaces {
     pub serial: Vec<SerialLine>,
     pub lans: Vec<Lan>,
     /// Timers the IP-over-ATM drivers asked for, by slot.
-    pub driver_timers: Slots<(NodeId, TimerToken)>,
+    driver_timers: Slots<(NodeId, TimerToken)>,
+}
+
+impl Interfaces {
+    /// The interfaces, packet lines, serial lines and LANs of a network; no timers yet.
+    pub fn new(list: Vec<Iface>, lines: Vec<PacketLine>, serial: Vec<SerialLine>, lans: Vec<Lan>) -> Self {
+        Interfaces { list, lines, serial, lans, driver_timers: Default::default() }
+    }
+
+    /// Node `n`'s driver asked for timer `token`: the slot its event names.
+    pub fn arm_driver_timer(&mut self, n: NodeId, token: TimerToken) -> u32 {
+        self.driver_timers.put((n, token))
+    }
+
+    /// The driver timer in `slot` fires: whose it is (the slot is freed).
+    pub fn take_driver_timer(&mut self, slot: u32) -> (NodeId, TimerToken) {
+        self.driver_timers.take(slot)
+    }
 }

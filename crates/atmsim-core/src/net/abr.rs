@@ -39,13 +39,7 @@ impl Network {
         let dg = self.ip.datagrams.get(d);
         let data = !matches!(dg.payload, Payload::Tcp { seg, .. } if seg.len == 0);
         let q = Queued { datagram: d, ip_bytes: dg.ip_bytes, data };
-        let e = match self.abr.ends[e as usize].ack_divert {
-            Some(to) if !data => {
-                self.abr.ends[e as usize].stats.acks_diverted += 1;
-                to
-            }
-            _ => e,
-        };
+        let e = self.abr.divert(e, data);
         if !self.abr.ends[e as usize].offer(q) {
             self.ip.datagrams.refuse(d);
             return false;
@@ -141,26 +135,15 @@ impl Network {
             return; // an RM cell on a VC that is not ABR here: delivered, ignored
         };
         let end = &mut self.abr.ends[e as usize];
-        end.stats.rm_received += 1;
-        match rm.dir {
-            Direction::Forward => {
-                let back = end.dest.turn_around(&rm);
-                end.source.queue_backward_rm(back);
-            }
-            Direction::Backward => {
-                if let Some((a, slot)) = end.local {
-                    self.fabric.er.allocators[a as usize].on_backward_rm(self.eng.now, slot, &mut rm);
-                }
-                let end = &mut self.abr.ends[e as usize];
-                end.source.on_backward_rm(&rm);
-                let acr = end.source.acr();
-                if acr != end.last_acr.0 {
-                    end.last_acr = (acr, self.eng.now.as_secs_f64());
-                    if self.measure.sample_every().is_some() {
-                        let p = end.probe;
-                        self.measure.push(self.eng.now.as_secs_f64(), p, Metric::AcrBps, acr * CELL_BITS as f64);
-                    }
-                }
+        if let (Direction::Backward, Some((a, slot))) = (rm.dir, end.local) {
+            // The node's own allocator meets the backward RM cell before its source does.
+            self.fabric.er.allocators[a as usize].on_backward_rm(self.eng.now, slot, &mut rm);
+        }
+        let now_s = self.eng.now.as_secs_f64();
+        let end = &mut self.abr.ends[e as usize];
+        if let Some(acr) = end.rm_arrived(&rm, now_s) {
+            if self.measure.sample_every().is_some() {
+                self.measure.push(now_s, end.probe, Metric::AcrBps, acr * CELL_BITS as f64);
             }
         }
         self.abr_schedule(e);

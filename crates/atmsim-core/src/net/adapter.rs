@@ -132,8 +132,8 @@ impl Network {
     /// End the datagrams of frames the fabric lost or reassembly discarded.
     #[inline]
     pub(crate) fn account_lost_datagrams(&mut self) {
-        if !self.fabric.frames.orphans.is_empty() {
-            for d in self.fabric.frames.orphans.drain(..) {
+        if let Some(lost) = self.fabric.frames.take_orphans() {
+            for d in lost {
                 self.ip.datagrams.lose(d);
             }
         }

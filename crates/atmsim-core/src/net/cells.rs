@@ -48,7 +48,7 @@ impl Network {
                 self.drain_host_link(l, h);
                 self.fabric.arrived(ck!(self), l);
             }
-            Sink::Switch { switch, .. } if self.fabric.switches[switch.idx()].drained => {
+            Sink::Switch { switch, .. } if self.fabric.is_drained(switch.0) => {
                 self.drain_switch(switch.0, self.eng.now + PS);
                 self.fabric.arrived(ck!(self), l);
             }
@@ -73,8 +73,7 @@ impl Network {
 
     /// Drain the switch of port `p`, if drained, up to and including now.
     pub(super) fn drain_port_switch(&mut self, p: PortId) {
-        let s = self.fabric.ports[p.idx()].drained_by;
-        if s != u32::MAX {
+        if let Some(s) = self.fabric.drainer_of(p) {
             self.drain_switch(s, self.eng.now + PS);
         }
     }
@@ -82,7 +81,7 @@ impl Network {
     /// Drain the switch at the far end of link `l`, if drained, up to and including now.
     pub(super) fn drain_link_switch(&mut self, l: LinkId) {
         if let Sink::Switch { switch, .. } = self.fabric.links[l.idx()].to {
-            if self.fabric.switches[switch.idx()].drained {
+            if self.fabric.is_drained(switch.0) {
                 self.drain_switch(switch.0, self.eng.now + PS);
             }
         }
@@ -93,9 +92,8 @@ impl Network {
     /// cell into it), then the fabric offers it in the model's order ([`Fabric::offer`]).
     #[inline]
     pub(super) fn offer_to_port(&mut self, p: PortId, cell: Cell, input: Input) {
-        let s = self.fabric.ports[p.idx()].drained_by;
-        if s != u32::MAX {
-            if self.fabric.switches[s as usize].switching {
+        if let Some(s) = self.fabric.drainer_of(p) {
+            if self.fabric.is_switching(s) {
                 return self.fabric.offer_while_switching(p, cell, input.id());
             }
             self.drain_switch(s, self.eng.now + PS);

@@ -15,7 +15,7 @@ use super::Due;
 use super::{AppEv, Ev, IfaceEv, Network};
 use crate::ids::{DatagramId, NodeId};
 use crate::iface::atm::NO_VCI;
-use crate::iface::ipoa::{Action, TimerToken};
+use crate::iface::ipoa::Action;
 use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
 use crate::ip::datagram::IpDrop;
@@ -165,7 +165,7 @@ impl Network {
         let now = self.eng.now;
         let hdr = self.ip.datagrams.get(d).hdr;
         let atm = self.ip.hosts[n.idx()].atm_mut().expect("an ATM route through a node without a driver");
-        atm.driver.transmit(now, &hdr, egress, d, &mut atm.actions);
+        atm.transmit(now, &hdr, egress, d);
         self.run_driver(n);
     }
 
@@ -173,19 +173,12 @@ impl Network {
     /// ask for more (a setup that fails at once drops its queue), which is carried out after
     /// it by the same loop (a nested call returns at once).
     pub(super) fn run_driver(&mut self, n: NodeId) {
-        let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
-        if atm.busy {
+        if !self.ip.hosts[n.idx()].atm_mut().expect("driver").begin_actions() {
             return;
         }
-        atm.busy = true;
         let mut i = 0;
         loop {
-            let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
-            let Some(&a) = atm.actions.get(i) else {
-                atm.actions.clear();
-                atm.busy = false;
-                return;
-            };
+            let Some(a) = self.ip.hosts[n.idx()].atm_mut().expect("driver").action(i) else { return };
             i += 1;
             self.driver_action(n, a);
         }
@@ -203,7 +196,7 @@ impl Network {
             Action::RequestSetup { vc, egress, descriptor, .. } => self.sig_request(n, vc, egress, descriptor),
             Action::Release { vc } => self.sig_release(n, vc),
             Action::ArmTimer { at, token } => {
-                let slot = self.iface.driver_timers.put((n, token));
+                let slot = self.iface.arm_driver_timer(n, token);
                 self.eng.q.schedule(at, Ev::Iface(IfaceEv::DriverTimer(slot)));
             }
             Action::Drop { datagram, .. } => self.ip.datagrams.drop_ip(datagram, IpDrop::NoVc),
@@ -211,10 +204,10 @@ impl Network {
     }
 
     fn driver_timer(&mut self, slot: u32) {
-        let (n, token): (NodeId, TimerToken) = self.iface.driver_timers.take(slot);
+        let (n, token) = self.iface.take_driver_timer(slot);
         let now = self.eng.now;
         let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
-        atm.driver.timer_fired(now, token, &mut atm.actions);
+        atm.timer_fired(now, token);
         self.run_driver(n);
     }
 

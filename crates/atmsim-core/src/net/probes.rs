@@ -28,7 +28,7 @@ impl Network {
             MeasureEv::VcCount => {
                 for h in &mut self.ip.hosts {
                     if let Some(atm) = h.atm_mut() {
-                        atm.driver.sample_in_use();
+                        atm.sample_in_use();
                     }
                 }
                 self.eng.q.schedule(self.eng.now + VC_COUNT_PERIOD, Ev::Measure(MeasureEv::VcCount));

@@ -23,28 +23,8 @@ impl Network {
         for l in &mut self.iface.lines {
             l.lazy = self.eng.batching;
         }
-        for p in &mut self.fabric.ports {
-            p.lazy = self.eng.batching;
-            p.watch_ends = matches!(self.fabric.links[p.link.idx()].to, crate::atm::link::Sink::Host(_));
-            p.notify = p.vcs.iter().any(|v| v.notify_source);
-        }
-        self.fabric.host_reasm = vec![Vec::new(); self.ip.hosts.len()];
-        if self.sig.is_some() {
-            self.fabric.ctrl_reasm = vec![Default::default(); self.fabric.links.len()];
-        }
-        let may = self.eng.batching;
-        self.fabric.prime_drained(ck!(self), may);
-        for (i, sh) in self.fabric.shapers.list.iter_mut().enumerate() {
-            let p = &mut self.fabric.ports[sh.port.idx()];
-            // A host shaper whose port is served ahead, FIFO or round robin, with no source
-            // waiting on frames, is released by the port; if the port watches frame ends, it
-            // keeps an event for the first frame end its shapers hold (`atm::fabric::ahead`).
-            let plain = !p.has_classes();
-            if sh.kind != crate::atm::shaping::ShaperKind::Switch && p.lazy && plain && !p.notify {
-                sh.lazy = true;
-                p.shapers.push(i as u32);
-            }
-        }
+        let (batching, hosts, signalling) = (self.eng.batching, self.ip.hosts.len(), self.sig.is_some());
+        self.fabric.prime(ck!(self), batching, hosts, signalling);
         for c in 0..self.apps.slots().len() {
             let conn = self.apps.slot_mut(ConnId(c as u32));
             conn.listen();

@@ -55,7 +55,7 @@ impl Network {
             self.sig.as_ref().and_then(|s| Some((s.ctrl_of_node[n.idx()]?, s.endpoint_of_node[egress.idx()]?)));
         let Some((c, dest)) = target else {
             let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
-            atm.driver.setup_result(now, vc, SetupOutcome::Failed, &mut atm.actions);
+            atm.setup_result(now, vc, SetupOutcome::Failed);
             return;
         };
         let sig = self.sig_mut();
@@ -74,8 +74,7 @@ impl Network {
         let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
         let call = atm.call(vc);
         let vci = atm.vci(vc);
-        atm.bind(vc, NO_VCI);
-        atm.driver.release_done(vc);
+        atm.release(vc);
         if let (Some(port), true) = (port, vci != NO_VCI) {
             self.qos_remove(port, vci);
         }
@@ -129,7 +128,7 @@ impl Network {
                 self.qos_install(port, vci, d);
                 let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
                 atm.bind(vc, vci);
-                atm.driver.setup_result(now, vc, SetupOutcome::Connected, &mut atm.actions);
+                atm.setup_result(now, vc, SetupOutcome::Connected);
                 self.driver_answered(n);
             }
             Action::SetupFailed { call, reason } => {
@@ -139,7 +138,7 @@ impl Network {
                     RejectReason::NoVci | RejectReason::NoRoute => SetupOutcome::Failed,
                 };
                 let atm = self.ip.hosts[n.idx()].atm_mut().expect("driver");
-                atm.driver.setup_result(now, vc, outcome, &mut atm.actions);
+                atm.setup_result(now, vc, outcome);
                 self.driver_answered(n);
             }
             // The destination adapter reassembles every VCI it receives: nothing to bind.
@@ -186,11 +185,9 @@ impl Network {
 
     /// End the messages whose frames were lost or discarded.
     pub(super) fn account_lost_messages(&mut self) {
-        if self.fabric.frames.control_lost.is_empty() {
-            return;
-        }
         let Some(sig) = self.sig.as_mut() else { return };
-        for f in self.fabric.frames.control_lost.drain(..) {
+        let Some(lost) = self.fabric.frames.take_control_lost() else { return };
+        for f in lost {
             if sig.in_flight.remove(&f).is_some() {
                 sig.counts.lost += 1;
             }

@@ -116,7 +116,7 @@ pub fn hosts(net: &Network) -> Vec<Host> {
             forwarded: h.counts().forwarded,
             no_route: h.counts().no_route,
             no_socket: h.counts().no_socket,
-            ipoa: h.atm().map(|atm| ipoa(&atm.driver)),
+            ipoa: h.atm().map(|atm| ipoa(atm.driver())),
         })
         .collect()
 }

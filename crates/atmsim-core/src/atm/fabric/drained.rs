@@ -113,7 +113,7 @@ impl Fabric {
     /// Decide which switches are drained by their readers (module docs, "Which switches"),
     /// and start the periodic drain if any drained switch feeds another. `may`: batching is on
     /// (event by event otherwise).
-    pub fn prime_drained(&mut self, ck: &mut impl Clock, may: bool) {
+    pub(super) fn prime_drained(&mut self, ck: &mut impl Clock, may: bool) {
         for l in 0..self.links.len() {
             if let Sink::Switch { switch, .. } = self.links[l].to {
                 self.switches[switch.idx()].inputs.push(LinkId(l as u32));

@@ -17,7 +17,7 @@ use super::aal5::{Frames, Reassembled, Reassembler};
 use super::cell::{flags, Cell};
 use super::link::{each, Link, Sink};
 use super::port::{DropReason, OutPort};
-use super::shaping::Shapers;
+use super::shaping::{ShaperKind, Shapers};
 use super::switch::Switch;
 use crate::abr::{ErPorts, RmCells};
 use crate::ids::{DatagramId, LinkId, NodeId, PortId};
@@ -224,6 +224,53 @@ impl Fabric {
             up: Vec::new(),
             link_due: Vec::new(),
             due_inputs,
+        }
+    }
+
+    /// Whether switch `s` is drained by its readers ([`drained`]).
+    #[inline]
+    pub fn is_drained(&self, s: u32) -> bool {
+        self.switches[s as usize].drained
+    }
+
+    /// The drained switch port `p` belongs to, if any.
+    #[inline]
+    pub fn drainer_of(&self, p: PortId) -> Option<u32> {
+        let s = self.ports[p.idx()].drained_by;
+        (s != u32::MAX).then_some(s)
+    }
+
+    /// Whether drained switch `s` is switching an instant's arrivals now.
+    #[inline]
+    pub fn is_switching(&self, s: u32) -> bool {
+        self.switches[s as usize].switching
+    }
+
+    /// Before the run: ports are served ahead if `batching` (watching frame ends on links into
+    /// hosts, telling cell sources of frames sent if one asks), reassembly for `hosts` hosts
+    /// and, with `signalling`, for control cells on every link; switches drained by their
+    /// readers are chosen ([`drained`]); and host shapers whose port is served ahead, FIFO
+    /// or round robin, with no source waiting on frames, are released by the port (if the
+    /// port watches frame ends, it keeps an event for the first frame end its shapers hold:
+    /// [`ahead`]).
+    pub fn prime(&mut self, ck: &mut impl Clock, batching: bool, hosts: usize, signalling: bool) {
+        for p in &mut self.ports {
+            p.lazy = batching;
+            p.watch_ends = matches!(self.links[p.link.idx()].to, Sink::Host(_));
+            p.notify = p.vcs.iter().any(|v| v.notify_source);
+        }
+        self.host_reasm = vec![Vec::new(); hosts];
+        if signalling {
+            self.ctrl_reasm = vec![Default::default(); self.links.len()];
+        }
+        self.prime_drained(ck, batching);
+        for (i, sh) in self.shapers.list.iter_mut().enumerate() {
+            let p = &mut self.ports[sh.port.idx()];
+            let plain = !p.has_classes();
+            if sh.kind != ShaperKind::Switch && p.lazy && plain && !p.notify {
+                sh.lazy = true;
+                p.shapers.push(i as u32);
+            }
         }
     }
 

@@ -276,7 +276,7 @@ pub(super) fn router_pvcs(doc: &ScenarioDoc, vcs: &Vcs, hosts: &[Host], out: &mu
         let info = &vcs[v.name.as_str()];
         for (from, to) in [(0, 1), (1, 0)] {
             let (n, e) = (info.ends[from], info.ends[to]);
-            let router_mux = hosts[n.idx()].atm().is_some_and(|a| a.driver.config().mux == MuxPolicy::Router);
+            let router_mux = hosts[n.idx()].atm().is_some_and(|a| a.driver().config().mux == MuxPolicy::Router);
             if router_mux {
                 let d = info.dirs[from];
                 out.push(PvcBinding {
@@ -297,10 +297,10 @@ pub(super) fn declare_pvcs(doc: &ScenarioDoc, hosts: &mut [Host], bindings: Vec<
         let Some(atm) = hosts[b.node.idx()].atm_mut() else {
             return invalid(b.field, format!("expected `{}` to have an ATM adapter", hosts[b.node.idx()].name()));
         };
-        match atm.driver.declare_pvc(b.key, b.egress) {
+        match atm.driver_mut().declare_pvc(b.key, b.egress) {
             Ok(vc) => atm.bind(vc, b.vci),
             // Several connections may bind one multiplexing key to the same VC.
-            Err(_) if atm.driver.vc_for(&b.key).is_some_and(|(vc, _)| atm.vci(vc) == b.vci) => {}
+            Err(_) if atm.driver().vc_for(&b.key).is_some_and(|(vc, _)| atm.vci(vc) == b.vci) => {}
             Err(_) => {
                 return invalid(
                     b.field,

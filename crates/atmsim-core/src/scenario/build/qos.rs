@@ -23,7 +23,7 @@ use crate::scenario::model::ScenarioDoc;
 fn scheme(doc: &ScenarioDoc, hosts: &[Host]) -> Result<Option<(Scheme, NodeId)>> {
     let mut found: Option<(QosPolicy, NodeId)> = None;
     for (i, h) in hosts.iter().enumerate() {
-        let Some(s) = h.atm().map(|a| a.driver.config().qos) else { continue };
+        let Some(s) = h.atm().map(|a| a.driver().config().qos) else { continue };
         if s.scheme == Scheme::Noqos {
             continue;
         }

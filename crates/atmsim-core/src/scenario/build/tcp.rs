@@ -137,7 +137,7 @@ pub(super) fn connections(
                 let egress = ends[1 - side];
                 let h = hdr(side);
                 let atm = hosts[n.idx()].atm().expect("an ATM end has a driver");
-                let key = atm.driver.config().mux_key(&h, h.conv_type(), egress);
+                let key = atm.driver().config().mux_key(&h, h.conv_type(), egress);
                 pvcs.push(PvcBinding { node: n, key, egress, vci: d.vci, field: f("vc") });
             }
         }
