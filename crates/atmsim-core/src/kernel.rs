@@ -100,6 +100,17 @@ pub enum TieOrder {
     Random(u64),
 }
 
+impl TieOrder {
+    /// Its name in scenarios and summaries (`simulation.tie_order`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            TieOrder::Fifo => "fifo",
+            TieOrder::Lifo => "lifo",
+            TieOrder::Random(_) => "random",
+        }
+    }
+}
+
 /// The tie is a bijection of the low [`TIE_BITS`] of the sequence number: `seq ^ xor`, then
 /// mixed if `mix`. FIFO: `xor` 0; LIFO: `xor` all ones; random: `xor` the salt, mixed by an
 /// xorshift-multiply permutation of the tie's bits.

@@ -74,6 +74,18 @@ pub enum ClassMatchName {
     ByType,
 }
 
+impl ClassMatchName {
+    pub const ALL: [ClassMatchName; 2] = [ClassMatchName::Pooled, ClassMatchName::ByType];
+
+    /// The name scenarios give it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ClassMatchName::Pooled => "pooled",
+            ClassMatchName::ByType => "by_type",
+        }
+    }
+}
+
 /// `[[serial]]`: a full-duplex point-to-point line between two hosts or routers, at packet
 /// level (Cáceres' 1.5 Mb/s access lines).
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -12,6 +12,7 @@ pub use super::internet::{IpoaSec, LanSec, RouterSec, SerialSec, SignallingSec, 
 use super::table;
 use crate::atm::port::DropPolicyName;
 use crate::atm::sched::Discipline;
+use crate::kernel::TieOrder;
 use crate::transport::tcp::{SsthreshOnLoss, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -95,6 +96,24 @@ pub enum TieOrderSpec {
     Fifo,
     Lifo,
     Random,
+}
+
+impl TieOrderSpec {
+    pub const ALL: [TieOrderSpec; 3] = [TieOrderSpec::Fifo, TieOrderSpec::Lifo, TieOrderSpec::Random];
+
+    /// The engine's order, a random one permuted by `salt`.
+    pub const fn order(self, salt: u64) -> TieOrder {
+        match self {
+            TieOrderSpec::Fifo => TieOrder::Fifo,
+            TieOrderSpec::Lifo => TieOrder::Lifo,
+            TieOrderSpec::Random => TieOrder::Random(salt),
+        }
+    }
+
+    /// The name scenarios give it (the engine's order's).
+    pub const fn name(self) -> &'static str {
+        self.order(0).name()
+    }
 }
 
 /// `[[host]]`: an end system: at most one ATM adapter (a `[[link]]`), serial lines, LANs.
@@ -517,6 +536,11 @@ pub enum AppSec {
         #[serde(default = "media_duration_default")]
         mean_duration_s: f64,
     },
+}
+
+impl AppSec {
+    /// Every `kind`, as scenarios spell it, in declaration order.
+    pub const KINDS: [&'static str; 8] = ["bulk", "ftp", "nntp", "smtp", "telnet", "http", "audio", "video"];
 }
 
 impl Default for AppSec {

@@ -135,8 +135,7 @@ impl Summary {
             batching: net.engine().batching(),
             tie_order: match net.engine().queue().ties() {
                 TieOrder::Fifo => None,
-                TieOrder::Lifo => Some("lifo"),
-                TieOrder::Random(_) => Some("random"),
+                order => Some(order.name()),
             },
             connections: connections::connections(net, window),
             sources: fabric::sources(net, window),

@@ -1,6 +1,7 @@
-//! Each list of names the core reads from scenarios (multiplexing and VC policies, schedulers)
-//! is declared once, as an enum with `ALL` and `name()`: every variant serde knows is in
-//! `ALL`, in serde's order, under serde's name. The binding hands these lists to Python
+//! Each list of names the core reads from scenarios (multiplexing and VC policies, schedulers,
+//! tie orders, class matching, application kinds) is declared once, as an enum with `ALL` and
+//! `name()` (`AppSec::KINDS` for the tagged application sections): every variant serde knows
+//! is in `ALL`, in serde's order, under serde's name. The binding hands these lists to Python
 //! (`atmsim._core`), so Python lists none of them itself.
 
 use atmsim_core::atm::sched::Discipline;
@@ -43,6 +44,29 @@ fn vc_policies_are_listed_once_under_serde_names() {
 #[test]
 fn schedulers_are_listed_once_under_serde_names() {
     check(&Discipline::ALL, Discipline::name);
+}
+
+#[test]
+fn tie_orders_are_listed_once_under_serde_names() {
+    use atmsim_core::scenario::model::TieOrderSpec;
+    check(&TieOrderSpec::ALL, TieOrderSpec::name);
+}
+
+#[test]
+fn class_matches_are_listed_once_under_serde_names() {
+    use atmsim_core::scenario::internet::ClassMatchName;
+    check(&ClassMatchName::ALL, ClassMatchName::name);
+}
+
+/// The application kinds of `[[tcp]]` and `[[traffic]]` (`app.kind`, an internally tagged
+/// enum): `AppSec::KINDS` against the tags serde knows.
+#[test]
+fn application_kinds_are_listed_once_under_serde_names() {
+    use atmsim_core::scenario::model::AppSec;
+    let err = serde_json::from_str::<AppSec>(r#"{"kind": "?"}"#).err().expect("? is no kind").to_string();
+    let list = err.split("expected one of ").nth(1).expect(&err);
+    let tags: Vec<&str> = list.split(['`', ',']).map(str::trim).filter(|s| !s.is_empty() && !s.contains(' ')).collect();
+    assert_eq!(tags, AppSec::KINDS, "AppSec::KINDS against serde's tags");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::kernel::TieOrder;
 use crate::rng::{self, Purpose};
 use crate::scenario::limits::{self, invalid, span};
-use crate::scenario::model::{SimulationSec, TieOrderSpec};
+use crate::scenario::model::SimulationSec;
 use crate::time::{SimDuration, SimTime};
 
 /// The checked `[simulation]` section.
@@ -73,11 +73,7 @@ pub(super) fn settings(
         clock_spread_ppm,
         sample_every,
         batching: batching_override.unwrap_or(sim.batching),
-        ties: match sim.tie_order {
-            TieOrderSpec::Fifo => TieOrder::Fifo,
-            TieOrderSpec::Lifo => TieOrder::Lifo,
-            TieOrderSpec::Random => TieOrder::Random(rng::derive(seed, Purpose::TieOrder, 0)),
-        },
+        ties: sim.tie_order.order(rng::derive(seed, Purpose::TieOrder, 0)),
     })
 }
 

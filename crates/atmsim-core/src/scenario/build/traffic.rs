@@ -161,10 +161,11 @@ fn app(i: usize, a: &AppSec) -> Result<(GenApp, u16)> {
             (GenApp::Video(cfg, duration(&f("mean_duration_s"), *mean_duration_s)?), 5004)
         }
         AppSec::Bulk { .. } => {
+            let kinds: Vec<&str> = AppSec::KINDS.into_iter().filter(|k| *k != "bulk").collect();
             return invalid(
                 format!("traffic[{i}].app"),
-                "expected telnet, ftp, smtp, nntp, http, audio or video (bulk runs only in [[tcp]])",
-            )
+                format!("expected one of {} (bulk runs only in [[tcp]])", kinds.join(", ")),
+            );
         }
     })
 }
