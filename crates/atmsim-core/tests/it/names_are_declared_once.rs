@@ -63,7 +63,7 @@ fn class_matches_are_listed_once_under_serde_names() {
 #[test]
 fn application_kinds_are_listed_once_under_serde_names() {
     use atmsim_core::scenario::model::AppSec;
-    let err = serde_json::from_str::<AppSec>(r#"{"kind": "?"}"#).err().expect("? is no kind").to_string();
+    let err = serde_json::from_str::<AppSec>(r#"{"kind": "?"}"#).expect_err("? is no kind").to_string();
     let list = err.split("expected one of ").nth(1).expect(&err);
     let tags: Vec<&str> = list.split(['`', ',']).map(str::trim).filter(|s| !s.is_empty() && !s.contains(' ')).collect();
     assert_eq!(tags, AppSec::KINDS, "AppSec::KINDS against serde's tags");
