@@ -121,11 +121,22 @@ pub struct AbrEnd {
     /// ACR when it last changed, and when \[cells/s, s\].
     pub last_acr: (f64, f64),
     /// The end's entity in the probe recorder.
-    pub probe: u32,
+    probe: u32,
     pub stats: EndStats,
 }
 
 impl AbrEnd {
+    /// The end's entity in the probe recorder.
+    #[inline]
+    pub fn probe(&self) -> u32 {
+        self.probe
+    }
+
+    /// The probe recorder declared the end as entity `e`.
+    pub fn set_probe(&mut self, e: u32) {
+        self.probe = e;
+    }
+
     /// An RM cell of this VC reaches this end at `now_s` [s]: a forward one is turned around
     /// (the destination's backward RM cell joins the source's queue), a backward one sets the
     /// source's rate. Returns the new ACR [cells/s] if it changed.

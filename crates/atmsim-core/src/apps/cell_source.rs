@@ -23,6 +23,7 @@
 //!   the long-run load falls below ρ by as much.
 
 use crate::dist;
+use crate::header::PacketHeader;
 use crate::ids::{NodeId, PortId};
 use crate::rng::Stream;
 use crate::time::SimDuration;
@@ -80,7 +81,51 @@ pub struct CellSource {
     pub bytes_rcvd_warm: u64,
 }
 
+/// What a source sends after one of its frames has left the adapter
+/// ([`CellSource::frame_left`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterFrame {
+    /// A greedy source: a frame of this many IP bytes, now.
+    Now(u32),
+    /// An on/off source: its next burst (IP bytes) after an off period.
+    After(SimDuration, u32),
+}
+
 impl CellSource {
+    /// The source's first message or burst at the start of the run: (gap before it, IP
+    /// bytes). `None` for a greedy source, which queues two frames at once and one more per
+    /// frame sent.
+    pub fn first(&mut self) -> Option<(SimDuration, u32)> {
+        self.next_message().or_else(|| self.pattern.next_burst())
+    }
+
+    /// A frame of the source has left the adapter: what it sends next (`None`: a Poisson
+    /// source, whose messages come on their own clock).
+    pub fn frame_left(&mut self) -> Option<AfterFrame> {
+        match &mut self.pattern {
+            Pattern::Greedy { frame_bytes } => Some(AfterFrame::Now(*frame_bytes)),
+            pattern @ Pattern::OnOff { .. } => pattern.next_burst().map(|(off, b)| AfterFrame::After(off, b)),
+            Pattern::Poisson { .. } => None,
+        }
+    }
+
+    /// Where its frames enter the fabric: (host, adapter port, VCI), and their IP header.
+    pub fn adapter(&self) -> (NodeId, PortId, u32, PacketHeader) {
+        (self.host, self.port, self.vci, PacketHeader::raw(self.host, self.peer))
+    }
+
+    /// The adapter accepted a frame of `ip_bytes`.
+    pub fn sent(&mut self, ip_bytes: u32) {
+        self.frames_sent += 1;
+        self.cells_sent += crate::atm::aal5::cells_for(ip_bytes) as u64;
+    }
+
+    /// A frame of `ip_bytes` was reassembled at the far end.
+    pub fn received(&mut self, ip_bytes: u32) {
+        self.frames_rcvd += 1;
+        self.bytes_rcvd += ip_bytes as u64;
+    }
+
     /// Draw the next Poisson message: (gap before it, its IP bytes so that AAL5 needs exactly
     /// the drawn number of cells). `None` for a greedy source.
     pub fn next_message(&mut self) -> Option<(SimDuration, u32)> {

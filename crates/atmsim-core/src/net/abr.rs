@@ -104,7 +104,7 @@ impl Network {
                 if let (Some((a, slot)), Direction::Forward) = (end.local, rm.dir) {
                     self.fabric.er.allocators[a as usize].on_forward_rm(now, slot, &rm);
                 }
-                Cell { vci, frame: self.fabric.rm.alloc(rm), flags: flags::RM }
+                Cell { vci, frame: self.fabric.alloc_rm(rm), flags: flags::RM }
             }
         };
         if let Some((a, slot)) = self.abr.ends[e as usize].local {
@@ -130,7 +130,7 @@ impl Network {
     #[cold]
     #[inline(never)]
     pub(super) fn abr_at_host(&mut self, h: NodeId, cell: Cell) {
-        let mut rm = self.fabric.rm.deliver(cell.frame);
+        let mut rm = self.fabric.deliver_rm(cell.frame);
         let Some(e) = self.abr.receiver(h, cell.vci) else {
             return; // an RM cell on a VC that is not ABR here: delivered, ignored
         };
@@ -143,7 +143,7 @@ impl Network {
         let end = &mut self.abr.ends[e as usize];
         if let Some(acr) = end.rm_arrived(&rm, now_s) {
             if self.measure.sample_every().is_some() {
-                self.measure.push(now_s, end.probe, Metric::AcrBps, acr * CELL_BITS as f64);
+                self.measure.push(now_s, end.probe(), Metric::AcrBps, acr * CELL_BITS as f64);
             }
         }
         self.abr_schedule(e);
@@ -156,7 +156,7 @@ impl Network {
             return;
         }
         let end = &self.abr.ends[e as usize];
-        let (t, p) = (self.eng.now.as_secs_f64(), end.probe);
+        let (t, p) = (self.eng.now.as_secs_f64(), end.probe());
         let (ip, backlog) = (end.ip_queue_data() as f64, end.backlog_data() as f64);
         self.measure.push(t, p, Metric::IpQueueData, ip);
         self.measure.push(t, p, Metric::BacklogData, backlog);
@@ -169,7 +169,7 @@ impl Network {
         }
         for e in 0..self.abr.ends.len() {
             let end = &self.abr.ends[e];
-            self.measure.push(0.0, end.probe, Metric::AcrBps, end.source.acr() * CELL_BITS as f64);
+            self.measure.push(0.0, end.probe(), Metric::AcrBps, end.source.acr() * CELL_BITS as f64);
             self.abr_trace_queue(e as u32);
         }
     }

@@ -66,9 +66,7 @@ impl Network {
         let dg = self.ip.datagrams.get(d);
         if let Payload::Raw { source } = dg.payload {
             let bytes = self.ip.datagrams.deliver(d).ip_bytes;
-            let s = &mut self.apps.sources[source as usize];
-            s.frames_rcvd += 1;
-            s.bytes_rcvd += bytes as u64;
+            self.apps.sources[source as usize].received(bytes);
             return;
         }
         match self.ip.hosts[n.idx()].demux(&dg.hdr) {

@@ -36,7 +36,7 @@ impl Network {
         }
         for s in 0..self.apps.sources.len() {
             let id = SourceId(s as u32);
-            let first = self.apps.sources[s].next_message().or_else(|| self.apps.sources[s].pattern.next_burst());
+            let first = self.apps.sources[s].first();
             match first {
                 // Poisson: the first message after its random gap; on/off: the first burst
                 // after an off period.

@@ -5,9 +5,8 @@
 //! ([`AppEv::Message`]) handed to the adapter as whole AAL5 frames.
 
 use super::{AppEv, Ev, Network};
-use crate::apps::cell_source::Pattern;
+use crate::apps::cell_source::AfterFrame;
 use crate::atm::cell::Cell;
-use crate::header::PacketHeader;
 use crate::ids::{PortId, SourceId};
 use crate::transport::Payload;
 
@@ -19,8 +18,7 @@ impl Network {
         if !cell.is_eof() {
             return None;
         }
-        let vs = self.fabric.ports[p.idx()].vcs.get(cell.vci as usize)?;
-        if !vs.notify_source {
+        if !self.fabric.ports[p.idx()].notifies_source(cell.vci) {
             return None;
         }
         match self.ip.datagrams.get(self.fabric.frames.get(cell.frame).dgram).payload {
@@ -32,30 +30,21 @@ impl Network {
     /// A frame of source `s` has left the adapter: a greedy source queues the next frame, an
     /// on/off source schedules its next burst after an off period.
     pub(super) fn source_frame_left(&mut self, s: SourceId) {
-        match &mut self.apps.sources[s.idx()].pattern {
-            Pattern::Greedy { frame_bytes } => {
-                let b = *frame_bytes;
-                self.source_send(s, b);
+        match self.apps.sources[s.idx()].frame_left() {
+            Some(AfterFrame::Now(bytes)) => self.source_send(s, bytes),
+            Some(AfterFrame::After(off, bytes)) => {
+                self.eng.q.schedule(self.eng.now + off, Ev::App(AppEv::Message(s, bytes)));
             }
-            pattern @ Pattern::OnOff { .. } => {
-                if let Some((off, bytes)) = pattern.next_burst() {
-                    self.eng.q.schedule(self.eng.now + off, Ev::App(AppEv::Message(s, bytes)));
-                }
-            }
-            Pattern::Poisson { .. } => {}
+            None => {}
         }
     }
 
     /// Hand one frame of source `s` to its adapter.
     pub(super) fn source_send(&mut self, s: SourceId, ip_bytes: u32) {
-        let src = &self.apps.sources[s.idx()];
-        let (h, port, vci) = (src.host, src.port, src.vci);
-        let hdr = PacketHeader::raw(src.host, src.peer);
+        let (h, port, vci, hdr) = self.apps.sources[s.idx()].adapter();
         let d = self.new_datagram(hdr, Payload::Raw { source: s.0 }, ip_bytes);
         if self.send_datagram(h, port, vci, d) {
-            let src = &mut self.apps.sources[s.idx()];
-            src.frames_sent += 1;
-            src.cells_sent += crate::atm::aal5::cells_for(ip_bytes) as u64;
+            self.apps.sources[s.idx()].sent(ip_bytes);
         }
     }
 

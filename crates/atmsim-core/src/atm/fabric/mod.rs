@@ -19,7 +19,7 @@ use super::link::{each, Link, Sink};
 use super::port::{DropReason, OutPort};
 use super::shaping::{ShaperKind, Shapers};
 use super::switch::Switch;
-use crate::abr::{ErPorts, RmCells};
+use crate::abr::{ErPorts, RmCell, RmCells};
 use crate::ids::{DatagramId, LinkId, NodeId, PortId};
 use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
@@ -225,6 +225,18 @@ impl Fabric {
             link_due: Vec::new(),
             due_inputs,
         }
+    }
+
+    /// An RM cell leaves its source: the frame id its cell carries.
+    #[inline]
+    pub fn alloc_rm(&mut self, rm: RmCell) -> u32 {
+        self.rm.alloc(rm)
+    }
+
+    /// The RM cell of frame id `f` reached its end.
+    #[inline]
+    pub fn deliver_rm(&mut self, f: u32) -> RmCell {
+        self.rm.deliver(f)
     }
 
     /// Whether switch `s` is drained by its readers ([`drained`]).

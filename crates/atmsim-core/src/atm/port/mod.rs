@@ -332,6 +332,12 @@ pub struct OutPort {
 }
 
 impl OutPort {
+    /// Whether the cell source on VC `vci` waits to hear that its frames have left.
+    #[inline]
+    pub fn notifies_source(&self, vci: u32) -> bool {
+        self.vcs.get(vci as usize).is_some_and(|v| v.notify_source)
+    }
+
     pub fn new(name: String, link: LinkId, d: Discipline, limit: u32, policy: DropPolicy, ser: Serializer) -> Self {
         let mut port = OutPort {
             name,
