@@ -1,7 +1,8 @@
 //! Links: cell transmission at a fixed cell rate, then propagation delay.
 //!
-//! Owns: [`Preset`] (the physical layers of the studies, as *cell-carrying* rates) and
-//! [`Link`], one direction of a physical link with its cells in flight.
+//! Owns: [`Preset`] (the physical layers of the studies, as *cell-carrying* rates), where a
+//! link delivers ([`Sink`], with a switch input's VC translation [`Route`]s) and the cells
+//! in flight on it ([`CellPipe`]). The fabric runs the links ([`crate::atm::fabric::link`]).
 //!
 //! A link's rate is the rate at which it carries 53-byte cells: physical-layer framing
 //! (SONET overhead, TAXI 4B/5B coding, PLCP) is already taken out. Hence OC-3c is
@@ -12,7 +13,7 @@
 
 use super::cell::Cell;
 use crate::ids::{NodeId, PortId, SwitchId};
-use crate::time::{Rate, SimDuration, SimTime};
+use crate::time::{Rate, SimTime};
 use std::collections::VecDeque;
 
 /// Named physical layers.
@@ -69,17 +70,6 @@ pub enum Sink {
 pub struct Route {
     pub port: PortId,
     pub vci: u32,
-}
-
-/// What every cell launched onto a link needs besides its place in the pipe ([`Link::each`]).
-pub mod each {
-    /// An arrival event: the link ends at a switch that takes an event per arrival (not
-    /// drained by its readers, `atm::fabric::drained`); otherwise only frame ends and RM
-    /// cells get one.
-    pub const STEP: u8 = 1;
-    /// Its arrival time told to the switch at the far end, drained through its inputs' next
-    /// arrivals (`atm::fabric::due`).
-    pub const DUE: u8 = 2;
 }
 
 /// Cells in flight on a link with their arrival times, non-decreasing, and the head's
@@ -173,42 +163,6 @@ impl CellPipe {
     #[inline(always)]
     fn reread_head(&mut self) {
         self.head = self.cells.front().map_or(SimTime::MAX, |&(t, _)| t);
-    }
-}
-
-/// One direction of a physical link.
-pub struct Link {
-    pub name: String,
-    pub rate: Rate,
-    pub delay: SimDuration,
-    /// The port that transmits onto this link.
-    pub from: PortId,
-    pub to: Sink,
-    /// Cells in flight with their arrival times.
-    pub pipe: CellPipe,
-    /// What every cell launched onto the link needs besides its place in the pipe ([`each`]):
-    /// nothing (0) into a host or a switch drained by its readers that scans its inputs.
-    pub each: u8,
-    /// Cells that reached the far end.
-    pub cells_delivered: u64,
-    /// Into a switch that takes an event per arrival: the time of the pending `Arrive` event
-    /// that the chain of arrivals waits for (`SimTime::MAX`: none). The event may come before
-    /// the cell (a lower bound) and then arms the next; an earlier cell arms an earlier event.
-    /// Into a host or a drained switch: the earliest pending `Arrive` event that the feeding
-    /// port armed ahead for a frame end whose end it knew exactly (`atm::fabric::ahead`); that
-    /// cell makes no second event when it starts, and the event arms the next (stale if the
-    /// cell was delayed: then its start arms its own).
-    pub armed_at: SimTime,
-}
-
-impl Link {
-    /// Translation at the far end, if it is a switch.
-    #[inline]
-    pub fn route(&self, vci: u32) -> Option<Route> {
-        match &self.to {
-            Sink::Switch { table, .. } => table.get(vci as usize).copied().flatten(),
-            Sink::Host(_) => None,
-        }
     }
 }
 

@@ -11,9 +11,9 @@
 //! - [`port`] — output buffers, tail/PPD/EPD admission, a strict-priority control (signalling)
 //!   class, the transmitter;
 //! - [`shaping`] — the GCRA (ITU-T I.371), shapers and pacing at host adapters;
-//! - [`switch`] — output-queued switches and their VC translation tables;
-//! - [`fabric`] — all of them in a running network: ports, links, switches, shapers, the
-//!   frames in flight, the cell ledger and the ATM layer's events.
+//! - [`fabric`] — all of them in a running network: ports, links, output-queued switches
+//!   ([`fabric::switch`]; their VC translation tables are the links'), shapers, the frames in
+//!   flight, the cell ledger and the ATM layer's events.
 
 pub mod aal5;
 pub mod cell;
@@ -24,4 +24,3 @@ pub mod priority;
 pub mod regulator;
 pub mod sched;
 pub mod shaping;
-pub mod switch;

@@ -19,7 +19,8 @@
 
 use super::{AtmEv, Clock, Fabric, Up};
 use crate::atm::cell::{flags, Cell};
-use crate::atm::link::{each, Sink};
+use super::link::each;
+use crate::atm::link::Sink;
 use crate::ids::{LinkId, PortId};
 use crate::time::SimTime;
 
@@ -463,7 +464,7 @@ impl Fabric {
 
     /// A watched cell (a frame end or RM cell) waiting at the port feeding link `l`, which ends
     /// at a host or a drained switch, will end exactly at `end`: its arrival gets its event now,
-    /// unless one no later is pending ([`crate::atm::link::Link::armed_at`]), and the port needs
+    /// unless one no later is pending ([`super::link::Link::armed_at`]), and the port needs
     /// no event of its own for it. When that event fires, the port is brought up to date and
     /// armed again ([`Fabric::arrived`]).
     #[inline]

@@ -89,7 +89,8 @@
 
 use super::{AtmEv, Clock, Fabric};
 use crate::atm::cell::{flags, Cell};
-use crate::atm::link::{each, CellPipe, Sink};
+use super::link::each;
+use crate::atm::link::{CellPipe, Sink};
 use crate::ids::{LinkId, PortId};
 use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};

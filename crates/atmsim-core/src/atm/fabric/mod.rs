@@ -10,15 +10,17 @@
 //! - [`drained`] — switches drained by their readers: their arrivals take no event each;
 //! - [`due`] — drained switches of many inputs, which keep their inputs in order of their next
 //!   arrivals instead of scanning them;
+//! - [`link`] — the links: cells in flight and their arrival events;
+//! - [`switch`] — the switches: output ports, inputs, and how far a drained one has switched;
 //! - this module — admission at an output port in the model's order (DESIGN §2b), starting a
 //!   transmitter, a cell's arrival event, and the ledger of lost cells.
 
 use super::aal5::{Frames, Reassembled, Reassembler};
 use super::cell::{flags, Cell};
-use super::link::{each, Link, Sink};
+use super::link::Sink;
+use link::each;
 use super::port::{DropReason, OutPort};
 use super::shaping::{ShaperKind, Shapers};
-use super::switch::Switch;
 use crate::abr::{ErPorts, RmCell, RmCells};
 use crate::ids::{DatagramId, LinkId, NodeId, PortId};
 use crate::signalling::SIG_VCI;
@@ -27,7 +29,12 @@ use crate::time::{SimDuration, SimTime};
 pub mod ahead;
 pub mod drained;
 pub mod due;
+pub mod link;
 pub mod stepped;
+pub mod switch;
+
+pub use link::Link;
+pub use switch::Switch;
 
 /// What the fabric needs of the event loop: the time, and a queue for its events.
 pub trait Clock {

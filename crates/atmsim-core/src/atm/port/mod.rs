@@ -1,7 +1,7 @@
 //! Output ports: buffer, admission (tail drop, PPD, EPD), scheduler and transmitter.
 //!
 //! Owns: [`OutPort`], [`DropPolicy`], [`PortStats`]. The same port serves a host adapter's
-//! outgoing link and a switch output (DESIGN §2, `atm::switch`; MAGIC §2.2: the Fore
+//! outgoing link and a switch output (DESIGN §2, `atm::fabric::switch`; MAGIC §2.2: the Fore
 //! ASX-100 has 256-cell output buffers per port).
 //!
 //! **Admission at a switch** is per cell, with per-VC frame state (a VC is "between frames"
@@ -71,7 +71,7 @@
 //! waiting or sources waiting on frames knows a watched cell's end exactly
 //! ([`OutPort::watched_end`]: later arrivals join behind it), so it makes the cell's arrival
 //! event at the far end at once and needs no event of its own; that arrival arms the next
-//! ([`crate::atm::link::Link::armed_at`]). For a FIFO or round robin the start of
+//! ([`crate::atm::fabric::link::Link::armed_at`]). For a FIFO or round robin the start of
 //! a waiting cell follows from the service order of the cells present
 //! ([`crate::time::Serializer::peek_units`]); beyond a few thousand places (64 for round
 //! robin, whose places are spread over its VCs' queues), it is a lower bound and the event

@@ -9,9 +9,10 @@
 use super::nodes::check_unique_name;
 use super::nodes::{Names, Node};
 use super::simulation::Run;
-use crate::atm::link::{Link, Preset, Sink};
+use crate::atm::fabric::Link;
+use crate::atm::link::{Preset, Sink};
 use crate::atm::port::{DropPolicy, DropPolicyName, OutPort};
-use crate::atm::switch::Switch;
+use crate::atm::fabric::Switch;
 use crate::error::Result;
 use crate::ids::{LinkId, PortId};
 use crate::ip::Host;
@@ -82,7 +83,7 @@ pub(super) fn links(
             let pid = cabling.add(from, to, port, format!("{name}:{from_name}->{to_name}"), rate, delay);
             match from {
                 Node::Host(h) => hosts[h.idx()].set_port(pid),
-                Node::Switch(s) => switches[s.idx()].ports.push(pid),
+                Node::Switch(s) => switches[s.idx()].add_port(pid),
             }
         }
     }
@@ -105,17 +106,7 @@ impl Cabling {
             Node::Host(h) => Sink::Host(h),
             Node::Switch(s) => Sink::Switch { switch: s, table: Vec::new() },
         };
-        self.links.push(Link {
-            name,
-            rate,
-            delay,
-            from: pid,
-            to: sink,
-            pipe: Default::default(),
-            each: if matches!(to, Node::Switch(_)) { crate::atm::link::each::STEP } else { 0 },
-            cells_delivered: 0,
-            armed_at: crate::time::SimTime::MAX,
-        });
+        self.links.push(Link::new(name, rate, delay, pid, sink));
         pid
     }
 

@@ -7,7 +7,7 @@
 
 use super::interrupt::Interrupt;
 use crate::atm::port::DropPolicyName;
-use crate::atm::switch::Switch;
+use crate::atm::fabric::Switch;
 use crate::error::{Error, Result};
 use crate::ids::{NodeId, SwitchId};
 use crate::ip::cpu::{Cost, Cpu};

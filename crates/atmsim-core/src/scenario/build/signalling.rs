@@ -11,7 +11,7 @@
 use super::links::Cabling;
 use super::nodes::Node;
 use crate::atm::link::Sink;
-use crate::atm::switch::Switch;
+use crate::atm::fabric::Switch;
 use crate::error::Result;
 use crate::ids::NodeId;
 use crate::ip::Host;
@@ -79,7 +79,7 @@ pub(super) fn signalling(
     let mut outs: Vec<(Node, Vec<crate::ids::PortId>)> = switches
         .iter()
         .enumerate()
-        .map(|(i, sw)| (Node::Switch(crate::ids::SwitchId(i as u32)), sw.ports.clone()))
+        .map(|(i, sw)| (Node::Switch(crate::ids::SwitchId(i as u32)), sw.ports().to_vec()))
         .collect();
     for n in node_of_ctrl.iter().skip(nsw).flatten() {
         outs.push((Node::Host(*n), vec![hosts[n.idx()].port().expect("adapter")]));
