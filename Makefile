@@ -59,13 +59,15 @@ fuzz: setup
 # the library's test binary (src/lib.rs), so `--lib` runs them all, and the examples are
 # type-checked after (their build would compile the core a second time, as a plain library;
 # the core has no doc tests). Then clippy on every target of both crates, warnings as errors
-# (in the test profile, so it reuses the dependencies the tests just checked). MAKEFLAGS
+# (in the test profile, so it reuses the dependencies the tests just checked), and the API
+# documentation of both crates, warnings as errors (a broken intra-doc link). MAKEFLAGS
 # emptied: under `make test` it names the jobserver of the -j2 make, whose descriptors make
 # does not pass on, and cargo warned that it could not open them.
 test-rust:
 	MAKEFLAGS= cargo test -p atmsim-core --lib
 	MAKEFLAGS= cargo check --profile test -p atmsim-core --examples
 	MAKEFLAGS= cargo clippy --profile test -p atmsim-core -p atmsim-py --all-targets -- -D warnings
+	MAKEFLAGS= RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p atmsim-core -p atmsim-py
 
 # The linter and the type checker (`make lint`; configured in pyproject.toml, [tool.ruff] and
 # [tool.mypy]; a few seconds each), then pytest on PYTEST_JOBS worker processes (pytest-xdist;

@@ -27,8 +27,10 @@
 //!    tcplib conversations, connection slots, traffic generators, UDP flows, cell sources.
 //! 10. [`net`] — the running network: one owner per layer ([`net::Network`]: the fabric,
 //!     [`iface::Interfaces`], [`ip::IpLayer`], [`apps::Workload`], [`measure::Measurement`],
-//!     the ABR and signalling planes, the engine) and the glue between them. Events are
-//!     grouped per layer ([`net::Ev`]) and each layer's are handled in its own file of
+//!     the ABR and signalling planes, the engine; each keeps its fields and answers through
+//!     its methods, and the summary reads them through the network's read-only view) and
+//!     the glue between them. Events are grouped per layer ([`net::Ev`]) and each layer's
+//!     are handled in its own file of
 //!     `net/`; the files call down, and what must go up at once goes through an upcall
 //!     trait the router (`net/run.rs`) implements (the module's docs have the table).
 //! 11. [`measure`] — probes and time series, each metric named once ([`measure::Metric`]);
@@ -39,8 +41,8 @@
 //!     per section under `scenario/build/`).
 //! 13. [`api`] — the entry points the Python package and tests call.
 //!
-//! Where things are handled: a **cell** in [`atm`] (ports, links, switches; its AAL5 frame
-//! in [`atm::aal5`]) and, as events, in [`atm::fabric`] (`AtmEv::PortTx`, `AtmEv::Arrive`);
+//! Where things are handled: a **cell** in [`atm`] (ports, links; its AAL5 frame in
+//! [`atm::aal5`]) and, as events, in [`atm::fabric`] (which also owns the switches) (`AtmEv::PortTx`, `AtmEv::Arrive`);
 //! a **datagram** is created in `net/adapter.rs` (`new_datagram`), routed in `net/ip.rs`
 //! (`ip_output`, `ip_input`: the forwarding table, then a serial line, a LAN or the ATM
 //! driver, whose `Send` becomes `send_datagram` in `net/adapter.rs`), reassembled and handed

@@ -40,7 +40,7 @@ use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::time::Duration;
 
-/// Default snap length [bytes]: the headers and a little payload (which is zeros anyway).
+/// Default snap length \[bytes\]: the headers and a little payload (which is zeros anyway).
 pub const DEFAULT_SNAPLEN: u32 = 96;
 /// Smallest snap length accepted: the largest header atmsim writes (IPv4 20 + TCP 28).
 pub const MIN_SNAPLEN: u32 = 48;
@@ -55,7 +55,7 @@ const TTL: u8 = 64;
 /// The payload of every synthesized packet (for the TCP checksum over the full length).
 static ZEROS: [u8; 65536] = [0; 65536];
 
-/// UDP header [bytes].
+/// UDP header \[bytes\].
 pub const UDP_HEADER_BYTES: u32 = 8;
 
 /// IPv4 address of host `h`: `10.0.0.0 + index + 1`.

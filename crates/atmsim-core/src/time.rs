@@ -27,7 +27,7 @@ pub const PS_PER_SEC: u64 = 1_000_000_000_000;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimTime(pub u64);
 
-/// A span of simulated time [ps].
+/// A span of simulated time \[ps\].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimDuration(pub u64);
 

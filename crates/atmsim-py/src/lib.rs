@@ -2,8 +2,8 @@
 //!
 //! Two functions, and the names the core declares:
 //!
-//! * [`validate`] — parse and validate a scenario text, raise on error (interruptible as `run`);
-//! * [`run`] — parse, validate and run it, with the GIL released while the simulation runs;
+//! * `validate` — parse and validate a scenario text, raise on error (interruptible as `run`);
+//! * `run` — parse, validate and run it, with the GIL released while the simulation runs;
 //! * constants: the metric names, policy and scheduler names, Mah's configurations and the
 //!   summary's sections (`names`).
 //!

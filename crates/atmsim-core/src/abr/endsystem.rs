@@ -137,7 +137,7 @@ impl AbrEnd {
         self.probe = e;
     }
 
-    /// An RM cell of this VC reaches this end at `now_s` [s]: a forward one is turned around
+    /// An RM cell of this VC reaches this end at `now_s` \[s\]: a forward one is turned around
     /// (the destination's backward RM cell joins the source's queue), a backward one sets the
     /// source's rate. Returns the new ACR [cells/s] if it changed.
     pub fn rm_arrived(&mut self, rm: &RmCell, now_s: f64) -> Option<f64> {

@@ -18,7 +18,7 @@
 //!   rate; the *off* period starts when the burst's last cell has left the adapter and lasts a
 //!   geometric number of cell slots of that link, k ∈ {0, 1, …} with mean
 //!   `E[B]·(1 − ρ)/ρ`, where ρ = `load_bps` / link rate. Alone on its link the source offers
-//!   exactly ρ in the long run: E[B] / (E[B] + E[off]) = ρ. It starts in an off period (a
+//!   exactly ρ in the long run: E\[B\] / (E\[B\] + E\[off\]) = ρ. It starts in an off period (a
 //!   random phase). Sharing the adapter port with other VCs stretches its on periods, and
 //!   the long-run load falls below ρ by as much.
 
@@ -37,7 +37,7 @@ pub enum Pattern {
     Poisson {
         /// Mean time between messages.
         mean_gap: SimDuration,
-        /// Geometric parameter and truncation of the message length [cells].
+        /// Geometric parameter and truncation of the message length \[cells\].
         p: f64,
         max_cells: u64,
         rng: Stream,

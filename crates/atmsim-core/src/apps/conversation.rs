@@ -203,7 +203,7 @@ pub struct ConvApp {
     pub c2s_bytes_in_complete_msgs: u64,
     /// Bytes read beyond what the script expected (must stay 0).
     pub unexpected_bytes: u64,
-    /// TELNET echo delays: (time of the write, delay) [s].
+    /// TELNET echo delays: (time of the write, delay) \[s\].
     pub echo_samples: Vec<(f64, f64)>,
 }
 

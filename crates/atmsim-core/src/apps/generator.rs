@@ -39,7 +39,7 @@ pub enum GenApp {
     /// A Web browser placed on a workstation that has none, running until the end of the
     /// run (Mah §3.3.8, App. A).
     Browser,
-    /// An audio conversation over UDP, of exponential duration with this mean [s] (§3.3.6).
+    /// An audio conversation over UDP, of exponential duration with this mean \[s\] (§3.3.6).
     Audio(VoiceConfig, f64),
     /// A video conversation over UDP (§3.3.7, App. B), duration as audio.
     Video(VicConfig, f64),
@@ -86,7 +86,7 @@ pub struct GenStats {
     /// Arrivals that opened nothing: no server other than the client to talk to, or
     /// [`Generator::max_open`] conversations already open.
     pub skipped: u64,
-    /// Durations of completed conversations [s] (open to close).
+    /// Durations of completed conversations \[s\] (open to close).
     pub durations_s: Vec<f64>,
     /// Largest number of its conversations open at once.
     pub max_open: u64,

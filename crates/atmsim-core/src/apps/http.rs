@@ -54,21 +54,21 @@ use crate::rng::Stream;
 use crate::time::SimDuration;
 use std::sync::OnceLock;
 
-/// The idle threshold that separates documents [s] (§A.5.4): every think time exceeds it.
+/// The idle threshold that separates documents \[s\] (§A.5.4): every think time exceeds it.
 const T_THRESH_S: f64 = 1.0;
 
 /// The five empirical distributions of the 19 Sep 1995 trace (Table A-2).
 #[derive(Debug)]
 pub struct HttpTables {
-    /// HTTP request length, client to server [bytes] (Table A-4).
+    /// HTTP request length, client to server \[bytes\] (Table A-4).
     pub request_bytes: EmpiricalCdf,
-    /// HTTP reply length, server to client [bytes] (Tables ).
+    /// HTTP reply length, server to client \[bytes\] (Tables ).
     pub reply_bytes: EmpiricalCdf,
-    /// Files (one TCP connection each) per document [count] (Table A-7).
+    /// Files (one TCP connection each) per document \[count\] (Table A-7).
     pub files_per_page: EmpiricalCdf,
-    /// Consecutive documents retrieved from one server [count] (Tables ).
+    /// Consecutive documents retrieved from one server \[count\] (Tables ).
     pub consecutive_docs: EmpiricalCdf,
-    /// User think time between documents [s] (Table A-8).
+    /// User think time between documents \[s\] (Table A-8).
     pub think_time_s: EmpiricalCdf,
 }
 
@@ -91,12 +91,12 @@ pub fn tables() -> &'static HttpTables {
     })
 }
 
-/// Length of one HTTP request [bytes], at least 1 (`Request()` of Fig A-6).
+/// Length of one HTTP request \[bytes\], at least 1 (`Request()` of Fig A-6).
 pub fn request_bytes(r: &mut Stream) -> u64 {
     whole(tables().request_bytes.sample(r))
 }
 
-/// Length of one HTTP reply [bytes], at least 1 (`Reply()` of Fig A-7).
+/// Length of one HTTP reply \[bytes\], at least 1 (`Reply()` of Fig A-7).
 pub fn reply_bytes(r: &mut Stream) -> u64 {
     whole(tables().reply_bytes.sample(r))
 }

@@ -14,15 +14,15 @@ use std::sync::OnceLock;
 pub struct Tables {
     /// User bytes per TELNET originator packet.
     pub telnet_pktsize: EmpiricalCdf,
-    /// Gap between TELNET originator packets [ms].
+    /// Gap between TELNET originator packets \[ms\].
     pub telnet_interarrival_ms: EmpiricalCdf,
-    /// TELNET conversation length [ms].
+    /// TELNET conversation length \[ms\].
     pub telnet_duration_ms: EmpiricalCdf,
     /// Items (files) per FTP conversation.
     pub ftp_nitems: EmpiricalCdf,
     /// Bytes per FTP item.
     pub ftp_itemsize: EmpiricalCdf,
-    /// FTP control-connection segment size [bytes].
+    /// FTP control-connection segment size \[bytes\].
     pub ftp_ctlsize: EmpiricalCdf,
     /// Articles per NNTP conversation.
     pub nntp_nitems: EmpiricalCdf,

@@ -46,7 +46,7 @@ pub struct UdpStats {
     pub sent: u64,
     pub delivered: u64,
     pub bytes_delivered: u64,
-    /// Sum and maximum of one-way delays of delivered datagrams [ps].
+    /// Sum and maximum of one-way delays of delivered datagrams \[ps\].
     pub delay_sum_ps: u128,
     pub delay_max_ps: u64,
     /// Delivered later than `late_after`.

@@ -60,28 +60,28 @@ use std::sync::OnceLock;
 
 /// Statistics of the 1 Nov 1995 vgw trace (§B.3–§B.4.3).
 pub mod trace {
-    /// Mean CR payload [bytes].
+    /// Mean CR payload \[bytes\].
     pub const CR_SIZE_MEAN: f64 = 758.0;
-    /// Mean BG payload [bytes].
+    /// Mean BG payload \[bytes\].
     pub const BG_SIZE_MEAN: f64 = 338.0;
-    /// Mean and longest CR run [packets].
+    /// Mean and longest CR run \[packets\].
     pub const CR_RUN_MEAN: f64 = 5.03;
     pub const CR_RUN_MAX: u32 = 37;
-    /// Mean and longest BG run [packets].
+    /// Mean and longest BG run \[packets\].
     pub const BG_RUN_MEAN: f64 = 4.43;
     pub const BG_RUN_MAX: u32 = 462;
     /// Mean payload rate over the whole trace [bit/s].
     pub const RATE_BPS: f64 = 56_000.0;
-    /// Packets, CR and BG payload [bytes, 10⁶-byte MB] and duration [s] of the trace.
+    /// Packets, CR and BG payload [bytes, 10⁶-byte MB] and duration \[s\] of the trace.
     pub const PACKETS: u64 = 69_135;
     pub const CR_BYTES: f64 = 27.9e6;
     pub const BG_BYTES: f64 = 10.9e6;
     pub const DURATION_S: f64 = 92.0 * 60.0;
 }
 
-/// Smallest UDP payload: RTP header (12 B) + RTP H.261 header (4 B) [bytes].
+/// Smallest UDP payload: RTP header (12 B) + RTP H.261 header (4 B) \[bytes\].
 pub const MIN_PAYLOAD: u32 = 16;
-/// Largest UDP payload: vic's default `mtu` [bytes].
+/// Largest UDP payload: vic's default `mtu` \[bytes\].
 pub const MAX_PAYLOAD: u32 = 1024;
 
 /// Target rates of the video encoder.
@@ -171,13 +171,13 @@ impl DiscreteLaw {
 /// The four laws of the model (reconstructions; see the module docs).
 #[derive(Debug)]
 pub struct Laws {
-    /// `packets_CR`: CR run length [packets], truncated geometric on {1, …, 37}.
+    /// `packets_CR`: CR run length \[packets\], truncated geometric on {1, …, 37}.
     pub packets_cr: DiscreteLaw,
-    /// `packets_BG`: BG run length [packets], power law on {1, …, 462}.
+    /// `packets_BG`: BG run length \[packets\], power law on {1, …, 462}.
     pub packets_bg: DiscreteLaw,
-    /// `size_CR`: CR payload [bytes], truncated geometric on {16, …, 1024}.
+    /// `size_CR`: CR payload \[bytes\], truncated geometric on {16, …, 1024}.
     pub size_cr: DiscreteLaw,
-    /// `size_BG`: BG payload [bytes], truncated geometric on {16, …, 1024}.
+    /// `size_BG`: BG payload \[bytes\], truncated geometric on {16, …, 1024}.
     pub size_bg: DiscreteLaw,
 }
 

@@ -43,7 +43,7 @@ use std::sync::OnceLock;
 /// One packet to send now, and when the next one goes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Packet {
-    /// UDP payload [bytes].
+    /// UDP payload \[bytes\].
     pub payload_bytes: u32,
     /// Time from this packet to the next one.
     pub gap: SimDuration,
@@ -52,7 +52,7 @@ pub struct Packet {
 /// Audio packetization.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VoiceConfig {
-    /// UDP payload of every packet [bytes]. Default 160 (decision 1).
+    /// UDP payload of every packet \[bytes\]. Default 160 (decision 1).
     pub payload_bytes: u32,
     /// Time between packets within a talkspurt. Default 20 ms (decision 1).
     pub interval: SimDuration,
@@ -74,9 +74,9 @@ impl VoiceConfig {
 /// The tcplib packet-voice tables (Danzig & Jamin 1991, `phone.h`).
 #[derive(Debug)]
 pub struct PhoneTables {
-    /// Talkspurt (on) length [ms].
+    /// Talkspurt (on) length \[ms\].
     pub talkspurt_ms: EmpiricalCdf,
-    /// Pause (off) length [ms].
+    /// Pause (off) length \[ms\].
     pub pause_ms: EmpiricalCdf,
 }
 

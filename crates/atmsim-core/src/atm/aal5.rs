@@ -4,7 +4,7 @@
 //! datagram it carries and how many of its cells are still unresolved) and the per-VC
 //! [`Reassembler`]. A frame knows its datagram only by id ([`crate::ip::datagram`]): the
 //! fabric never sees what a datagram carries. When a frame ends without being delivered,
-//! its datagram id is left in [`Frames::orphans`] for the IP layer to account as lost.
+//! its datagram id is left in `Frames::orphans` ([`Frames::take_orphans`]) for the IP layer to account as lost.
 //!
 //! Segmentation: an IP datagram of `n` bytes plus the 8-byte trailer is padded to a multiple
 //! of 48 bytes: `cells = ceil((n + 8) / 48)` (DESIGN §4: 9180 → 192 cells, 40 → 1 cell).
@@ -18,7 +18,7 @@ use super::cell::CELL_PAYLOAD_BYTES;
 use crate::ids::{DatagramId, NodeId};
 use crate::time::SimTime;
 
-/// AAL5 CPCS trailer [bytes].
+/// AAL5 CPCS trailer \[bytes\].
 pub const AAL5_TRAILER_BYTES: u32 = 8;
 
 /// Cells needed to carry an IP datagram of `ip_bytes` bytes.

@@ -6,11 +6,11 @@
 //! one simulator mark, [`flags::CTRL`], for signalling cells, and the RM-cell mark
 //! [`flags::RM`] of ABR VCs.
 
-/// Cell size on the wire [bytes].
+/// Cell size on the wire \[bytes\].
 pub const CELL_BYTES: u32 = 53;
-/// Cell payload [bytes].
+/// Cell payload \[bytes\].
 pub const CELL_PAYLOAD_BYTES: u32 = 48;
-/// Cell size on the wire [bits].
+/// Cell size on the wire \[bits\].
 pub const CELL_BITS: u64 = 424;
 
 /// Header bits carried with a cell.

@@ -5,7 +5,7 @@
 //!
 //! **Rule** (Zhang & Ferrari, "Rate-Controlled Static-Priority Queueing", INFOCOM 1993: the
 //! rate-jitter-controlling regulator for the (X_min, X_ave, I) model; spec `mah96.md` §4.1,
-//! marked [X] there; the paper's own text was not at hand, so this is the spec's statement of
+//! marked \[X\] there; the paper's own text was not at hand, so this is the spec's statement of
 //! it, with the window taken half-open): the exact eligibility time of cell k arriving at
 //! `a_k` is
 //!
@@ -42,7 +42,7 @@ use super::cell::Cell;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
-/// The 2 s of regulator buffering of A-26 [ps].
+/// The 2 s of regulator buffering of A-26 \[ps\].
 pub const REGULATOR_HORIZON: SimDuration = SimDuration::from_secs(2);
 
 /// Largest window count n = I/X_ave accepted (bounds the ring's memory).

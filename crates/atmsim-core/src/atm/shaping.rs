@@ -129,7 +129,7 @@ impl Gcra {
 pub struct LeakyBucket {
     pub t: SimDuration,
     pub tau: SimDuration,
-    /// Bucket content X [ps].
+    /// Bucket content X \[ps\].
     x: u64,
     /// Last conformance time.
     lct: SimTime,
@@ -177,7 +177,7 @@ pub struct ShaperStats {
     pub cells_shaped: u64,
     /// Most cells held at once.
     pub max_queue_cells: u32,
-    /// Σ (release − arrival) over released cells [ps].
+    /// Σ (release − arrival) over released cells \[ps\].
     pub delay_ps: u128,
     /// Releases that a fresh GCRA fed with the release times found non-conforming
     /// (a self-check: always 0).
@@ -328,7 +328,7 @@ impl Shaper {
     /// data cell (no frame end, RM or control cell), and the release after it comes no sooner
     /// than `end` (a time after `r`): that cell, released as [`Shaper::release`] would have
     /// released it. None, and nothing changed, otherwise. The next release follows from the
-    /// GCRA ([`Shaper::release_of`] of the second cell), and is not `r` itself since `end`
+    /// GCRA (`Shaper::release_of` of the second cell), and is not `r` itself since `end`
     /// comes after `r`.
     #[inline(always)]
     pub fn release_alone(&mut self, r: SimTime, end: SimTime) -> Option<Cell> {
@@ -362,7 +362,7 @@ impl Shaper {
 
     /// When the first frame end (or RM cell) it holds will be released, exactly, if it holds
     /// one: what its releases will do with the cells queued now (cells queued later go
-    /// behind; [`Shaper::release_of`], tested against the releases themselves).
+    /// behind; `Shaper::release_of`, tested against the releases themselves).
     pub fn first_watched_release(&self) -> Option<SimTime> {
         if self.next_at == SimTime::MAX {
             return None;

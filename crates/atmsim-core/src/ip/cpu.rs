@@ -58,12 +58,12 @@ pub struct Cpu {
     pub queue: VecDeque<(DatagramId, Dir, u32)>,
     pub busy: bool,
     busy_since: SimTime,
-    /// Total busy time [ps] and segments processed per direction.
+    /// Total busy time \[ps\] and segments processed per direction.
     pub busy_ps: u64,
     pub rx_segments: u64,
     pub tx_segments: u64,
     pub max_queue: usize,
-    /// Timing jitter: the bound J [ps] of each job's extra time and the stream it is drawn
+    /// Timing jitter: the bound J \[ps\] of each job's extra time and the stream it is drawn
     /// from (module docs); none if J is 0.
     jitter: Option<(u64, Stream)>,
 }
@@ -142,7 +142,7 @@ impl Cpu {
         }
     }
 
-    /// Busy time up to `now` [ps].
+    /// Busy time up to `now` \[ps\].
     pub fn busy_until(&self, now: SimTime) -> u64 {
         self.busy_ps + if self.busy { now.0 - self.busy_since.0 } else { 0 }
     }

@@ -24,7 +24,7 @@ use crate::time::SimTime;
 pub struct Datagram<P> {
     pub hdr: PacketHeader,
     pub payload: P,
-    /// Total length with IP and transport headers [bytes].
+    /// Total length with IP and transport headers \[bytes\].
     pub ip_bytes: u32,
     pub born: SimTime,
 }

@@ -41,7 +41,7 @@ pub struct Host {
     sockets: socket::Sockets,
     /// The adapter's transmitter; `None` for a host with no link.
     port: Option<PortId>,
-    /// Interface MTU [bytes] (RFC 1626 default for IP over AAL5: 9180).
+    /// Interface MTU \[bytes\] (RFC 1626 default for IP over AAL5: 9180).
     mtu_bytes: u32,
     /// Frames that failed reassembly here.
     frames_corrupt: u64,
@@ -138,7 +138,7 @@ impl Host {
         self.port = Some(p);
     }
 
-    /// Interface MTU [bytes].
+    /// Interface MTU \[bytes\].
     pub fn mtu_bytes(&self) -> u32 {
         self.mtu_bytes
     }

@@ -7,18 +7,18 @@
 /// One time-series metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Metric {
-    /// A connection's congestion window [bytes], at its client.
+    /// A connection's congestion window \[bytes\], at its client.
     CwndBytes,
-    /// A connection's slow-start threshold [bytes].
+    /// A connection's slow-start threshold \[bytes\].
     SsthreshBytes,
     /// Bytes a connection delivered to its application over the last sample interval [b/s].
     GoodputBps,
     /// Segments the client has retransmitted so far.
     RexmtSegs,
-    /// Sequence space TCP has released so far [bytes] (Kalampoukas §5.2 plots segments as
+    /// Sequence space TCP has released so far \[bytes\] (Kalampoukas §5.2 plots segments as
     /// they leave TCP, not the wire).
     SeqBytes,
-    /// A port's queue [cells].
+    /// A port's queue \[cells\].
     QueueCells,
     /// Cells a port has dropped so far.
     DropsCells,

@@ -97,7 +97,7 @@ pub struct Recorder {
     host_entities: Vec<u32>,
     /// Port counters at the end of the warm-up (empty if there was no warm-up).
     pub ports_warm: Vec<PortStats>,
-    /// Each port's transmitting time up to the end of the warm-up [ps].
+    /// Each port's transmitting time up to the end of the warm-up \[ps\].
     pub ports_warm_busy_ps: Vec<u64>,
 }
 
@@ -211,12 +211,12 @@ impl Measurement {
         self.rec.snapshot_ports(ports, now);
     }
 
-    /// Port `i`'s transmitting time up to the end of the warm-up [ps] (0 without one).
+    /// Port `i`'s transmitting time up to the end of the warm-up \[ps\] (0 without one).
     pub fn warm_busy_ps(&self, i: usize) -> u64 {
         self.rec.ports_warm_busy_ps.get(i).copied().unwrap_or(0)
     }
 
-    /// The periodic probe at `t` [s], `dt` [s] after the previous one: each `[[tcp]]`
+    /// The periodic probe at `t` \[s\], `dt` \[s\] after the previous one: each `[[tcp]]`
     /// connection's window, threshold, goodput over the interval, retransmissions and
     /// sequence space released (Kalampoukas §5.2 plots segments as they leave TCP, not the
     /// wire); each port's queue and drops; each host's discarded frames.

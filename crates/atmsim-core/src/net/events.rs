@@ -137,7 +137,7 @@ pub enum IfaceEv {
     LineTx(u32),
     /// The datagram at the head of line `l`'s pipe reaches the far end.
     LineArrive(u32),
-    /// A timer of an IP-over-ATM driver (slot in [`crate::iface::Interfaces::driver_timers`]).
+    /// A timer of an IP-over-ATM driver (a slot of [`crate::iface::Interfaces::arm_driver_timer`]).
     DriverTimer(u32),
 }
 

@@ -4,7 +4,7 @@
 //! Owns the serde model of `[[router]]`, `[[serial]]`, `[[lan]]`, `[[udp]]`, the `ipoa`
 //! table of a host or router, and `[signalling]`. As in [`super::model`], units are in the
 //! names, defaults are stated here, unknown fields are errors, and numbers are checked in
-//! [`super::build`]. The user-facing reference is `docs/scenario.md`.
+//! [`super::build()`]. The user-facing reference is `docs/scenario.md`.
 
 use super::table;
 use crate::atm::sched::Discipline;
@@ -21,10 +21,10 @@ pub struct RouterSec {
     /// discipline ("static_priority", "rcsp_wc", "rcsp_nwc"; `atm::priority`).
     #[serde(default)]
     pub scheduler: Discipline,
-    /// Adapter buffer [cells]; absent = unlimited.
+    /// Adapter buffer \[cells\]; absent = unlimited.
     #[serde(default)]
     pub buffer_cells: Option<i64>,
-    /// ATM interface MTU [bytes]. Default 9180 (RFC 1626).
+    /// ATM interface MTU \[bytes\]. Default 9180 (RFC 1626).
     #[serde(default = "mtu_default")]
     pub mtu_bytes: i64,
     /// The IP-over-ATM driver's policies; absent = the defaults of [`IpoaSec`].
@@ -97,7 +97,7 @@ pub struct SerialSec {
     pub a: String,
     pub b: String,
     pub rate_bps: f64,
-    /// One-way propagation delay [ms]. Default 0.
+    /// One-way propagation delay \[ms\]. Default 0.
     #[serde(default)]
     pub delay_ms: f64,
     /// Datagrams each direction may hold (waiting + in transmission); absent = unlimited.
@@ -116,7 +116,7 @@ pub struct LanSec {
     /// Default 100 Mb/s (Mah §3.2).
     #[serde(default = "lan_rate_default")]
     pub rate_bps: f64,
-    /// Propagation delay [ms]. Default 0.01 (spec decision A-3).
+    /// Propagation delay \[ms\]. Default 0.01 (spec decision A-3).
     #[serde(default = "lan_delay_default")]
     pub delay_ms: f64,
     /// Datagrams the medium may hold waiting; absent = unlimited.
@@ -140,9 +140,9 @@ pub struct UdpSec {
     /// "video".
     #[serde(default)]
     pub media: MediaName,
-    /// IP datagram size, headers included [bytes] (at least 28).
+    /// IP datagram size, headers included \[bytes\] (at least 28).
     pub packet_bytes: i64,
-    /// Time between datagrams [ms] (mean, if `spacing = "poisson"`).
+    /// Time between datagrams \[ms\] (mean, if `spacing = "poisson"`).
     pub interval_ms: f64,
     /// "constant" (default) or "poisson".
     #[serde(default)]
@@ -153,7 +153,7 @@ pub struct UdpSec {
     /// Default: the end of the run.
     #[serde(default)]
     pub stop_s: Option<f64>,
-    /// A datagram delivered later than this is counted late [ms]. Default 150 (Mah §3.4).
+    /// A datagram delivered later than this is counted late \[ms\]. Default 150 (Mah §3.4).
     #[serde(default = "late_default")]
     pub late_ms: f64,
 }
@@ -181,7 +181,7 @@ pub enum SpacingName {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SignallingSec {
-    /// Processing time of each signalling message at each controller [ms]. Default 1
+    /// Processing time of each signalling message at each controller \[ms\]. Default 1
     /// (spec decision A-8).
     #[serde(default = "one_ms")]
     pub processing_ms: f64,
@@ -189,14 +189,14 @@ pub struct SignallingSec {
     /// (Mah §6.6).
     #[serde(default = "vci_space_default")]
     pub vci_space: i64,
-    /// Go-back-N window [messages]. Default 8.
+    /// Go-back-N window \[messages\]. Default 8.
     #[serde(default = "window_default")]
     pub window: i64,
-    /// Go-back-N retransmission timeout [ms]. Default 200.
+    /// Go-back-N retransmission timeout \[ms\]. Default 200.
     #[serde(default = "rto_default")]
     pub rto_ms: f64,
     /// Control (signalling) cells each output port may hold, apart from its data buffer
-    /// [cells]. Default 256.
+    /// \[cells\]. Default 256.
     #[serde(default)]
     pub control_buffer_cells: Option<i64>,
     /// Admission control of guaranteed VCs under the `wc`/`nwc` QoS policies:
@@ -243,7 +243,7 @@ pub struct SiteSec {
     pub name: String,
     pub workstations: i64,
     pub servers: i64,
-    /// MTU of the site's hosts [bytes]. Default 1500 (an Ethernet-like LAN, spec A-3).
+    /// MTU of the site's hosts \[bytes\]. Default 1500 (an Ethernet-like LAN, spec A-3).
     #[serde(default = "lan_mtu_default")]
     pub host_mtu_bytes: i64,
     /// Default 100 Mb/s (Mah §3.2).
@@ -255,7 +255,7 @@ pub struct SiteSec {
     /// The switch the router's ATM link goes to; absent = the site has no ATM link.
     #[serde(default)]
     pub attach: Option<String>,
-    /// The router's ATM link: a preset or a rate, and its delay [ms] (default 0, A-2).
+    /// The router's ATM link: a preset or a rate, and its delay \[ms\] (default 0, A-2).
     #[serde(default)]
     pub link_preset: Option<String>,
     #[serde(default)]
@@ -316,7 +316,7 @@ pub struct TrafficSec {
     /// Only hosts of other sites (needs `per_site`). Default false.
     #[serde(default)]
     pub remote_only: bool,
-    /// Mean time between conversation arrivals of this generator [s].
+    /// Mean time between conversation arrivals of this generator \[s\].
     pub mean_interarrival_s: f64,
     /// Most conversations of this generator open at once (each `per_site` generator its own);
     /// an arrival beyond it is counted as `skipped` in the summary and opens nothing. Default
@@ -332,7 +332,7 @@ pub struct TrafficSec {
     /// Default 512 (4.4BSD off-subnet default, spec A-7).
     #[serde(default = "mss_default")]
     pub mss_bytes: i64,
-    /// Send and receive buffers [bytes]. Default 8192 (4.4BSD, A-7).
+    /// Send and receive buffers \[bytes\]. Default 8192 (4.4BSD, A-7).
     #[serde(default = "window_default_bytes")]
     pub window_bytes: i64,
 }

@@ -1,7 +1,7 @@
 //! The range of every number and string a scenario may hold, and the checks that enforce it.
 //!
 //! Owns: the limits (constants below, listed for users in `docs/scenario.md`, "Limits") and
-//! the field validators [`super::build`] uses: each takes the dotted field path and returns
+//! the field validators [`super::build()`] uses: each takes the dotted field path and returns
 //! either the value in simulator units or an [`Error`] that names the field, the limit and
 //! the value given. Nothing is clamped, wrapped or rounded away silently.
 //!
@@ -28,15 +28,15 @@
 use crate::error::{Error, Result};
 use crate::time::SimDuration;
 
-/// Longest run [s] (about 115.7 days).
+/// Longest run \[s\] (about 115.7 days).
 pub const MAX_DURATION_S: f64 = 1e7;
-/// Shortest run [s]: 1 µs (a few cell times at OC-3c).
+/// Shortest run \[s\]: 1 µs (a few cell times at OC-3c).
 pub const MIN_DURATION_S: f64 = 1e-6;
-/// Longest one-way propagation delay of a link or access link [s].
+/// Longest one-way propagation delay of a link or access link \[s\].
 pub const MAX_DELAY_S: f64 = 1e4;
-/// Longest host CPU job [s]: per-segment cost plus per-byte cost × the host's MTU.
+/// Longest host CPU job \[s\]: per-segment cost plus per-byte cost × the host's MTU.
 pub const MAX_CPU_JOB_S: f64 = 10.0;
-/// Largest GCRA limit τ of a shaper or policer [s].
+/// Largest GCRA limit τ of a shaper or policer \[s\].
 pub const MAX_TAU_S: f64 = 1e3;
 /// Lowest rate of a cell-carrying link, shaper, policer or cell source [b/s]: one cell per second.
 pub const MIN_CELL_RATE_BPS: f64 = 424.0;
@@ -44,7 +44,7 @@ pub const MIN_CELL_RATE_BPS: f64 = 424.0;
 pub const MIN_PACKET_RATE_BPS: f64 = 1.0;
 /// Highest rate of anything [b/s].
 pub const MAX_RATE_BPS: f64 = 1e12;
-/// Shortest sampling interval of the time-series probes [s].
+/// Shortest sampling interval of the time-series probes \[s\].
 pub const MIN_SAMPLE_INTERVAL_S: f64 = 1e-6;
 /// Most probe instants one run may take (duration / sample interval).
 pub const MAX_SAMPLES: f64 = 1e6;
@@ -52,12 +52,12 @@ pub const MAX_SAMPLES: f64 = 1e6;
 /// `scenario::build::simulation::bound_samples`): 22 bytes each, recorded and in the run's
 /// output alike (`measure::Series` stores each name once), so about 220 MB.
 pub const MAX_SAMPLE_VALUES: f64 = 1e7;
-/// Longest name of any object (host, switch, link, VC, connection, source, capture, scenario) [bytes].
+/// Longest name of any object (host, switch, link, VC, connection, source, capture, scenario) \[bytes\].
 pub const MAX_NAME_BYTES: usize = 256;
-/// Longest free-text `description` [bytes].
+/// Longest free-text `description` \[bytes\].
 pub const MAX_DESCRIPTION_BYTES: usize = 65_536;
 
-/// The largest time sum a valid run can form [s] (module docs).
+/// The largest time sum a valid run can form \[s\] (module docs).
 pub const LARGEST_SUM_S: f64 = MAX_DURATION_S + MAX_DELAY_S + MAX_CPU_JOB_S + MAX_TAU_S + 64.0;
 const _: () = assert!(LARGEST_SUM_S < 18_446_744.0, "limits exceed the u64-picosecond time range");
 

@@ -3,7 +3,7 @@
 //! Owns the serde model. Every field states its unit in its name (`_s`, `_ms`, `_bps`,
 //! `_bytes`, `_cells`) and its default here; unknown fields are errors. Numbers that users
 //! can get wrong in sign or range are read as `f64`/`i64` and checked in
-//! [`super::build`], so the error can say what was expected rather than "invalid type".
+//! [`super::build()`], so the error can say what was expected rather than "invalid type".
 //! Every table-valued field goes through [`super::table`], so a sequence written where a
 //! table belongs is refused rather than read by position. Ranges are in [`super::limits`].
 //! The user-facing reference is `docs/scenario.md`.
@@ -61,22 +61,22 @@ pub struct ScenarioDoc {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimulationSec {
-    /// Simulated time to run [s] (> 0).
+    /// Simulated time to run \[s\] (> 0).
     pub duration_s: f64,
-    /// Statistics exclude the first `warmup_s` [s] (0 ≤ warmup < duration). Default 0.
+    /// Statistics exclude the first `warmup_s` \[s\] (0 ≤ warmup < duration). Default 0.
     #[serde(default)]
     pub warmup_s: f64,
     /// Master seed of all random streams. Default 1.
     #[serde(default = "one_i64")]
     pub seed: i64,
-    /// Period of the time-series probes [ms]; 0 turns them off. Default: duration / 500.
+    /// Period of the time-series probes \[ms\]; 0 turns them off. Default: duration / 500.
     #[serde(default)]
     pub sample_interval_ms: Option<f64>,
     /// Serve busy ports and links inline up to the next event (identical results, faster).
     /// Default true.
     #[serde(default = "yes")]
     pub batching: bool,
-    /// Plesiochronous link clocks [ppm]: each direction of every link without its own
+    /// Plesiochronous link clocks \[ppm\]: each direction of every link without its own
     /// `clock_ppm` runs at its nominal rate × (1 + ε), ε drawn uniformly in [−x, +x] ppm from
     /// the seed. 0 (default) = every clock exact, so equal-rate links stay in lock step.
     #[serde(default)]
@@ -125,25 +125,25 @@ pub struct HostSec {
     /// discipline ("static_priority", "rcsp_wc", "rcsp_nwc"; `atm::priority`).
     #[serde(default)]
     pub scheduler: Discipline,
-    /// Adapter buffer [cells]; absent = unlimited.
+    /// Adapter buffer \[cells\]; absent = unlimited.
     #[serde(default)]
     pub buffer_cells: Option<i64>,
-    /// Interface MTU [bytes]. Default 9180 (RFC 1626, IP over AAL5).
+    /// Interface MTU \[bytes\]. Default 9180 (RFC 1626, IP over AAL5).
     #[serde(default = "mtu_default")]
     pub mtu_bytes: i64,
-    /// Receive CPU time per TCP segment [µs] (MAGIC §4.3). Default 0: no CPU model.
+    /// Receive CPU time per TCP segment \[µs\] (MAGIC §4.3). Default 0: no CPU model.
     #[serde(default)]
     pub rx_cpu_per_segment_us: f64,
-    /// Receive CPU time per payload byte [ns]. Default 0.
+    /// Receive CPU time per payload byte \[ns\]. Default 0.
     #[serde(default)]
     pub rx_cpu_per_byte_ns: f64,
-    /// Send CPU time per TCP segment [µs]; the same CPU as receiving. Default 0.
+    /// Send CPU time per TCP segment \[µs\]; the same CPU as receiving. Default 0.
     #[serde(default)]
     pub tx_cpu_per_segment_us: f64,
-    /// Send CPU time per payload byte [ns]. Default 0.
+    /// Send CPU time per payload byte \[ns\]. Default 0.
     #[serde(default)]
     pub tx_cpu_per_byte_ns: f64,
-    /// A random extra CPU time per segment, uniform on [0, this) [µs], both directions
+    /// A random extra CPU time per segment, uniform on [0, this) \[µs\], both directions
     /// (`ip::cpu`, "Timing jitter"). Default 0: none.
     #[serde(default)]
     pub cpu_jitter_us: f64,
@@ -159,7 +159,7 @@ pub struct HostSec {
     pub ipoa: Option<IpoaSec>,
 }
 
-/// `shape = { ... }`: a GCRA shaper (ITU-T I.371) with increment T = 424 / rate [s] and
+/// `shape = { ... }`: a GCRA shaper (ITU-T I.371) with increment T = 424 / rate \[s\] and
 /// limit tau. Give `rate_bps`, or `mean_bps` with `beta` (Koçyiğit: rate = beta · mean).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -176,10 +176,10 @@ pub struct ShapeSec {
     /// Peak-to-mean factor for mean_bps (Koçyiğit uses 1.2). Default 1.
     #[serde(default)]
     pub beta: Option<f64>,
-    /// GCRA limit tau [µs] (≥ 0). Default 0: cells exactly T apart.
+    /// GCRA limit tau \[µs\] (≥ 0). Default 0: cells exactly T apart.
     #[serde(default)]
     pub tau_us: f64,
-    /// Most cells the shaper holds [cells]; a frame that does not fit whole is refused.
+    /// Most cells the shaper holds \[cells\]; a frame that does not fit whole is refused.
     /// Default: the send buffers of the TCP connections it carries (see
     /// `scenario::build::shaping::socket_buffer_bounds`), plus the adapter's `buffer_cells`
     /// if anything else sends through it.
@@ -196,20 +196,20 @@ pub struct SwitchSec {
     /// discipline: "static_priority", "rcsp_wc", "rcsp_nwc" (Mah sp/wc/nwc; `atm::priority`).
     #[serde(default)]
     pub scheduler: Discipline,
-    /// Output buffer per port [cells]; absent = unlimited. Fore ASX-100: 256.
+    /// Output buffer per port \[cells\]; absent = unlimited. Fore ASX-100: 256.
     #[serde(default)]
     pub buffer_cells: Option<i64>,
     /// "tail" (default), "ppd" or "epd".
     #[serde(default)]
     pub drop_policy: DropPolicyName,
-    /// EPD threshold [cells]; required with drop_policy = "epd", must be ≤ buffer_cells.
+    /// EPD threshold \[cells\]; required with drop_policy = "epd", must be ≤ buffer_cells.
     #[serde(default)]
     pub epd_threshold_cells: Option<i64>,
-    /// Per-VC cap on a port's data buffer [cells] (Mah §5.5.4: conversations sharing a VC
+    /// Per-VC cap on a port's data buffer \[cells\] (Mah §5.5.4: conversations sharing a VC
     /// "compete for buffer space"; spec A-4); absent = none.
     #[serde(default)]
     pub vc_buffer_cells: Option<i64>,
-    /// Per-VC EPD threshold [cells] (≤ vc_buffer_cells; needs drop_policy = "epd"); absent = none.
+    /// Per-VC EPD threshold \[cells\] (≤ vc_buffer_cells; needs drop_policy = "epd"); absent = none.
     #[serde(default)]
     pub vc_epd_threshold_cells: Option<i64>,
     /// Drop arriving CLP=1 cells while a port queue holds at least this many cells;
@@ -226,7 +226,7 @@ pub struct SwitchSec {
     /// ERICA's target utilisation U (0, 1]. Default 0.95.
     #[serde(default)]
     pub erica_target_utilization: Option<f64>,
-    /// ERICA's averaging interval [ms]. Default 1.
+    /// ERICA's averaging interval \[ms\]. Default 1.
     #[serde(default)]
     pub erica_interval_ms: Option<f64>,
 }
@@ -246,7 +246,7 @@ pub struct LinkSec {
     /// Cell-carrying rate [bit/s]; give this or `preset`.
     #[serde(default)]
     pub rate_bps: Option<f64>,
-    /// One-way propagation delay [ms] (≥ 0).
+    /// One-way propagation delay \[ms\] (≥ 0).
     pub delay_ms: f64,
     /// Clock offset of both directions [ppm, −1000..1000]: the link carries cells at
     /// rate × (1 + clock_ppm·10⁻⁶). Overrides `simulation.link_clock_ppm` for this link.
@@ -263,7 +263,7 @@ pub struct VcSec {
     pub name: String,
     /// Host, switches…, host: consecutive nodes must share a link.
     pub path: Vec<String>,
-    /// Shape the VC's forward direction (cells sent by path[0]); absent = none.
+    /// Shape the VC's forward direction (cells sent by `path[0]`); absent = none.
     #[serde(default, deserialize_with = "table::optional")]
     pub shape: Option<Box<ShapeSec>>,
     /// OTTO-style pacing of the forward direction [bit/s of cells]: a shaper with tau = 0.
@@ -303,7 +303,7 @@ pub enum IpServiceName {
 }
 
 /// `abr = { ... }` of a `[[vc]]`: TM 4.0 parameters (both directions) and the end systems'
-/// IP queueing. Rates per direction: `pcr_*` for the forward direction (sent by path[0]),
+/// IP queueing. Rates per direction: `pcr_*` for the forward direction (sent by `path[0]`),
 /// `reverse_pcr_*` for the reverse; default the cell rate of the sender's adapter link.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -370,7 +370,7 @@ pub struct ReshapeSec {
     pub mean_bps: Option<f64>,
     #[serde(default)]
     pub beta: Option<f64>,
-    /// GCRA limit tau [µs]. Default 0.
+    /// GCRA limit tau \[µs\]. Default 0.
     #[serde(default)]
     pub tau_us: f64,
     /// Cells the re-shaper can hold; a cell arriving to a full one is dropped. Default: the
@@ -394,7 +394,7 @@ pub struct PoliceSec {
     pub mean_bps: Option<f64>,
     #[serde(default)]
     pub beta: Option<f64>,
-    /// GCRA limit tau [µs]. Default 0.
+    /// GCRA limit tau \[µs\]. Default 0.
     #[serde(default)]
     pub tau_us: f64,
     /// "tag" (CLP=1, default) or "drop".
@@ -422,17 +422,17 @@ pub struct TcpSec {
     /// advertised window / 2): how a loss sets ssthresh.
     #[serde(default)]
     pub ssthresh_on_loss: SsthreshOnLoss,
-    /// Socket buffers of both ends [bytes] (ttcp -b): the TCP window. Default 8192
+    /// Socket buffers of both ends \[bytes\] (ttcp -b): the TCP window. Default 8192
     /// (4.4BSD tcp_sendspace/tcp_recvspace).
     #[serde(default)]
     pub window_bytes: Option<i64>,
-    /// Send buffer [bytes]; overrides window_bytes for the sender.
+    /// Send buffer \[bytes\]; overrides window_bytes for the sender.
     #[serde(default)]
     pub snd_buf_bytes: Option<i64>,
-    /// Receive buffer [bytes]; overrides window_bytes for the receiver.
+    /// Receive buffer \[bytes\]; overrides window_bytes for the receiver.
     #[serde(default)]
     pub rcv_buf_bytes: Option<i64>,
-    /// MSS to offer [bytes]; default host MTU − 40.
+    /// MSS to offer \[bytes\]; default host MTU − 40.
     #[serde(default)]
     pub mss_bytes: Option<i64>,
     #[serde(default = "yes")]
@@ -448,7 +448,7 @@ pub struct TcpSec {
     /// BSD tcp_mss(): round socket buffers up to whole segments. Default true.
     #[serde(default = "yes")]
     pub bsd_buffer_rounding: bool,
-    /// When the client opens [s]. Default 0.
+    /// When the client opens \[s\]. Default 0.
     #[serde(default)]
     pub start_s: f64,
     /// The application on the client.
@@ -462,7 +462,7 @@ pub struct TcpSec {
 pub enum AppSec {
     /// ttcp-like greedy sender.
     Bulk {
-        /// Size of each blocking write [bytes]. Default 65536 (MAGIC §2.2).
+        /// Size of each blocking write \[bytes\]. Default 65536 (MAGIC §2.2).
         #[serde(default = "write_default")]
         write_bytes: i64,
         /// Bytes to send, then close; absent = send until the end of the run.
@@ -514,13 +514,13 @@ pub enum AppSec {
     /// Audio over UDP (Mah §3.3.6): 64 kb/s during talkspurts of tcplib's voice tables
     /// (`[[traffic]]` only).
     Audio {
-        /// UDP payload per packet [bytes]. Default 160 (spec A-16).
+        /// UDP payload per packet \[bytes\]. Default 160 (spec A-16).
         #[serde(default = "audio_payload_default")]
         payload_bytes: i64,
-        /// Time between packets in a talkspurt [ms]. Default 20.
+        /// Time between packets in a talkspurt \[ms\]. Default 20.
         #[serde(default = "audio_interval_default")]
         interval_ms: f64,
-        /// Mean of the exponential conversation duration [s]. Default 600.
+        /// Mean of the exponential conversation duration \[s\]. Default 600.
         #[serde(default = "media_duration_default")]
         mean_duration_s: f64,
     },
@@ -532,7 +532,7 @@ pub enum AppSec {
         /// Default 8 (§B.5).
         #[serde(default = "video_fps_default")]
         frame_rate: f64,
-        /// Mean of the exponential conversation duration [s]. Default 600.
+        /// Mean of the exponential conversation duration \[s\]. Default 600.
         #[serde(default = "media_duration_default")]
         mean_duration_s: f64,
     },
@@ -561,18 +561,18 @@ pub struct CellSourceSec {
     /// "greedy": always backlogged; "poisson": Poisson messages (Koçyiğit §III); "onoff":
     /// bursts at the link rate separated by geometric off periods.
     pub kind: CellSourceKind,
-    /// Greedy: IP datagram size of its AAL5 frames [bytes]. Default 9180.
+    /// Greedy: IP datagram size of its AAL5 frames \[bytes\]. Default 9180.
     #[serde(default)]
     pub frame_bytes: Option<i64>,
     /// Poisson: offered load [bit/s of 53-byte cells].
     #[serde(default)]
     pub load_bps: Option<f64>,
-    /// Poisson: mean message length [cells] (truncated geometric). Default 25.
-    /// On/off: mean burst length [cells] (required).
+    /// Poisson: mean message length \[cells\] (truncated geometric). Default 25.
+    /// On/off: mean burst length \[cells\] (required).
     #[serde(default)]
     pub mean_cells: Option<f64>,
-    /// Poisson: longest message [cells]. Default 200. On/off, geometric bursts: longest
-    /// burst [cells]. Default 1365 (the longest AAL5 frame).
+    /// Poisson: longest message \[cells\]. Default 200. On/off, geometric bursts: longest
+    /// burst \[cells\]. Default 1365 (the longest AAL5 frame).
     #[serde(default)]
     pub max_cells: Option<i64>,
     /// On/off: "geometric" (default) or "fixed" burst lengths.
@@ -598,7 +598,7 @@ pub struct CaptureSec {
     /// Name of the capture (and of its `<name>.pcap` file); default: the host's name.
     #[serde(default)]
     pub name: Option<String>,
-    /// Bytes kept of each packet [bytes] (48 ..= 65535). Default 96: the headers.
+    /// Bytes kept of each packet \[bytes\] (48 ..= 65535). Default 96: the headers.
     #[serde(default = "snaplen_default")]
     pub snaplen_bytes: i64,
 }

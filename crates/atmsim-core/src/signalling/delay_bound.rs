@@ -185,11 +185,11 @@ pub enum SpecError {
 /// priority level. Valid by construction: `0 < x_min ≤ x_ave ≤ interval`, level < 4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrafficSpec {
-    /// Minimum spacing of consecutive cells [ps].
+    /// Minimum spacing of consecutive cells \[ps\].
     x_min: SimDuration,
-    /// Average spacing over any interval of length `interval` [ps].
+    /// Average spacing over any interval of length `interval` \[ps\].
     x_ave: SimDuration,
-    /// Averaging interval `I` [ps].
+    /// Averaging interval `I` \[ps\].
     interval: SimDuration,
     /// Tab 4-2 level, 0 highest.
     level: u8,

@@ -72,7 +72,7 @@ fn brute_envelope(s: &TrafficSpec, t: u64) -> u64 {
     max.max().unwrap_or(0) as u64
 }
 
-/// Eligibility times [ps] of the greedy pattern from 0, below `horizon`.
+/// Eligibility times \[ps\] of the greedy pattern from 0, below `horizon`.
 fn greedy_cells(s: &TrafficSpec, horizon: u64) -> Vec<u64> {
     let (i, x, n) = (s.interval().as_ps(), s.x_min().as_ps(), s.cells_per_interval());
     (0..)
@@ -375,7 +375,7 @@ fn mixes_http_up_and_telnet_share_level_3() {
 /// Every VC sends its greedy pattern from t = 0 through a non-preemptive static-priority
 /// server of cell time `tau`, FIFO within a level; whenever the server would go idle, a
 /// best-effort cell takes it just before the next guaranteed cell is eligible (so every
-/// busy period starts blocked, as at t = 0−). Returns the first cell, as (level, delay [ps]),
+/// busy period starts blocked, as at t = 0−). Returns the first cell, as (level, delay \[ps\]),
 /// that leaves later than its level's bound after its eligibility.
 fn first_miss(specs: &[TrafficSpec], tau: u64) -> Option<(u8, u64)> {
     let max_i = specs.iter().map(|s| s.interval().as_ps()).max().unwrap_or(0);

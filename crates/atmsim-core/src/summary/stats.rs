@@ -3,7 +3,7 @@
 //!
 //! Owns: [`Window`], [`EchoStats`].
 
-/// The run's end and warm-up [s], and the measurement window between them (at least the
+/// The run's end and warm-up \[s\], and the measurement window between them (at least the
 /// smallest positive float, so rates over an empty window are finite).
 #[derive(Clone, Copy, Debug)]
 pub struct Window {

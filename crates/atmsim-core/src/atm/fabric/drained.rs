@@ -37,7 +37,7 @@
 //! exactly then arrives at `t`): draining brings that port there first, which, for a port of
 //! another drained switch, drains that switch up to that instant. Every step back costs a
 //! positive link delay, so the recursion ends; around a ring of drained switches it ends
-//! within a bounded number of steps because a periodic drain (every [`TICK_DELAYS`] of the
+//! within a bounded number of steps because a periodic drain (every `TICK_DELAYS` of the
 //! ring's shortest delays) keeps every drained switch at most that far behind. A drain far
 //! behind costs about one call per switch per ring delay of simulated time however it is
 //! split, so the period only trades the ticks' own cost against the recursion's depth.
@@ -83,7 +83,7 @@
 //! one that releases its host shapers itself keeps an event for the first frame end they
 //! hold, whose release it knows exactly (`ahead.rs`, `arm_shapers`).
 //! A drain as described here looks at every input (its head cell, and first the port feeding
-//! it), so a switch of more than [`SCANNED_INPUTS`] inputs keeps them in order of their next
+//! it), so a switch of more than `SCANNED_INPUTS` inputs keeps them in order of their next
 //! arrivals instead and takes only those with cells due (`due.rs`); the steps that switch an
 //! instant or a run of one input's cells are the same.
 

@@ -3,7 +3,7 @@
 //! scanning every input and the port feeding it at each drain.
 //!
 //! Owns [`DueInputs`] (a binary heap of (arrival time, input link)), telling a switch of a
-//! cell's arrival ([`Fabric::due_at`]), and draining such a switch ([`Fabric::drain_due`]).
+//! cell's arrival ([`Fabric::due_at`]), and draining such a switch (`Fabric::drain_due`).
 //!
 //! **The entries.** Each input link is in the heap under its time in [`Fabric::link_due`](super::Fabric::link_due),
 //! no later than the first cell on it, or in transmission onto it, that the switch has not
@@ -22,7 +22,7 @@
 //! any input (every entry is a lower bound on its input's next arrival, and one taken from the
 //! heap is checked against the input's pipe once the port feeding it is brought up to the
 //! drain's bound); the entries at one instant are taken together and switched in the inputs'
-//! index order, as [`Fabric::switch_collected`] does; a cell alone at its instant is switched
+//! index order, as `Fabric::switch_collected` does; a cell alone at its instant is switched
 //! by the same step as in a scanned switch (`switch_run`), up to the next entry of the heap, a
 //! lower bound on the other inputs' next arrivals. Ports feeding the switch are brought up to
 //! date only when their input is taken, not all at each drain: such a port changes nothing but
@@ -34,7 +34,7 @@
 //! **Cost.** A drain costs a heap step per input that has cells before its bound and per run of
 //! one input's cells, not a look at every input: on the TCP dumbbell of 800 flows (801 inputs
 //! at the left switch) the switch takes no event per arriving cell. A signalling cell alone at
-//! its instant still goes through [`Fabric::switch_collected`], which scans every input (rare:
+//! its instant still goes through `Fabric::switch_collected`, which scans every input (rare:
 //! signalling frames are a few cells per call).
 
 use super::{Clock, Fabric};
@@ -223,7 +223,7 @@ impl Fabric {
     }
 
     /// Switch `s` switches the cells arriving at `at` on the inputs taken for the instant
-    /// (at least two), as [`Fabric::switch_collected`] does, and the inputs enter again under
+    /// (at least two), as `Fabric::switch_collected` does, and the inputs enter again under
     /// their next cells; true if the instant holds for a control frame.
     fn switch_due_instant(&mut self, ck: &mut impl Clock, s: u32, at: SimTime, now: SimTime, hold: bool) -> bool {
         let up = self.up.len();

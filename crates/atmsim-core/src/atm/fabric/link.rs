@@ -8,7 +8,7 @@ use crate::atm::link::{CellPipe, Route, Sink};
 use crate::ids::PortId;
 use crate::time::{Rate, SimDuration, SimTime};
 
-/// What every cell launched onto a link needs besides its place in the pipe ([`Link::each`]).
+/// What every cell launched onto a link needs besides its place in the pipe (`Link::each`).
 pub mod each {
     /// An arrival event: the link ends at a switch that takes an event per arrival (not
     /// drained by its readers, `atm::fabric::drained`); otherwise only frame ends and RM

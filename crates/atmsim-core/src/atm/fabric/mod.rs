@@ -294,7 +294,7 @@ impl Fabric {
     }
 
     /// Cell `cell` will reach the far end of link `l` at `at`: the event it needs, if any. Into
-    /// a switch: one event per cell, chained from the head ([`Link::armed_at`]); into a switch
+    /// a switch: one event per cell, chained from the head (`Link::armed_at`); into a switch
     /// drained by its readers, or a host: only end-of-frame cells (and ABR RM cells), whose
     /// effects cannot wait — the cells before them are delivered in order when it fires —, and
     /// none if its port armed it ahead (`ahead.rs`, `arm_arrival`).

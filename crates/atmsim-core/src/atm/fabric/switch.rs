@@ -6,7 +6,7 @@
 //! translation table ((in link, in VCI) → (out port, out VCI), stored with the link in
 //! [`crate::atm::link::Sink::Switch`] so the lookup is one indexed load, no hashing), relabelled,
 //! and offered to the output port, which applies its buffer limit and drop policy
-//! ([`super::port`]) and its scheduler ([`super::sched`]). Switching itself takes no time;
+//! ([`crate::atm::port`]) and its scheduler ([`crate::atm::sched`]). Switching itself takes no time;
 //! contention happens only at output ports, as in the Fore ASX-100 of MAGIC §2.2.
 
 use crate::ids::{LinkId, PortId};

@@ -71,7 +71,7 @@
 //! waiting or sources waiting on frames knows a watched cell's end exactly
 //! ([`OutPort::watched_end`]: later arrivals join behind it), so it makes the cell's arrival
 //! event at the far end at once and needs no event of its own; that arrival arms the next
-//! ([`crate::atm::fabric::link::Link::armed_at`]). For a FIFO or round robin the start of
+//! (`atm::fabric::link::Link::armed_at`). For a FIFO or round robin the start of
 //! a waiting cell follows from the service order of the cells present
 //! ([`crate::time::Serializer::peek_units`]); beyond a few thousand places (64 for round
 //! robin, whose places are spread over its VCs' queues), it is a lower bound and the event
@@ -143,7 +143,7 @@ pub enum DropPolicy {
     #[default]
     Tail,
     Ppd,
-    /// Early packet discard with its threshold [cells].
+    /// Early packet discard with its threshold \[cells\].
     Epd {
         threshold: u32,
     },
@@ -197,7 +197,7 @@ pub struct PortStats {
     pub max_occupancy: u32,
     /// Most control cells waiting at once.
     pub max_ctrl_occupancy: u32,
-    /// Time the transmitter was busy [ps].
+    /// Time the transmitter was busy \[ps\].
     pub busy_ps: u64,
     /// Control cells offered to the port (counted in `cells_in` too).
     pub ctrl_in: u64,
@@ -295,12 +295,12 @@ pub struct OutPort {
     pub shape_watch: SimTime,
     /// Data cells waiting (the cell in transmission and control cells excluded).
     pub occupancy: u32,
-    /// Data buffer size [cells]; `u32::MAX` = unlimited.
+    /// Data buffer size \[cells\]; `u32::MAX` = unlimited.
     pub limit: u32,
     /// Arriving CLP=1 cells are dropped while the queue holds at least this many cells
     /// (`u32::MAX` = never).
     pub clp1_threshold: u32,
-    /// Per-VC share of the data buffer [cells]: a VC holding this many cells has its next
+    /// Per-VC share of the data buffer \[cells\]: a VC holding this many cells has its next
     /// cell dropped as if the buffer were full (`u32::MAX` = no cap; Mah §5.5.4, spec A-4).
     pub vc_limit: u32,
     /// With EPD: a frame whose first cell finds its VC holding this many cells is refused
@@ -502,7 +502,7 @@ impl OutPort {
     /// data cells through the drop policy. Returns the reason if dropped. The caller starts an
     /// idle transmitter before it offers the next cell, as the model's admission does
     /// (DESIGN §2b; `Fabric::admit_current`): a static-priority port at rest counts on it
-    /// ([`OutPort::enqueue_offered`]).
+    /// (`OutPort::enqueue_offered`).
     #[inline]
     pub fn offer_cell(&mut self, now: SimTime, cell: Cell) -> Option<DropReason> {
         if cell.flags & (flags::CTRL | flags::RM) != 0 {
@@ -1075,7 +1075,7 @@ impl OutPort {
         self.in_tx.is_some()
     }
 
-    /// Time spent transmitting from the start of the run to `now` [ps].
+    /// Time spent transmitting from the start of the run to `now` \[ps\].
     pub fn busy_ps_at(&self, now: SimTime) -> u64 {
         self.stats.busy_ps + if self.is_busy() { now.0.saturating_sub(self.busy_since.0) } else { 0 }
     }

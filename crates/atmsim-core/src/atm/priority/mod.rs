@@ -344,7 +344,7 @@ impl Priority {
     /// the watched cells are the marked ones, else of any).
     /// Arrivals only add cells ahead; a regulator's release is bounded by its time; a class
     /// change re-arms. A level's frame ends and RM cells are found without a scan
-    /// ([`LevelQueue`]).
+    /// (`LevelQueue`).
     pub fn watched_bound<F: Fn(Cell) -> bool>(
         &self,
         watch: Watch<F>,

@@ -27,7 +27,7 @@
 //! is the one table and the admission layer derives its own level from `d`.
 //!
 //! **Names.** Canonical `<qos>-<mux>-<vc>`, e.g. `sp-telnet-conv-svccache`. Also accepted
-//! (spec §4.7 [R]): `sp-noqos` for `noqos` (Tab 4-6, §5.5), and the multiplexing and VC
+//! (spec §4.7 \[R\]): `sp-noqos` for `noqos` (Tab 4-6, §5.5), and the multiplexing and VC
 //! parts in either order (the thesis writes "noqos-*-pvc-router", §2.6). Anything else is an
 //! error naming the part that is wrong and what it may be.
 

@@ -372,7 +372,7 @@ fn router_sends(policy: VcPolicy, arrivals: &[(SimTime, NodeId)]) -> Vec<(SimTim
     net.sends()
 }
 
-/// Arrivals to each egress with the given gaps [ms], merged in time order.
+/// Arrivals to each egress with the given gaps \[ms\], merged in time order.
 fn merge(gaps_per_egress: &[Vec<u64>]) -> Vec<(SimTime, NodeId)> {
     let mut all = Vec::new();
     for (e, gaps) in gaps_per_egress.iter().enumerate() {

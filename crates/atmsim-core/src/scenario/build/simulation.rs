@@ -14,7 +14,7 @@ use crate::time::{SimDuration, SimTime};
 
 /// The checked `[simulation]` section.
 pub(super) struct Run {
-    /// Length of the run [s], as given.
+    /// Length of the run \[s\], as given.
     pub duration_s: f64,
     /// The end of the run.
     pub until: SimTime,
@@ -22,7 +22,7 @@ pub(super) struct Run {
     pub warmup: SimTime,
     /// Master seed of all random streams.
     pub seed: u64,
-    /// Links without their own `clock_ppm` draw an offset in ± this [ppm]; 0 = nominal clocks.
+    /// Links without their own `clock_ppm` draw an offset in ± this \[ppm\]; 0 = nominal clocks.
     pub clock_spread_ppm: f64,
     /// Period of the time-series probes; `None` = no probes.
     pub sample_every: Option<SimDuration>,

@@ -27,9 +27,9 @@ pub struct CcState {
     pub variant: Variant,
     /// The window a loss halves ([`SsthreshOnLoss`]).
     pub on_loss: SsthreshOnLoss,
-    /// `snd_cwnd` [bytes].
+    /// `snd_cwnd` \[bytes\].
     pub cwnd: u32,
-    /// `snd_ssthresh` [bytes].
+    /// `snd_ssthresh` \[bytes\].
     pub ssthresh: u32,
     /// `t_dupacks`: consecutive duplicate ACKs.
     pub dupacks: u32,

@@ -45,12 +45,12 @@ pub struct TcpConfig {
     pub variant: Variant,
     /// How a loss sets `ssthresh` (default BSD's half the usable window).
     pub ssthresh_on_loss: SsthreshOnLoss,
-    /// MSS this endpoint offers and may send [bytes]: interface MTU − 40 (tcp_mss()).
+    /// MSS this endpoint offers and may send \[bytes\]: interface MTU − 40 (tcp_mss()).
     pub mss_bytes: u32,
-    /// Send socket buffer [bytes] (SO_SNDBUF; ttcp `-b`). Default 4096 (tcp_sendspace... BSD
+    /// Send socket buffer \[bytes\] (SO_SNDBUF; ttcp `-b`). Default 4096 (tcp_sendspace... BSD
     /// used 4096 in 4.3, 8192 in 4.4: we use 8192, `tcp_sendspace`).
     pub snd_buf_bytes: u32,
-    /// Receive socket buffer [bytes] (SO_RCVBUF): the largest window offered. Default 8192.
+    /// Receive socket buffer \[bytes\] (SO_RCVBUF): the largest window offered. Default 8192.
     pub rcv_buf_bytes: u32,
     /// Offer RFC 1323 window scaling on SYN (used only if the buffer exceeds 65535). Default on.
     pub window_scaling: bool,
@@ -76,9 +76,9 @@ pub struct TcpConfig {
     pub max_rexmt_shift: u32,
     /// Duplicate ACKs that trigger fast retransmit (tcprexmtthresh = 3).
     pub dupack_threshold: u32,
-    /// Initial congestion window [segments] (4.4BSD: 1).
+    /// Initial congestion window \[segments\] (4.4BSD: 1).
     pub initial_cwnd_segments: u32,
-    /// Low-water mark of the send buffer [bytes] (so_snd.sb_lowat, MCLBYTES = 2048): a
+    /// Low-water mark of the send buffer \[bytes\] (so_snd.sb_lowat, MCLBYTES = 2048): a
     /// blocked writer resumes when this much space is free.
     pub snd_lowat_bytes: u32,
 }

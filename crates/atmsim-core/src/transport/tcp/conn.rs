@@ -309,7 +309,7 @@ impl TcpConn {
         self.snd_cc += n as u32;
         n
     }
-    /// Free space in the send buffer [bytes].
+    /// Free space in the send buffer \[bytes\].
     pub fn send_space(&self) -> u64 {
         let open = matches!(self.state, State::SynSent | State::SynReceived | State::Established | State::CloseWait);
         if !open || self.cant_send_more {
@@ -416,19 +416,19 @@ impl TcpConn {
     pub fn seq_released(&self) -> u32 {
         self.snd_max.wrapping_sub(self.iss)
     }
-    /// Congestion window [bytes].
+    /// Congestion window \[bytes\].
     pub fn cwnd(&self) -> u32 {
         self.cc.cwnd
     }
-    /// Slow-start threshold [bytes].
+    /// Slow-start threshold \[bytes\].
     pub fn ssthresh(&self) -> u32 {
         self.cc.ssthresh
     }
-    /// Effective MSS after negotiation and tcp_mss() clamping [bytes].
+    /// Effective MSS after negotiation and tcp_mss() clamping \[bytes\].
     pub fn mss(&self) -> u32 {
         self.maxseg
     }
-    /// Smoothed RTT [s], if any sample was taken (BSD t_srtt converted from ticks).
+    /// Smoothed RTT \[s\], if any sample was taken (BSD t_srtt converted from ticks).
     pub fn srtt_secs(&self) -> Option<f64> {
         (self.rtt.srtt != 0).then(|| {
             self.rtt.srtt as f64 / (1u32 << super::rtt::TCP_RTT_SHIFT) as f64 * self.cfg.slow_tick.as_secs_f64()
@@ -441,11 +441,11 @@ impl TcpConn {
 
     // ---- additions beyond the contract: read-only views for hosts, traces and tests ----
 
-    /// Send buffer size after tcp_mss() rounding [bytes].
+    /// Send buffer size after tcp_mss() rounding \[bytes\].
     pub fn snd_buf_bytes(&self) -> u32 {
         self.snd_hiwat
     }
-    /// Receive buffer size after tcp_mss() rounding [bytes].
+    /// Receive buffer size after tcp_mss() rounding \[bytes\].
     pub fn rcv_buf_bytes(&self) -> u32 {
         self.rcv_hiwat
     }
@@ -453,7 +453,7 @@ impl TcpConn {
     pub fn window_scales(&self) -> (u8, u8) {
         (self.snd_scale, self.rcv_scale)
     }
-    /// The peer's advertised window, scaled [bytes] (`snd_wnd`).
+    /// The peer's advertised window, scaled \[bytes\] (`snd_wnd`).
     pub fn snd_wnd(&self) -> u32 {
         self.snd_wnd
     }

@@ -41,7 +41,7 @@ pub struct RttEstimator {
     pub srtt: i32,
     /// `t_rttvar`: RTT mean deviation [ticks × 4].
     pub rttvar: i32,
-    /// `t_rxtcur`: current retransmission timeout [ticks].
+    /// `t_rxtcur`: current retransmission timeout \[ticks\].
     pub rxtcur: u32,
     /// `t_rxtshift`: back-off index.
     pub rxtshift: u32,
@@ -49,9 +49,9 @@ pub struct RttEstimator {
     pub rtt: u32,
     /// `t_rtseq`: sequence number being timed.
     pub rtseq: u32,
-    /// `t_rttmin` [ticks].
+    /// `t_rttmin` \[ticks\].
     pub rto_min: u32,
-    /// `TCPTV_REXMTMAX` [ticks].
+    /// `TCPTV_REXMTMAX` \[ticks\].
     pub rto_max: u32,
 }
 
@@ -75,7 +75,7 @@ impl RttEstimator {
         }
     }
 
-    /// `TCP_REXMTVAL(tp)` (4.4-Lite tcp_var.h): `(t_srtt >> 3) + t_rttvar` [ticks].
+    /// `TCP_REXMTVAL(tp)` (4.4-Lite tcp_var.h): `(t_srtt >> 3) + t_rttvar` \[ticks\].
     #[inline]
     pub fn rexmtval(&self) -> u32 {
         ((self.srtt >> TCP_RTT_SHIFT) + self.rttvar).max(0) as u32

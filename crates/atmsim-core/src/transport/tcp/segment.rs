@@ -42,27 +42,27 @@ pub struct Segment {
     pub flags: Flags,
     /// The 16-bit window field as sent (not yet shifted by the window scale).
     pub wnd: u16,
-    /// Payload length [bytes].
+    /// Payload length \[bytes\].
     pub len: u32,
-    /// MSS option [bytes] (SYN segments only).
+    /// MSS option \[bytes\] (SYN segments only).
     pub mss: Option<u16>,
     /// Window-scale option shift count (SYN segments only, RFC 1323 §2).
     pub wscale: Option<u8>,
 }
 
-/// IPv4 header without options [bytes].
+/// IPv4 header without options \[bytes\].
 pub const IP_HEADER_BYTES: u32 = 20;
-/// TCP header without options [bytes].
+/// TCP header without options \[bytes\].
 pub const TCP_HEADER_BYTES: u32 = 20;
 
 impl Segment {
-    /// TCP header including options [bytes]: MSS is 4 bytes, window scale 3 bytes padded
+    /// TCP header including options \[bytes\]: MSS is 4 bytes, window scale 3 bytes padded
     /// with a NOP to 4 (as BSD 4.4 `tcp_output` lays them out).
     #[inline]
     pub fn header_bytes(&self) -> u32 {
         TCP_HEADER_BYTES + if self.mss.is_some() { 4 } else { 0 } + if self.wscale.is_some() { 4 } else { 0 }
     }
-    /// The IP datagram's total length [bytes].
+    /// The IP datagram's total length \[bytes\].
     #[inline]
     pub fn ip_bytes(&self) -> u32 {
         IP_HEADER_BYTES + self.header_bytes() + self.len
