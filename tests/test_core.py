@@ -142,7 +142,7 @@ def _runtime_params(fn) -> list[tuple[str, str]]:
     return [(p.name, kinds.get(p.kind, "positional")) for p in inspect.signature(fn).parameters.values()]
 
 
-@pytest.mark.parametrize("name", ["validate", "run"])
+@pytest.mark.parametrize("name", ["validate", "run", "entity_name"])
 def test_stub_matches_module(name):
     stub = _stub_functions()
     assert name in stub
@@ -162,7 +162,7 @@ def test_stub_declares_every_public_name_of_the_module():
     runtime_classes = {c for c in classes if not typing.is_typeddict(getattr(stub, c))}
     public = {n for n in dir(_core) if not n.startswith("_")}
     assert public == set(_stub_functions()) | constants | runtime_classes
-    for name in constants - {"SUMMARY_SECTIONS"}:
+    for name in constants - {"SUMMARY_SECTIONS", "METRIC_ENTITIES"}:
         value = getattr(_core, name)
         assert isinstance(value, tuple) and value and all(isinstance(v, str) for v in value), name
 
@@ -175,11 +175,26 @@ def test_metric_names_come_from_the_core_and_the_stub_lists_each():
     assert r.trace(_core.Metric.CWND_BYTES)["c0"].tolist() == [1.0, 2.0]
 
 
+def test_entity_kinds_come_from_the_core_and_the_stub_lists_each():
+    stub = _stub_module()
+    assert {e.name: e.value for e in _core.Entity} == {e.name: e.value for e in stub.Entity}
+    assert set(_core.METRIC_ENTITIES) == set(_core.Metric)
+    assert set(_core.METRIC_ENTITIES.values()) == set(_core.Entity)
+    assert _core.METRIC_ENTITIES[_core.Metric.QUEUE_CELLS] == _core.Entity.PORT
+    assert _core.entity_name(_core.Entity.CONN, "1L->1R") == "conn:1L->1R"
+    with pytest.raises(ValueError, match="expected one of conn, port, host, abr"):
+        _core.entity_name("switch", "sw1")
+
+
 def test_a_run_names_its_series_by_the_core_metrics():
     sc = _short(SCENARIOS / "kalampoukas97" / "sec52_symmetric.toml", 1.0)
-    names = set(sc.run().series["metric"].unique())
+    series = sc.run().series
+    names = set(series["metric"].unique())
     assert names and names <= set(_core.Metric)
     assert {_core.Metric.ACR_BPS, _core.Metric.CWND_BYTES, _core.Metric.QUEUE_CELLS} <= names
+    # Each row's entity is of its metric's kind.
+    pairs = set(zip(series["metric"].astype(str), series["entity"].astype(str).str.partition(":")[0]))
+    assert pairs and all(_core.METRIC_ENTITIES[m] == kind for m, kind in pairs)
 
 
 def test_mah_lists_come_from_the_core():

@@ -35,6 +35,18 @@ class Metric(StrEnum):
     IP_QUEUE_DATA = "ip_queue_data"  # abr: IP queue [bytes], at each change
     BACKLOG_DATA = "backlog_data"  # abr: backlog [bytes], at each change
 
+class Entity(StrEnum):
+    """The kinds of entity a series samples (crates/atmsim-core/src/measure/metric.rs): the
+    prefix of an entity's name in the series' ``entity`` column, ``"conn:ttcp"``."""
+
+    CONN = "conn"  # a [[tcp]] connection
+    PORT = "port"  # an output port
+    HOST = "host"  # a host or router
+    ABR = "abr"  # an ABR end system, "<vc>:<node>"
+
+#: Each metric's entity kind (``Metric`` → ``Entity``).
+METRIC_ENTITIES: dict[str, str]
+
 #: ``ipoa.mux`` values: conv, app, router, type.
 MUX_POLICIES: tuple[str, ...]
 #: ``ipoa.vc`` values: pvc, svc, svccache.
@@ -437,6 +449,10 @@ class RunResult(TypedDict):
     summary: Summary
     series: SeriesColumns
     captures: list[CaptureFile]
+
+def entity_name(kind: str, name: str) -> str:
+    """The series' name of the entity of kind ``kind`` (an ``Entity``) named ``name``:
+    ``entity_name(Entity.CONN, "ttcp") == "conn:ttcp"``; ``ValueError`` for another kind."""
 
 def validate(
     text: str,

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
+from ._core import Entity
 from ._output import atomic_file
 from ._report import figure_path, save_figure, write_report
 from ._store import Store as StoreFile
@@ -103,15 +104,15 @@ class KeyMetric:
 
 
 KEY_METRICS: tuple[KeyMetric, ...] = (
-    KeyMetric("total_goodput_bps", "conn", "goodput_bps", "sum", "total goodput"),
-    KeyMetric("mean_goodput_bps", "conn", "goodput_bps", "mean", "goodput per connection"),
-    KeyMetric("jain_goodput", "conn", "goodput_bps", "jain", "Jain's fairness index of goodput"),
-    KeyMetric("rexmt_segs", "conn", "rexmt_segs", "sum", "retransmissions"),
-    KeyMetric("timeouts", "conn", "timeouts", "sum", "retransmission timeouts"),
-    KeyMetric("drops_cells", "port", "drops", "sum", "cells dropped (all ports)"),
-    KeyMetric("max_utilization", "port", "utilization", "max", "utilisation of the busiest port"),
-    KeyMetric("port_drops_cells", "port", "drops", "each", "cells dropped per port"),
-    KeyMetric("port_utilization", "port", "utilization", "each", "utilisation per port"),
+    KeyMetric("total_goodput_bps", Entity.CONN, "goodput_bps", "sum", "total goodput"),
+    KeyMetric("mean_goodput_bps", Entity.CONN, "goodput_bps", "mean", "goodput per connection"),
+    KeyMetric("jain_goodput", Entity.CONN, "goodput_bps", "jain", "Jain's fairness index of goodput"),
+    KeyMetric("rexmt_segs", Entity.CONN, "rexmt_segs", "sum", "retransmissions"),
+    KeyMetric("timeouts", Entity.CONN, "timeouts", "sum", "retransmission timeouts"),
+    KeyMetric("drops_cells", Entity.PORT, "drops", "sum", "cells dropped (all ports)"),
+    KeyMetric("max_utilization", Entity.PORT, "utilization", "max", "utilisation of the busiest port"),
+    KeyMetric("port_drops_cells", Entity.PORT, "drops", "each", "cells dropped per port"),
+    KeyMetric("port_utilization", Entity.PORT, "utilization", "each", "utilisation per port"),
 )
 
 

@@ -38,6 +38,7 @@ from typing import Any, Literal, overload
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ._core import Entity
 from ._defaults import DEFAULT_LOCK_TIMEOUT_S, DEFAULT_STORE
 from ._series_arrow import series_table
 from .errors import StoreError, StoreLockedError
@@ -109,14 +110,15 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
 # ----- summary flattening ---------------------------------------------------------------------
 
 _LISTS = (
-    ("connections", "conn"),
-    ("ports", "port"),
+    ("connections", Entity.CONN),
+    ("ports", Entity.PORT),
     ("sources", "source"),
-    ("hosts", "host"),
+    ("hosts", Entity.HOST),
     ("lines", "line"),
     ("udp", "udp"),
 )
-"""Summary lists flattened one entity per entry: (summary key, entity prefix)."""
+"""Summary lists flattened one entity per entry: (summary key, entity prefix; the series'
+kinds are the core's ``Entity``)."""
 
 _OBJECTS = ("run", "conservation", "signalling")
 """Summary objects flattened as one entity each, named after the key (``signalling`` is

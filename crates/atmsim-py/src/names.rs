@@ -3,6 +3,9 @@
 //!
 //! * `Metric` — an `enum.StrEnum` of the time-series metrics (`measure::Metric`): each member
 //!   is its name, `Metric.CWND_BYTES == "cwnd_bytes"`;
+//! * `Entity` — an `enum.StrEnum` of the kinds of entity a series samples (`measure::Entity`),
+//!   `Entity.CONN == "conn"`; `METRIC_ENTITIES` maps each metric to its kind, and
+//!   `entity_name(kind, name)` spells an entity's name in the series (`"conn:ttcp"`);
 //! * `MUX_POLICIES`, `VC_POLICIES`, `SCHEDULERS` — the values scenarios take for `ipoa.mux`,
 //!   `ipoa.vc` and `scheduler` (`MuxPolicy::ALL`, `VcPolicy::ALL`, `Discipline::ALL`);
 //! * `QOS_POLICIES` — Mah's 25 QoS policies (`QosPolicy::all`);
@@ -14,10 +17,23 @@
 use atmsim_core::atm::sched::Discipline;
 use atmsim_core::iface::ipoa::qos::{Configuration, QosPolicy};
 use atmsim_core::iface::ipoa::{MuxPolicy, VcPolicy};
-use atmsim_core::measure::Metric;
+use atmsim_core::measure::{Entity, Metric};
 use atmsim_core::summary::schema;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+
+/// The name of the entity of kind `kind` named `name` in a series (`"conn:ttcp"`).
+#[pyfunction]
+fn entity_name(kind: &str, name: &str) -> PyResult<String> {
+    let Some(e) = Entity::ALL.into_iter().find(|e| e.name() == kind) else {
+        let kinds: Vec<&str> = Entity::ALL.iter().map(|e| e.name()).collect();
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "entity kind: expected one of {}, got {kind:?}",
+            kinds.join(", ")
+        )));
+    };
+    Ok(e.of(name))
+}
 
 pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -29,10 +45,19 @@ pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("QOS_POLICIES", tuple(QosPolicy::all().iter().map(ToString::to_string).collect())?)?;
     m.add("MAH_CONFIGURATIONS", tuple(Configuration::all().iter().map(ToString::to_string).collect())?)?;
 
-    let members: Vec<(String, &str)> = Metric::ALL.iter().map(|x| (x.name().to_uppercase(), x.name())).collect();
     let kwargs = PyDict::new(py);
     kwargs.set_item("module", "atmsim._core")?;
-    m.add("Metric", py.import("enum")?.getattr("StrEnum")?.call(("Metric", members), Some(&kwargs))?)?;
+    let str_enum = |name: &str, members: Vec<(String, &str)>| {
+        py.import("enum")?.getattr("StrEnum")?.call((name, members), Some(&kwargs))
+    };
+    m.add("Metric", str_enum("Metric", Metric::ALL.iter().map(|x| (x.name().to_uppercase(), x.name())).collect())?)?;
+    m.add("Entity", str_enum("Entity", Entity::ALL.iter().map(|x| (x.name().to_uppercase(), x.name())).collect())?)?;
+    let entities = PyDict::new(py);
+    for x in Metric::ALL {
+        entities.set_item(x.name(), x.entity().name())?;
+    }
+    m.add("METRIC_ENTITIES", entities)?;
+    m.add_function(wrap_pyfunction!(entity_name, m)?)?;
 
     let sections = PyDict::new(py);
     for s in schema::sections() {

@@ -1,8 +1,42 @@
 //! The time-series metrics: each declared once, here, with the entity it is sampled on and
 //! its unit. Probes push a [`Metric`]; the series and Python (`atmsim._core.Metric`) name it
-//! by [`Metric::name`].
+//! by [`Metric::name`]. A series row names its entity `"<kind>:<name>"` (`"conn:ttcp"`,
+//! `"port:sw1->sw2"`); the kinds are [`Entity`] (`atmsim._core.Entity`, and
+//! `atmsim._core.entity_name` spells a whole name).
 //!
-//! Owns: [`Metric`].
+//! Owns: [`Metric`], [`Entity`].
+
+/// The kinds of entity a series samples, the prefix of an entity's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Entity {
+    /// A `[[tcp]]` connection.
+    Conn,
+    /// An output port.
+    Port,
+    /// A host or router.
+    Host,
+    /// An ABR end system (`"<vc>:<node>"`).
+    Abr,
+}
+
+impl Entity {
+    pub const ALL: [Entity; 4] = [Entity::Conn, Entity::Port, Entity::Host, Entity::Abr];
+
+    /// The prefix of its entities' names.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Entity::Conn => "conn",
+            Entity::Port => "port",
+            Entity::Host => "host",
+            Entity::Abr => "abr",
+        }
+    }
+
+    /// The name of the entity of this kind named `of` in a series (`"conn:ttcp"`).
+    pub fn of(self, of: &str) -> String {
+        format!("{}:{of}", self.name())
+    }
+}
 
 /// One time-series metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,16 +99,15 @@ impl Metric {
         }
     }
 
-    /// The kind of entity it is sampled on: the prefix of the entity's name (`"conn"` for
-    /// `"conn:c0"`).
-    pub const fn entity(self) -> &'static str {
+    /// The kind of entity it is sampled on.
+    pub const fn entity(self) -> Entity {
         match self {
             Metric::CwndBytes | Metric::SsthreshBytes | Metric::GoodputBps | Metric::RexmtSegs | Metric::SeqBytes => {
-                "conn"
+                Entity::Conn
             }
-            Metric::QueueCells | Metric::DropsCells => "port",
-            Metric::FramesDiscarded => "host",
-            Metric::AcrBps | Metric::IpQueueData | Metric::BacklogData => "abr",
+            Metric::QueueCells | Metric::DropsCells => Entity::Port,
+            Metric::FramesDiscarded => Entity::Host,
+            Metric::AcrBps | Metric::IpQueueData | Metric::BacklogData => Entity::Abr,
         }
     }
 

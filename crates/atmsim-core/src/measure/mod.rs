@@ -10,7 +10,7 @@
 
 pub mod metric;
 
-pub use metric::Metric;
+pub use metric::{Entity, Metric};
 
 use crate::apps::Conn;
 use crate::atm::port::{OutPort, PortStats};
@@ -107,15 +107,15 @@ impl Recorder {
         let mut r = Recorder::default();
         for n in conn_names {
             r.conn_entities.push(r.entity_names.len() as u32);
-            r.entity_names.push(format!("conn:{n}"));
+            r.entity_names.push(Entity::Conn.of(n));
         }
         for n in port_names {
             r.port_entities.push(r.entity_names.len() as u32);
-            r.entity_names.push(format!("port:{n}"));
+            r.entity_names.push(Entity::Port.of(n));
         }
         for n in host_names {
             r.host_entities.push(r.entity_names.len() as u32);
-            r.entity_names.push(format!("host:{n}"));
+            r.entity_names.push(Entity::Host.of(n));
         }
         r
     }

@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import stats
-from ..._core import Metric
+from ..._core import Entity, Metric, entity_name
 from ..._report import figure_path, plot_ci_lines, save_figure
 from ..._scenario import Scenario
 from ...callbacks import StudyProgress
@@ -310,7 +310,7 @@ class Study:
             traces: dict[str, Any] = {}
             for r in results:
                 gp = r.trace(Metric.GOODPUT_BPS)
-                ftp = gp[[c for c in gp.columns if c.startswith(f"conn:{kind}")]]
+                ftp = gp[[c for c in gp.columns if c.startswith(entity_name(Entity.CONN, kind))]]
                 ftp = ftp[ftp.index > self.warmup_s]
                 busy = [row for row in ftp.values if row.sum() > 0]
                 short.append(float(sum(stats.jain(row) for row in busy) / max(1, len(busy))))
@@ -320,12 +320,13 @@ class Study:
                 tos.append(sum(c["timeouts"] for c in conns))
                 frs.append(sum(c["fast_retransmits"] for c in conns))
                 cw = r.trace(Metric.CWND_BYTES)
-                cw = cw[[c for c in cw.columns if c.startswith(f"conn:{kind}")]]
+                cw = cw[[c for c in cw.columns if c.startswith(entity_name(Entity.CONN, kind))]]
                 cw = cw[cw.index > self.warmup_s]
                 at_max.append(float((cw >= WINDOW_BYTES).to_numpy().mean()))
                 if not traces:
                     # The sender's usable window: min(cwnd, the 8 kB receiver window).
-                    traces = {"throughput": ftp / LINK_BPS, "cwnd": r.trace(Metric.CWND_BYTES)[[f"conn:{kind}1"]].clip(upper=WINDOW_BYTES)}
+                    first = entity_name(Entity.CONN, f"{kind}1")
+                    traces = {"throughput": ftp / LINK_BPS, "cwnd": r.trace(Metric.CWND_BYTES)[[first]].clip(upper=WINDOW_BYTES)}
             out[policy] = {
                 "short": stats.bounded_mean_ci(short, 0.0, 1.0), "whole": stats.bounded_mean_ci(whole, 0.0, 1.0),
                 "drops": drops, "timeouts": tos, "fast_retransmits": frs, "at_max": stats.bounded_mean_ci(at_max, 0.0, 1.0),
@@ -357,7 +358,7 @@ def _plot_frame(frame, ylabel: str, title: str, path: Path) -> Path:
 
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for col in frame.columns:
-        ax.plot(frame.index, frame[col], drawstyle="steps-post", label=col.removeprefix("conn:"))
+        ax.plot(frame.index, frame[col], drawstyle="steps-post", label=col.removeprefix(entity_name(Entity.CONN, "")))
     ax.set_xlabel("simulated time [s]")
     ax.set_ylabel(ylabel)
     ax.set_title(title)

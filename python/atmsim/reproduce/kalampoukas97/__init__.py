@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..._core import Metric
+from ..._core import Entity, Metric, entity_name
 from ..._report import figure_path
 from ..._scenario import Scenario
 from ...callbacks import StudyProgress
@@ -51,6 +51,16 @@ from ..runner import run_many
 from . import experiment as ks
 from . import figures as figs
 from . import theory as th
+
+
+def _conn(name: str) -> str:
+    """The series' name of connection ``name``."""
+    return entity_name(Entity.CONN, name)
+
+
+def _abr(name: str) -> str:
+    """The series' name of ABR end ``name`` (``"<vc>:<node>"``)."""
+    return entity_name(Entity.ABR, name)
 
 __all__ = [
     "FULL",
@@ -351,20 +361,20 @@ def _sec52(st: Study, out: Path, items: list) -> str:
     paper, ack = ks.prediction(cfg, "paper").efficiency()[0], ks.prediction(cfg, "ack").efficiency()[0]
     one_way_max = ks.payload_mbps()
     measured_max = st.first("one_way_max")["summary"]["connections"][0]["goodput_bps"] / 1e6
-    lv = st.levels("sec52", "abr:abr:1L") + st.levels("sec52", "abr:abr:1R")
-    sums = st.sums("sec52", "abr:abr:1L") + st.sums("sec52", "abr:abr:1R")
+    lv = st.levels("sec52", _abr("abr:1L")) + st.levels("sec52", _abr("abr:1R"))
+    sums = st.sums("sec52", _abr("abr:1L")) + st.sums("sec52", _abr("abr:1R"))
     settle = max(e["acr_last_change_s"] for e in s["abr"]["ends"])
     icr = s["abr"]["ends"][0]["icr_bps"] / 1e6
     parts = ["<h2>§5.2: two nodes, equal rates (Figs. 5.1–5.4)</h2>",
              "<p><code>sec52_symmetric.toml</code>: 1L – switch – 1R, 4 ms per link (8 ms one way), W = 28 segments each way, "
              f"both opened at t = 0. {st.mode.label()}.</p>"]
     tr = r["traces"]
-    parts.append(_img(figs.acr(figure_path(out, "fig5_2.png"), {"1L": tr[Metric.ACR_BPS]["abr:abr:1L"]},
+    parts.append(_img(figs.acr(figure_path(out, "fig5_2.png"), {"1L": tr[Metric.ACR_BPS][_abr("abr:1L")]},
                                "Fig. 5.2: ACR of 1L")))
-    parts.append(_img(figs.queue(figure_path(out, "fig5_3.png"), {"1L": tr[Metric.IP_QUEUE_DATA]["abr:abr:1L"]},
+    parts.append(_img(figs.queue(figure_path(out, "fig5_3.png"), {"1L": tr[Metric.IP_QUEUE_DATA][_abr("abr:1L")]},
                                  "Fig. 5.3: IP queue at 1L (data only)", (1.0, 1.15))))
     seg_s = one_way_max * 1e6 / 8 / 9140  # segments per second at the maximum TCP rate
-    parts.append(_img(figs.sequence(figure_path(out, "fig5_4.png"), {"1L→1R": tr[Metric.SEQ_BYTES]["conn:1L->1R"]},
+    parts.append(_img(figs.sequence(figure_path(out, "fig5_4.png"), {"1L→1R": tr[Metric.SEQ_BYTES][_conn("1L->1R")]},
                                     "Fig. 5.4: sequence number of 1L", (0.5, 1.0),
                                     {"no two-way effect (maximum rate)": seg_s,
                                      "Theorem 1: 28/43 = 65.1 % of it": 28 / 43 * seg_s})))
@@ -422,18 +432,18 @@ def _sec53(st: Study, out: Path, items: list) -> str:
              "<p><code>sec53_asymmetric.toml</code>: 1L → 1R at a third of the link (PCR 49.92 Mb/s of cells, A6), W = 14; "
              "1R → 1L at the full link, W = 28.</p>"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_5.png"),
-                                    {"1L→1R (slow)": tr[Metric.SEQ_BYTES]["conn:1L->1R"], "1R→1L (fast)": tr[Metric.SEQ_BYTES]["conn:1R->1L"]},
+                                    {"1L→1R (slow)": tr[Metric.SEQ_BYTES][_conn("1L->1R")], "1R→1L (fast)": tr[Metric.SEQ_BYTES][_conn("1R->1L")]},
                                     "Fig. 5.5: sequence numbers", (0.5, 1.0))))
-    parts.append(_img(figs.acr(figure_path(out, "fig5_6.png"), {"1L": tr[Metric.ACR_BPS]["abr:abr:1L"], "1R": tr[Metric.ACR_BPS]["abr:abr:1R"]},
+    parts.append(_img(figs.acr(figure_path(out, "fig5_6.png"), {"1L": tr[Metric.ACR_BPS][_abr("abr:1L")], "1R": tr[Metric.ACR_BPS][_abr("abr:1R")]},
                                "Fig. 5.6: ACR of both connections")))
-    parts.append(_img(figs.queue(figure_path(out, "fig5_7.png"), {"1L": tr[Metric.IP_QUEUE_DATA]["abr:abr:1L"],
-                                                                   "1R": tr[Metric.IP_QUEUE_DATA]["abr:abr:1R"]},
+    parts.append(_img(figs.queue(figure_path(out, "fig5_7.png"), {"1L": tr[Metric.IP_QUEUE_DATA][_abr("abr:1L")],
+                                                                   "1R": tr[Metric.IP_QUEUE_DATA][_abr("abr:1R")]},
                                  "Fig. 5.7: IP queues (both nodes, E4)", (1.0, 1.15))))
     pred = {f"fast, Eq. 4.2: {f_fast * th.tcp_rate_mbps():.1f}": f_fast * ks.payload_mbps(),
             f"slow, Eq. 4.2: {f_slow * th.tcp_rate_mbps() / 3:.1f}": f_slow * ks.payload_mbps(1 / 3)}
     parts.append(_img(figs.throughput_from_zero(figure_path(out, "fig5_8.png"),
-                                                {"1L→1R (slow)": tr[Metric.SEQ_BYTES]["conn:1L->1R"],
-                                                 "1R→1L (fast)": tr[Metric.SEQ_BYTES]["conn:1R->1L"]},
+                                                {"1L→1R (slow)": tr[Metric.SEQ_BYTES][_conn("1L->1R")],
+                                                 "1R→1L (fast)": tr[Metric.SEQ_BYTES][_conn("1R->1L")]},
                                                 "Fig. 5.8: throughput averaged from t = 0", pred)))
     parts.append(_verdict(items, Verdict.judged(
         "§5.3 fast connection 56 % (73.5 Mb/s)", Kind.VALIDATED, "56 % predicted, 73.5 Mb/s measured",
@@ -446,14 +456,14 @@ def _sec53(st: Study, out: Path, items: list) -> str:
         paper_value=100 * f_slow, ours=100 * slow, unit="%",
         detail=f"atmsim {_pct(slow)}; the paper's 'about 80 %' is loose (E5), so the row is judged against the paper's "
                f"own Eq. 4.2, {_pct(f_slow)}, not against 80 %.")))
-    sp52, sp53 = st.spacing_ms("sec52", "abr:abr:1R"), st.spacing_ms("sec53", "abr:abr:1R")
+    sp52, sp53 = st.spacing_ms("sec52", _abr("abr:1R")), st.spacing_ms("sec53", _abr("abr:1R"))
     parts.append(_verdict(items, Verdict.judged(
         "§5.3 busy periods further apart than in §5.2", Kind.VALIDATED, "busy periods further apart than in §5.2",
         above(sp53 / sp52, 1.1), ours=sp53 / sp52, unit="× §5.2's spacing", detail=
                           f"mean spacing of busy periods at 1R (the node the text names, E4) {sp53:.1f} ms against {sp52:.1f} ms "
                           "in §5.2; 'agrees' if at least 10 % longer "
-                          f"(model: alternating 23.6/32.5 ms against 24.1 ms); peaks at 1L {sorted(set(st.levels('sec53', 'abr:abr:1L')))}, "
-                          f"at 1R {sorted(set(st.levels('sec53', 'abr:abr:1R')))}.")))
+                          f"(model: alternating 23.6/32.5 ms against 24.1 ms); peaks at 1L {sorted(set(st.levels('sec53', _abr('abr:1L'))))}, "
+                          f"at 1R {sorted(set(st.levels('sec53', _abr('abr:1R'))))}.")))
     return "".join(parts)
 
 
@@ -470,7 +480,7 @@ def _sec54(st: Study, out: Path, items: list) -> str:
         # connection of a fat set has the fat connection's efficiency).
         f1 = st.effs(name, "1L->", 1 / 12)
         f3 = st.effs(name, "3L->", 1 / 12)
-        lv = st.levels(name, "abr:vc1:1L")
+        lv = st.levels(name, _abr("vc1:1L"))
         rho = th.segment_rate(th.OC3C_CELLS_S / 3)
         pred = th.TwoWay(28, 28, rho, rho, ms / 1e3 + 1 / rho, ms / 1e3 + 1 / rho).efficiency()[0]
         pred_ack = th.TwoWay(28, 28, rho, rho, ms / 1e3 + ks.CELL_S, ms / 1e3 + ks.CELL_S).efficiency()[0]
@@ -487,12 +497,12 @@ def _sec54(st: Study, out: Path, items: list) -> str:
     name, f1, f3, pred, pred_ack = primary
     tr = st.first(name)["traces"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_10.png"),
-                                    {f"1L→1R.{k}": tr[Metric.SEQ_BYTES][f"conn:1L->1R.{k}"] for k in range(1, 5)},
+                                    {f"1L→1R.{k}": tr[Metric.SEQ_BYTES][_conn(f"1L->1R.{k}")] for k in range(1, 5)},
                                     "Figs. 5.10/5.13: the four connections of 1L", (1.0, 1.1))))
     parts.append(_img(figs.sequence(figure_path(out, "fig5_11.png"),
-                                    {"1L→1R.1": tr[Metric.SEQ_BYTES]["conn:1L->1R.1"], "3L→3R.1": tr[Metric.SEQ_BYTES]["conn:3L->3R.1"]},
+                                    {"1L→1R.1": tr[Metric.SEQ_BYTES][_conn("1L->1R.1")], "3L→3R.1": tr[Metric.SEQ_BYTES][_conn("3L->3R.1")]},
                                     "Fig. 5.11: a 1L and a 3L connection", (0.5, 1.0))))
-    parts.append(_img(figs.queue(figure_path(out, "fig5_12.png"), {"1L": tr[Metric.IP_QUEUE_DATA]["abr:vc1:1L"]},
+    parts.append(_img(figs.queue(figure_path(out, "fig5_12.png"), {"1L": tr[Metric.IP_QUEUE_DATA][_abr("vc1:1L")]},
                                  "Fig. 5.12: IP queue at 1L (four connections)", (1.0, 1.1))))
     parts.append(_verdict(items, Verdict.judged(
         "§5.4 3L connections faster than 1L", Kind.VALIDATED, "3L's connections faster than 1L's",
@@ -537,9 +547,9 @@ def _sec55(st: Study, out: Path, items: list) -> str:
     name, overall, ow = primary
     tr = st.first(name)["traces"]
     parts.append(_img(figs.sequence(figure_path(out, "fig5_15.png"),
-                                    {f"server→c{k}": tr[Metric.SEQ_BYTES][f"conn:server->c{k}"] for k in (1, 2, 3)},
+                                    {f"server→c{k}": tr[Metric.SEQ_BYTES][_conn(f"server->c{k}")] for k in (1, 2, 3)},
                                     "Fig. 5.15: server → clients", (0.5, 1.0))))
-    parts.append(_img(figs.throughput_from_zero(figure_path(out, "fig5_16.png"), {"c1→server": tr[Metric.SEQ_BYTES]["conn:c1->server"]},
+    parts.append(_img(figs.throughput_from_zero(figure_path(out, "fig5_16.png"), {"c1→server": tr[Metric.SEQ_BYTES][_conn("c1->server")]},
                                                 "Fig. 5.16: c1 → server, averaged from t = 0",
                                                 {"70 % of 43.6": 0.70 * ks.payload_mbps(1 / 3)})))
     lo, hi = min(x for _, x in overalls), max(x for _, x in overalls)
@@ -567,7 +577,7 @@ def _lemma2_cycle(st: Study, items: list) -> str:
     traces = st.first("lemma2_unequal")["traces"][Metric.IP_QUEUE_DATA]
     levels, peak = {}, {}
     for e in ("1L", "1R"):
-        tr = traces[f"abr:abr:{e}"].dropna()
+        tr = traces[_abr(f"abr:{e}")].dropna()
         levels[e] = [v for t, v in ks.busy_period_levels(tr) if t >= LEMMA2_STEADY_AFTER_S]
         peak[e] = int(tr.loc[LEMMA2_STEADY_AFTER_S:].max())
     dom = "1R" if cfg.w_j > cfg.w_i else "1L"
@@ -609,10 +619,10 @@ def _table(st: Study) -> str:
                     f"<td>{sim_s}</td></tr>")
 
     c52, c53 = ks.TwoNode(28, 28, 8.0), ks.TwoNode(14, 28, 8.0, 1 / 3, 1.0)
-    row("§5.2", "1L->1R", "sec52", c52, 0, 1.0, "abr:abr:1L")
-    row("§5.2", "1R->1L", "sec52", c52, 1, 1.0, "abr:abr:1R")
-    row("§5.3", "1L->1R", "sec53", c53, 0, 1 / 3, "abr:abr:1L")
-    row("§5.3", "1R->1L", "sec53", c53, 1, 1.0, "abr:abr:1R")
+    row("§5.2", "1L->1R", "sec52", c52, 0, 1.0, _abr("abr:1L"))
+    row("§5.2", "1R->1L", "sec52", c52, 1, 1.0, _abr("abr:1R"))
+    row("§5.3", "1L->1R", "sec53", c53, 0, 1 / 3, _abr("abr:1L"))
+    row("§5.3", "1R->1L", "sec53", c53, 1, 1.0, _abr("abr:1R"))
     return ("<h2>Predicted against simulated</h2><p>Efficiency predicted by Theorem 2 with the paper's one-way delay "
             "(propagation + one segment) and the ack path's (propagation + one cell); Lemma 2's sum of consecutive "
             "IP-queue levels at the sending node (the paper's delay; a level cannot exceed the window, so a sum above "

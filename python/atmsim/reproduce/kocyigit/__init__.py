@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from ... import stats
-from ..._core import Metric
+from ..._core import Entity, Metric, entity_name
 from ..._report import figure_path, plot_ci_lines
 from ..._scenario import Scenario
 from ...callbacks import StudyProgress
@@ -293,10 +293,10 @@ def _mech_keep(warmup_s: float):
     def keep(r):
         s = r.summary
         ser = r.series[r.series.time_s > warmup_s]
-        g = ser[(ser.metric == Metric.GOODPUT_BPS) & ser.entity.str.startswith("conn:")].copy()
+        g = ser[(ser.metric == Metric.GOODPUT_BPS) & ser.entity.str.startswith(entity_name(Entity.CONN, ""))].copy()
         g["w"] = (g.time_s * 10).astype(int)
         stalled = float((g.groupby(["entity", "w"]).value.sum() == 0).mean())
-        d = ser[(ser.entity == "port:sw1->sw2") & (ser.metric == Metric.DROPS_CELLS)].sort_values("time_s")
+        d = ser[(ser.entity == entity_name(Entity.PORT, "sw1->sw2")) & (ser.metric == Metric.DROPS_CELLS)].sort_values("time_s")
         v, t = d.value.to_numpy(), d.time_s.to_numpy()
         episodes, last = 0, -1.0
         for ti, x in zip(t[1:], np.diff(v)):

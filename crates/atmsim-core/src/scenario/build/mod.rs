@@ -135,7 +135,7 @@ pub fn build_with(
     let mut abr = abr;
     let mut rec = Recorder::new(&conn_names, &port_names, &host_names);
     for e in &mut abr.ends {
-        e.set_probe(rec.add_entity(format!("abr:{}", e.name)));
+        e.set_probe(rec.add_entity(crate::measure::Entity::Abr.of(&e.name)));
     }
     let mut ip = IpLayer { hosts, datagrams: Default::default() };
     let apps = Workload::new(conns, gens, sources, udp, run.seed);
