@@ -31,7 +31,9 @@
 //!   sent counted as one — the node's whole backlog of data for the VC, the quantity of the
 //!   analysis (Fig. 3.2 counts the packet in service).
 
+use super::source::Emitted;
 use super::{AbrDestination, AbrSource, Direction, RmCell};
+use crate::time::SimTime;
 use crate::ids::{DatagramId, NodeId, PortId};
 use std::collections::VecDeque;
 
@@ -125,7 +127,55 @@ pub struct AbrEnd {
     pub stats: EndStats,
 }
 
+/// What an end's transmission opportunity sends ([`AbrEnd::transmit_due`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sent {
+    /// Nothing: the opportunity was superseded by another, or there is nothing to send.
+    Nothing,
+    /// The source's next opportunity is later: schedule it ([`AbrEnd::arm`]).
+    Later,
+    /// A data cell of AAL5 frame `frame` (`eof`: the frame's last cell).
+    Data { frame: u32, eof: bool },
+    /// A forward or backward RM cell.
+    Rm(RmCell),
+}
+
 impl AbrEnd {
+    /// The end's transmission opportunity scheduled for `now` (TM 4.0 source rule 3 picks
+    /// the cell).
+    pub fn transmit_due(&mut self, now: SimTime) -> Sent {
+        if self.next_at != Some(now) {
+            return Sent::Nothing; // superseded by an earlier opportunity
+        }
+        self.next_at = None;
+        let waiting = self.data_waiting();
+        match self.source.peek(now, waiting) {
+            None => return Sent::Nothing,
+            Some(slot) if slot.at > now => return Sent::Later,
+            Some(_) => {}
+        }
+        let (at, emitted) = self.source.transmit(now, waiting).expect("peek found a cell");
+        debug_assert_eq!(at, now);
+        match emitted {
+            Emitted::Data => {
+                let (frame, eof) = self.send_data_cell();
+                Sent::Data { frame, eof }
+            }
+            Emitted::ForwardRm(rm) | Emitted::BackwardRm(rm) => Sent::Rm(rm),
+        }
+    }
+
+    /// The end's next transmission opportunity after `now`, if it comes before the one
+    /// scheduled (it is the scheduled one from here on): the instant to schedule.
+    pub fn arm(&mut self, now: SimTime) -> Option<SimTime> {
+        let slot = self.source.peek(now, self.data_waiting())?;
+        if self.next_at.is_some_and(|t| slot.at >= t) {
+            return None;
+        }
+        self.next_at = Some(slot.at);
+        Some(slot.at)
+    }
+
     /// The end's entity in the probe recorder.
     #[inline]
     pub fn probe(&self) -> u32 {

@@ -25,7 +25,7 @@
 
 use super::ck;
 use super::{AtmEv, Ev, Network};
-use crate::abr::source::Emitted;
+use crate::abr::endsystem::Sent;
 use crate::abr::{Direction, Queued};
 use crate::atm::cell::{flags, Cell, CELL_BITS};
 use crate::ids::{DatagramId, NodeId};
@@ -66,13 +66,8 @@ impl Network {
 
     /// Make sure end `e` has a transmission event at its next opportunity.
     fn abr_schedule(&mut self, e: u32) {
-        let now = self.eng.now;
-        let end = &mut self.abr.ends[e as usize];
-        if let Some(slot) = end.source.peek(now, end.data_waiting()) {
-            if end.next_at.is_none_or(|t| slot.at < t) {
-                end.next_at = Some(slot.at);
-                self.eng.q.schedule(slot.at, Ev::Atm(AtmEv::Abr(e)));
-            }
+        if let Some(at) = self.abr.ends[e as usize].arm(self.eng.now) {
+            self.eng.q.schedule(at, Ev::Atm(AtmEv::Abr(e)));
         }
     }
 
@@ -80,45 +75,22 @@ impl Network {
     pub(super) fn abr_tx(&mut self, e: u32) {
         let now = self.eng.now;
         let end = &mut self.abr.ends[e as usize];
-        if end.next_at != Some(now) {
-            return; // superseded by an earlier opportunity
-        }
-        end.next_at = None;
-        let waiting = end.data_waiting();
-        match end.source.peek(now, waiting) {
-            None => return,
-            Some(slot) if slot.at > now => return self.abr_schedule(e),
-            Some(_) => {}
-        }
-        let (at, emitted) = end.source.transmit(now, waiting).expect("peek found a cell");
-        debug_assert_eq!(at, now);
-        let (vci, port) = (end.vci, end.port);
-        let mut frame_done = false;
-        let cell = match emitted {
-            Emitted::Data => {
-                let (frame, eof) = end.send_data_cell();
-                frame_done = eof;
-                Cell { vci, frame, flags: if eof { flags::EOF } else { 0 } }
-            }
-            Emitted::ForwardRm(rm) | Emitted::BackwardRm(rm) => {
-                if let (Some((a, slot)), Direction::Forward) = (end.local, rm.dir) {
+        let (vci, port, local) = (end.vci, end.port, end.local);
+        let (cell, frame_done) = match end.transmit_due(now) {
+            Sent::Nothing => return,
+            Sent::Later => return self.abr_schedule(e),
+            Sent::Data { frame, eof } => (Cell { vci, frame, flags: if eof { flags::EOF } else { 0 } }, eof),
+            Sent::Rm(rm) => {
+                if let (Some((a, slot)), Direction::Forward) = (local, rm.dir) {
                     self.fabric.er.allocators[a as usize].on_forward_rm(now, slot, &rm);
                 }
-                Cell { vci, frame: self.fabric.alloc_rm(rm), flags: flags::RM }
+                (Cell { vci, frame: self.fabric.alloc_rm(rm), flags: flags::RM }, false)
             }
         };
-        if let Some((a, slot)) = self.abr.ends[e as usize].local {
+        if let Some((a, slot)) = local {
             self.fabric.er.allocators[a as usize].on_cell(now, slot);
         }
-        self.fabric.cells.injected += 1;
-        self.fabric.advance(ck!(self), port, now);
-        if self.fabric.ports[port.idx()].push_cell(now, cell) {
-            self.fabric.arm_after_push(ck!(self), port, cell);
-        } else {
-            self.fabric.cells.dropped_regulator += 1;
-            self.fabric.cell_lost(cell);
-        }
-        self.fabric.kick(ck!(self), port);
+        self.fabric.inject(ck!(self), port, cell);
         if frame_done {
             self.abr_fill(e);
             self.abr_trace_queue(e);

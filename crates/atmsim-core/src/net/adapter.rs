@@ -7,8 +7,7 @@
 //! (`host_frame`).
 
 use super::ck;
-use super::{AtmEv, CpuEv, Ev, Network};
-use crate::atm::cell::Cell;
+use super::{CpuEv, Ev, Network};
 use crate::header::PacketHeader;
 use crate::ids::{DatagramId, NodeId, PortId};
 use crate::ip::cpu::Dir;
@@ -22,85 +21,36 @@ impl Network {
         }
     }
 
-    /// Segment IP datagram `d` onto VC `vci` of host `h`'s adapter.
+    /// Segment IP datagram `d` onto VC `vci` of host `h`'s adapter (an ABR VC's end system,
+    /// or the fabric's adapter: [`crate::atm::fabric::Fabric::segment`]); a refused datagram
+    /// ends refused. True if queued.
     pub(super) fn send_datagram(&mut self, h: NodeId, port: PortId, vci: u32, d: DatagramId) -> bool {
         if let Some(e) = self.abr.sender(port, vci) {
             return self.abr_send(e, d);
         }
-        let now = self.eng.now;
         let ip_bytes = self.ip.datagrams.get(d).ip_bytes;
-        let f = self.fabric.frames.alloc(d, h, ip_bytes, now);
-        let ncells = self.fabric.frames.get(f).ncells;
-        if let Some(s) = self.fabric.shapers.find(port, vci) {
-            // Shaped: the cells wait in the shaper, within its own bound, not the adapter's.
-            self.fabric.advance_for_push(ck!(self), port);
-            let sh = &mut self.fabric.shapers.list[s as usize];
-            if !sh.admit_frame(ncells) {
-                self.fabric.frames.cancel(f);
-                self.fabric.cells.refused_at_host += ncells as u64;
-                self.ip.datagrams.refuse(d);
-                return false;
-            }
-            match sh.push_frame(now, vci, f, ncells) {
-                Some(at) if sh.lazy => self.fabric.shaper_due(ck!(self), port, s, at),
-                Some(at) => {
-                    self.eng.q.schedule(at, Ev::Atm(AtmEv::Shape(s)));
-                }
-                None => {}
-            }
-            self.fabric.cells.injected += ncells as u64;
-            if let Some(t) = self.ip.hosts[h.idx()].tap() {
-                self.capture(t, true, d);
-            }
-            return true;
-        }
-        self.fabric.advance_for_push(ck!(self), port);
-        let pt = &mut self.fabric.ports[port.idx()];
-        if !pt.has_room_for(ncells) {
-            pt.refuse_frame(ncells);
-            self.fabric.frames.cancel(f);
-            self.fabric.cells.refused_at_host += ncells as u64;
-            self.ip.datagrams.refuse(d);
-            return false;
-        }
-        let refused = pt.push_frame(now, vci, f, ncells);
-        self.fabric.cells.injected += ncells as u64;
-        if refused > 0 {
-            self.fabric.regulator_refused(f, refused);
-        }
-        self.fabric.arm_after_push(ck!(self), port, Cell { vci, frame: f, flags: crate::atm::cell::flags::EOF });
-        if let Some(t) = self.ip.hosts[h.idx()].tap() {
-            self.capture(t, true, d);
-        }
-        self.fabric.kick(ck!(self), port);
-        true
+        let queued = self.fabric.segment(ck!(self), h, port, vci, d, ip_bytes);
+        self.after_segment(h, d, queued)
     }
 
     /// Segment datagram `d` onto VC `vci` of host `h`'s adapter port `port` as a control
-    /// (signalling) frame: its cells carry [`crate::atm::cell::flags::CTRL`], wait in the
-    /// port's control FIFO ahead of all data, and keep that class at every switch they cross.
-    /// Never shaped. A frame that does not fit the control FIFO whole is refused as a data
-    /// frame is (`refused_at_host`, the datagram refused), and counted in the port's
-    /// `dropped_ctrl`. Returns whether the frame was queued.
+    /// (signalling) frame ([`crate::atm::fabric::Fabric::segment_ctrl`]). True if queued.
     pub fn send_ctrl_datagram(&mut self, h: NodeId, port: PortId, vci: u32, d: DatagramId) -> bool {
-        let now = self.eng.now;
         let ip_bytes = self.ip.datagrams.get(d).ip_bytes;
-        let f = self.fabric.frames.alloc(d, h, ip_bytes, now);
-        let ncells = self.fabric.frames.get(f).ncells;
-        self.fabric.advance_for_push(ck!(self), port);
-        if !self.fabric.ports[port.idx()].push_ctrl_frame(vci, f, ncells) {
-            self.fabric.frames.cancel(f);
-            self.fabric.cells.refused_at_host += ncells as u64;
+        let queued = self.fabric.segment_ctrl(ck!(self), h, port, vci, d, ip_bytes);
+        self.after_segment(h, d, queued)
+    }
+
+    /// Datagram `d` was handed to host `h`'s adapter: captured as sent if queued, refused if
+    /// not.
+    #[inline]
+    fn after_segment(&mut self, h: NodeId, d: DatagramId, queued: bool) -> bool {
+        if !queued {
             self.ip.datagrams.refuse(d);
-            return false;
-        }
-        self.fabric.cells.injected += ncells as u64;
-        self.fabric.arm(ck!(self), port);
-        if let Some(t) = self.ip.hosts[h.idx()].tap() {
+        } else if let Some(t) = self.ip.hosts[h.idx()].tap() {
             self.capture(t, true, d);
         }
-        self.fabric.kick(ck!(self), port);
-        true
+        queued
     }
 
     /// A TCP datagram reaches its endpoint: stale generations are counted and dropped.

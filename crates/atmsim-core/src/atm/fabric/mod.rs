@@ -6,6 +6,7 @@
 //! runs it, giving it a [`Clock`] (the time and the event queue) and routing what it delivers
 //! upward.
 //!
+//! - [`adapter`] — host adapters: datagrams segmented onto a VC, ABR end systems' cells;
 //! - [`ahead`] — ports served ahead: a FIFO or round-robin port takes no event per cell;
 //! - [`drained`] — switches drained by their readers: their arrivals take no event each;
 //! - [`due`] — drained switches of many inputs, which keep their inputs in order of their next
@@ -26,6 +27,7 @@ use crate::ids::{DatagramId, LinkId, NodeId, PortId};
 use crate::signalling::SIG_VCI;
 use crate::time::{SimDuration, SimTime};
 
+pub mod adapter;
 pub mod ahead;
 pub mod drained;
 pub mod due;
