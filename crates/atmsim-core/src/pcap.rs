@@ -176,7 +176,7 @@ pub struct Capture {
 pub struct Tap {
     pub name: String,
     pub host: String,
-    pub snaplen: u32,
+    snaplen: u32,
     /// Datagrams recorded that the host sent / received.
     pub packets_out: u64,
     pub packets_in: u64,
@@ -207,6 +207,11 @@ impl Tap {
         } else {
             self.packets_in += 1;
         }
+    }
+
+    /// The most bytes of a packet the capture keeps.
+    pub fn snaplen(&self) -> u32 {
+        self.snaplen
     }
 
     pub fn packets(&self) -> u64 {

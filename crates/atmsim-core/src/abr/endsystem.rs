@@ -110,7 +110,7 @@ pub struct AbrEnd {
     /// allocates its link among its ABR VCs (`[[host]] er_algorithm`).
     pub local: Option<(u32, super::VcSlot)>,
     /// Most datagrams the IP queue holds; `u32::MAX` = unlimited.
-    pub ip_limit: u32,
+    ip_limit: u32,
     ip: VecDeque<Queued>,
     acks: VecDeque<Queued>,
     cells: VecDeque<InCells>,
@@ -121,7 +121,7 @@ pub struct AbrEnd {
     /// The instant of the pending transmission event, if one is scheduled.
     pub next_at: Option<crate::time::SimTime>,
     /// ACR when it last changed, and when \[cells/s, s\].
-    pub last_acr: (f64, f64),
+    last_acr: (f64, f64),
     /// The end's entity in the probe recorder.
     probe: u32,
     pub stats: EndStats,
@@ -189,7 +189,7 @@ impl AbrEnd {
 
     /// An RM cell of this VC reaches this end at `now_s` \[s\]: a forward one is turned around
     /// (the destination's backward RM cell joins the source's queue), a backward one sets the
-    /// source's rate. Returns the new ACR [cells/s] if it changed.
+    /// source's rate. Returns the new ACR \[cells/s\] if it changed.
     pub fn rm_arrived(&mut self, rm: &RmCell, now_s: f64) -> Option<f64> {
         self.stats.rm_received += 1;
         match rm.dir {
@@ -249,6 +249,21 @@ impl AbrEnd {
             probe: u32::MAX,
             stats: EndStats::default(),
         }
+    }
+
+    /// Let the IP queue hold at most `datagrams` datagrams (`u32::MAX`: unlimited).
+    pub fn set_ip_limit(&mut self, datagrams: u32) {
+        self.ip_limit = datagrams;
+    }
+
+    /// Send pure acks through end `other` (an end at the same node) instead of this one.
+    pub fn divert_acks_to(&mut self, other: u32) {
+        self.ack_divert = Some(other);
+    }
+
+    /// When the ACR last changed \[s\] (0 if it never did).
+    pub fn acr_last_change_s(&self) -> f64 {
+        self.last_acr.1
     }
 
     /// Data datagrams waiting in the IP queue.

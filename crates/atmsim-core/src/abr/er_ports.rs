@@ -41,7 +41,7 @@ pub struct SwitchEntry {
 pub struct ErPorts {
     pub allocators: Vec<PortAllocator>,
     /// The port of each allocator.
-    pub allocator_port: Vec<PortId>,
+    allocator_port: Vec<PortId>,
     /// `switch[link][vci]`: ABR handling at a switch input.
     switch: Vec<Vec<Option<SwitchEntry>>>,
     /// Some port runs ERICA, so every ABR cell through a switch must be counted.
@@ -55,6 +55,11 @@ impl ErPorts {
         self.allocators.push(a);
         self.allocator_port.push(port);
         (self.allocators.len() - 1) as u32
+    }
+
+    /// Each allocator with the port it allocates.
+    pub fn with_ports(&self) -> impl Iterator<Item = (&PortAllocator, PortId)> {
+        self.allocators.iter().zip(self.allocator_port.iter().copied())
     }
 
     pub fn set_switch_entry(&mut self, link: LinkId, vci: u32, e: SwitchEntry) {

@@ -17,7 +17,7 @@ pub struct BulkSender {
     /// Bytes of the current write not yet copied.
     cur_left: u64,
     /// Bytes accepted by the socket so far.
-    pub written: u64,
+    written: u64,
     /// Writes completed.
     pub writes: u64,
     closed: bool,
@@ -26,6 +26,11 @@ pub struct BulkSender {
 impl BulkSender {
     pub fn new(write_bytes: u64, total_bytes: Option<u64>, lowat: u64) -> Self {
         BulkSender { write_bytes, total_bytes, lowat, cur_left: 0, written: 0, writes: 0, closed: false }
+    }
+
+    /// Bytes the socket has accepted so far.
+    pub fn written(&self) -> u64 {
+        self.written
     }
 
     /// Copy as much as the socket takes now; close after the last byte.

@@ -126,6 +126,25 @@ impl CellSource {
         self.bytes_rcvd += ip_bytes as u64;
     }
 
+    /// The source's pattern as the report names it: "greedy", "poisson" or "onoff".
+    pub fn kind_name(&self) -> &'static str {
+        match self.pattern {
+            Pattern::Greedy { .. } => "greedy",
+            Pattern::Poisson { .. } => "poisson",
+            Pattern::OnOff { .. } => "onoff",
+        }
+    }
+
+    /// Whether the source is greedy: it offers whatever its link takes, no load of its own.
+    pub fn is_greedy(&self) -> bool {
+        matches!(self.pattern, Pattern::Greedy { .. })
+    }
+
+    /// IP bytes of frames reassembled at the far end since the end of the warm-up.
+    pub fn bytes_rcvd_since_warm(&self) -> u64 {
+        self.bytes_rcvd - self.bytes_rcvd_warm
+    }
+
     /// Draw the next Poisson message: (gap before it, its IP bytes so that AAL5 needs exactly
     /// the drawn number of cells). `None` for a greedy source.
     pub fn next_message(&mut self) -> Option<(SimDuration, u32)> {

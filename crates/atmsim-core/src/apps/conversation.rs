@@ -2,7 +2,8 @@
 //! after another on a connection slot (Cáceres et al. 1993, §2.1 and §2.4; the workload
 //! models of tcplib, Danzig & Jamin 1991).
 //!
-//! Owns: [`ConvApp`] (the application state of one slot, both ends), [`Kind`], [`Actions`].
+//! Owns: [`ConvApp`] (the application state of one slot, both ends), [`ConvCounts`] (its
+//! counters as a value), [`Kind`], [`Actions`].
 //!
 //! A *slot* is one `[[tcp]]` entry: a client host, a server host and a VC. The slot's client
 //! runs one conversation at a time; "sources begin a new conversation as soon as the
@@ -125,6 +126,26 @@ impl Actions {
     }
 }
 
+/// A slot's application counters over the run, as a value ([`ConvApp::counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConvCounts {
+    /// Conversations started, completed, and aborted (TCP gave up).
+    pub started: u64,
+    pub completed: u64,
+    pub aborted: u64,
+    /// TCP connections opened (one per conversation, or one per item with
+    /// `connection_per_item`).
+    pub connections: u64,
+    /// Bytes read by the server (client → server) and by the client (server → client)
+    /// applications.
+    pub c2s_bytes: u64,
+    pub s2c_bytes: u64,
+    /// Bytes of client → server messages read whole (bulk kinds) or packets echoed (TELNET).
+    pub c2s_whole_bytes: u64,
+    /// Bytes read beyond what the script expected (0 unless the model is wrong).
+    pub unexpected_bytes_read: u64,
+}
+
 /// One message of a script.
 #[derive(Clone, Copy, Debug)]
 struct Msg {
@@ -192,17 +213,17 @@ pub struct ConvApp {
     // ---- counters over the run
     pub conversations_started: u64,
     pub conversations_completed: u64,
-    pub conversations_aborted: u64,
+    conversations_aborted: u64,
     /// TCP connections opened (one per conversation, or one per item with
     /// `connection_per_item`).
-    pub connections_opened: u64,
+    connections_opened: u64,
     /// Bytes read by the server / client applications.
-    pub bytes_c2s: u64,
+    bytes_c2s: u64,
     pub bytes_s2c: u64,
     /// Bytes of client → server messages read whole (bulk kinds) or packets echoed (TELNET).
-    pub c2s_bytes_in_complete_msgs: u64,
+    c2s_bytes_in_complete_msgs: u64,
     /// Bytes read beyond what the script expected (must stay 0).
-    pub unexpected_bytes: u64,
+    unexpected_bytes: u64,
     /// TELNET echo delays: (time of the write, delay) \[s\].
     pub echo_samples: Vec<(f64, f64)>,
 }
@@ -395,6 +416,26 @@ impl ConvApp {
     /// The client application closed and (bulk kinds) the script ran to its end.
     pub fn client_closed(&self) -> bool {
         self.client_closed
+    }
+
+    /// The counters over the run.
+    pub fn counts(&self) -> ConvCounts {
+        ConvCounts {
+            started: self.conversations_started,
+            completed: self.conversations_completed,
+            aborted: self.conversations_aborted,
+            connections: self.connections_opened,
+            c2s_bytes: self.bytes_c2s,
+            s2c_bytes: self.bytes_s2c,
+            c2s_whole_bytes: self.c2s_bytes_in_complete_msgs,
+            unexpected_bytes_read: self.unexpected_bytes,
+        }
+    }
+
+    /// TELNET: the echo delays \[s\] of packets written at or after `from_s` \[s\], in the order
+    /// written.
+    pub fn echo_delays_from(&self, from_s: f64) -> Vec<f64> {
+        self.echo_samples.iter().filter(|&&(t, _)| t >= from_s).map(|&(_, d)| d).collect()
     }
 
     /// The current conversation ended normally (the network checks the TCP states).

@@ -1,13 +1,14 @@
 //! Traffic generators: TCP conversations opened between random hosts at random instants,
 //! each on a pooled connection that returns to the pool when the conversation ends.
 //!
-//! Owns: [`Generator`] (the arrival process, the host sets, the connection template) and
-//! [`GenStats`]. At each arrival the generator draws a client uniformly from its clients
-//! (the workstations of its `from` sites) and a server uniformly from its servers (not the
-//! client), from its own random stream, so changing a network policy never changes who talks
-//! to whom and when (common random numbers, Mah §3.5.1, spec A-24). The connection's
-//! endpoints draw their initial sequence numbers and timer phases from a stream keyed by the
-//! generator and the conversation's number.
+//! Owns: [`Generator`] (the arrival process, the host sets, the connection template),
+//! [`GenStats`] (its counters) and [`Metrics`] (its samples). At each arrival the generator
+//! draws a client uniformly from its clients (the workstations of its `from` sites) and a
+//! server uniformly from its servers (not the client), from its own random stream, so
+//! changing a network policy never changes who talks to whom and when (common random
+//! numbers, Mah §3.5.1, spec A-24). The connection's endpoints draw their initial sequence
+//! numbers and timer phases from a stream keyed by the generator and the conversation's
+//! number.
 
 use crate::apps::conversation::Kind as ConvKind;
 use crate::apps::vic::VicConfig;
@@ -91,17 +92,32 @@ pub struct GenStats {
     /// Largest number of its conversations open at once.
     pub max_open: u64,
     pub open: u64,
-    /// Samples of the application metrics (Mah Table 3-3) by name, in the order recorded.
-    pub metrics: Vec<(&'static str, Vec<f64>)>,
+    /// Samples of the application metrics (Mah Table 3-3).
+    pub metrics: Metrics,
 }
 
-impl GenStats {
+/// Samples of a generator's application metrics (Mah Table 3-3) by name, the names in the
+/// order first recorded and each metric's samples in the order recorded.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metrics(Vec<(&'static str, Vec<f64>)>);
+
+impl Metrics {
     /// Record one sample of metric `name`.
     pub fn record(&mut self, name: &'static str, v: f64) {
-        match self.metrics.iter_mut().find(|m| m.0 == name) {
+        match self.0.iter_mut().find(|m| m.0 == name) {
             Some(m) => m.1.push(v),
-            None => self.metrics.push((name, vec![v])),
+            None => self.0.push((name, vec![v])),
         }
+    }
+
+    /// The samples of metric `name` (none if it was never recorded).
+    pub fn samples(&self, name: &str) -> &[f64] {
+        self.0.iter().find(|m| m.0 == name).map_or(&[], |m| &m.1)
+    }
+
+    /// Each metric's name and samples.
+    pub fn iter(&self) -> std::slice::Iter<'_, (&'static str, Vec<f64>)> {
+        self.0.iter()
     }
 }
 

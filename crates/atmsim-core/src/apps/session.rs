@@ -155,25 +155,25 @@ impl Session {
         match (&mut self.state, role) {
             (State::Ftp { data_open, .. }, Role::FtpData) => {
                 if completed {
-                    stats.record("file_s", now.since(*data_open).as_secs_f64());
+                    stats.metrics.record("file_s", now.since(*data_open).as_secs_f64());
                 }
                 Next::OpenGate
             }
             (State::Ftp { control_open, .. }, Role::FtpControl) => {
                 if completed {
-                    stats.record("session_s", now.since(*control_open).as_secs_f64());
+                    stats.metrics.record("session_s", now.since(*control_open).as_secs_f64());
                 }
                 Next::End
             }
             (State::Browser { files_left, get_open, page_open, docs_left, .. }, Role::HttpGet) => {
                 if completed {
-                    stats.record("item_s", now.since(*get_open).as_secs_f64());
+                    stats.metrics.record("item_s", now.since(*get_open).as_secs_f64());
                 }
                 *files_left -= 1;
                 if *files_left > 0 {
                     return Next::Open(self.get(now));
                 }
-                stats.record("page_s", now.since(*page_open).as_secs_f64());
+                stats.metrics.record("page_s", now.since(*page_open).as_secs_f64());
                 *docs_left -= 1;
                 Next::Think(now + http::think_time(&mut self.rng))
             }

@@ -75,7 +75,7 @@ pub struct Warm {
     pub rexmt_segs: u64,
     pub rexmt_bytes: u64,
     /// Bytes the client application had read (server → client).
-    pub bytes_s2c: u64,
+    pub s2c_bytes: u64,
 }
 
 /// What the recycling rule decided after a slot was serviced ([`Conn::recycle`]).
@@ -354,10 +354,10 @@ impl Conn {
             stats.durations_s.push(now.since(self.start).as_secs_f64());
             if app.kind == ConvKind::Telnet {
                 if let Some(t) = app.established_at {
-                    stats.record("connect_s", t.since(self.start).as_secs_f64());
+                    stats.metrics.record("connect_s", t.since(self.start).as_secs_f64());
                 }
                 for &(_, d) in &app.echo_samples {
-                    stats.record("response_s", d);
+                    stats.metrics.record("response_s", d);
                 }
             }
         }
@@ -372,9 +372,9 @@ impl Conn {
             bytes_sent: s.bytes_sent,
             rexmt_segs: s.rexmt_segs,
             rexmt_bytes: s.rexmt_bytes,
-            bytes_s2c: match &self.app {
+            s2c_bytes: match &self.app {
                 App::Conv(a) => a.bytes_s2c,
-                App::Bulk(_) => self.warm.bytes_s2c,
+                App::Bulk(_) => self.warm.s2c_bytes,
             },
         };
     }

@@ -566,6 +566,36 @@ fn put(table: &mut Vec<Vec<Option<u32>>>, row: usize, col: u32, id: u32) {
     r[col as usize] = Some(id);
 }
 
+/// A GCRA's parameters as a value: the traffic contract a shaper or policer enforces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Contract {
+    /// The increment T: the cell spacing at the contracted rate.
+    pub increment: SimDuration,
+    /// The limit τ: the tolerance.
+    pub tolerance: SimDuration,
+}
+
+impl Gcra {
+    /// The algorithm's parameters (T, τ).
+    pub fn contract(&self) -> Contract {
+        Contract { increment: self.t, tolerance: self.tau }
+    }
+}
+
+impl Shaper {
+    /// The contract the shaper's output conforms to.
+    pub fn contract(&self) -> Contract {
+        self.gcra.contract()
+    }
+}
+
+impl Policer {
+    /// The contract the policer checks arriving cells against.
+    pub fn contract(&self) -> Contract {
+        self.gcra.contract()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,8 +60,8 @@ pub struct Cpu {
     busy_since: SimTime,
     /// Total busy time \[ps\] and segments processed per direction.
     pub busy_ps: u64,
-    pub rx_segments: u64,
-    pub tx_segments: u64,
+    rx_segments: u64,
+    tx_segments: u64,
     pub max_queue: usize,
     /// Timing jitter: the bound J \[ps\] of each job's extra time and the stream it is drawn
     /// from (module docs); none if J is 0.
@@ -83,6 +83,14 @@ impl Cpu {
             rx_segments: 0,
             tx_segments: 0,
             max_queue: 0,
+        }
+    }
+
+    /// Segments the CPU has finished in direction `dir`.
+    pub fn segments_done(&self, dir: Dir) -> u64 {
+        match dir {
+            Dir::Rx => self.rx_segments,
+            Dir::Tx => self.tx_segments,
         }
     }
 

@@ -45,7 +45,7 @@ pub enum Metric {
     CwndBytes,
     /// A connection's slow-start threshold \[bytes\].
     SsthreshBytes,
-    /// Bytes a connection delivered to its application over the last sample interval [b/s].
+    /// Bytes a connection delivered to its application over the last sample interval \[b/s\].
     GoodputBps,
     /// Segments the client has retransmitted so far.
     RexmtSegs,
@@ -58,7 +58,7 @@ pub enum Metric {
     DropsCells,
     /// Frames a host has discarded as corrupt so far.
     FramesDiscarded,
-    /// An ABR source's allowed cell rate [b/s], at each change.
+    /// An ABR source's allowed cell rate \[b/s\], at each change.
     AcrBps,
     /// An ABR end's IP queue [bytes of data], at each change.
     IpQueueData,

@@ -234,7 +234,7 @@ impl Measurement {
         }
         for (i, p) in ports.iter().enumerate() {
             let e = rec.port_entity(i);
-            rec.push(t, e, Metric::QueueCells, p.occupancy as f64);
+            rec.push(t, e, Metric::QueueCells, p.occupancy() as f64);
             rec.push(t, e, Metric::DropsCells, p.stats.drops() as f64);
         }
         for (i, h) in hosts.iter().enumerate() {

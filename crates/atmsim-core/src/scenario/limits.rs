@@ -38,11 +38,11 @@ pub const MAX_DELAY_S: f64 = 1e4;
 pub const MAX_CPU_JOB_S: f64 = 10.0;
 /// Largest GCRA limit τ of a shaper or policer \[s\].
 pub const MAX_TAU_S: f64 = 1e3;
-/// Lowest rate of a cell-carrying link, shaper, policer or cell source [b/s]: one cell per second.
+/// Lowest rate of a cell-carrying link, shaper, policer or cell source \[b/s\]: one cell per second.
 pub const MIN_CELL_RATE_BPS: f64 = 424.0;
-/// Lowest rate of a packet-level access link [b/s].
+/// Lowest rate of a packet-level access link \[b/s\].
 pub const MIN_PACKET_RATE_BPS: f64 = 1.0;
-/// Highest rate of anything [b/s].
+/// Highest rate of anything \[b/s\].
 pub const MAX_RATE_BPS: f64 = 1e12;
 /// Shortest sampling interval of the time-series probes \[s\].
 pub const MIN_SAMPLE_INTERVAL_S: f64 = 1e-6;
@@ -107,7 +107,7 @@ pub fn span(field: impl Into<String>, v: f64, unit_s: f64, unit: &str, max_s: f6
     Ok(SimDuration::try_from_secs_f64(v * unit_s).expect("bounded spans fit the time range"))
 }
 
-/// A rate [b/s] within `[lo, hi]`, rounded to a whole bit per second.
+/// A rate \[b/s\] within `[lo, hi]`, rounded to a whole bit per second.
 pub fn rate(field: impl Into<String>, v: f64, lo: f64, hi: f64) -> Result<u64> {
     let field = field.into();
     if !(v.is_finite() && v >= lo && v <= hi) {

@@ -167,7 +167,7 @@ pub struct ShapeSec {
     /// Shaping rate [bit/s of 53-byte cells].
     #[serde(default)]
     pub rate_bps: Option<f64>,
-    /// Shaping rate [cells/s] instead of `rate_bps` (T = 1 / rate).
+    /// Shaping rate \[cells/s\] instead of `rate_bps` (T = 1 / rate).
     #[serde(default)]
     pub rate_cells_per_s: Option<f64>,
     /// Mean rate [bit/s]; the shaping rate is beta · mean_bps.
@@ -386,7 +386,7 @@ pub struct PoliceSec {
     /// Policed rate [bit/s of cells].
     #[serde(default)]
     pub rate_bps: Option<f64>,
-    /// Policed rate [cells/s] instead of `rate_bps`.
+    /// Policed rate \[cells/s\] instead of `rate_bps`.
     #[serde(default)]
     pub rate_cells_per_s: Option<f64>,
     /// Mean rate [bit/s]; the policed rate is beta · mean_bps.

@@ -76,7 +76,7 @@ pub fn abr(net: &Network) -> Abr {
                 pcr_bps: p.pcr_cells_s * bits,
                 icr_bps: p.effective_icr() * bits,
                 acr_bps: e.source.acr() * bits,
-                acr_last_change_s: e.last_acr.1,
+                acr_last_change_s: e.acr_last_change_s(),
                 data_cells: s.data_cells,
                 forward_rm: s.forward_rm,
                 out_of_rate_rm: s.out_of_rate_rm,
@@ -99,9 +99,7 @@ pub fn abr(net: &Network) -> Abr {
     let allocators = net
         .fabric()
         .er
-        .allocators
-        .iter()
-        .zip(&net.fabric().er.allocator_port)
+        .with_ports()
         .map(|(a, p)| ErAllocator {
             port: net.fabric().ports[p.idx()].name.clone(),
             algorithm: a.algorithm().as_str(),

@@ -103,7 +103,7 @@ fn connection(net: &Network, c: &Conn, w: Window) -> Connection {
         server: net.ip().hosts[c.endpoint(1).host().idx()].name().to_string(),
         goodput_bps: (c.bytes_read() - warm.bytes_read) as f64 * 8.0 / w.len,
         bytes_written: match c.app() {
-            App::Bulk(b) => b.written,
+            App::Bulk(b) => b.written(),
             App::Conv(_) => 0,
         },
         bytes_read: c.bytes_read(),
@@ -143,17 +143,18 @@ fn connection(net: &Network, c: &Conn, w: Window) -> Connection {
             out.rexmt_per_s = Some(s.rexmt_segs.saturating_sub(warm.rexmt_segs) as f64 / w.len);
         }
         App::Conv(a) => {
-            out.bytes_server_to_client = a.bytes_s2c - warm.bytes_s2c;
-            out.conversations_started = Some(a.conversations_started);
-            out.conversations_completed = Some(a.conversations_completed);
-            out.conversations_aborted = Some(a.conversations_aborted);
-            out.connections_opened = Some(a.connections_opened);
-            out.app_bytes_c2s_total = Some(a.bytes_c2s);
-            out.app_bytes_s2c_total = Some(a.bytes_s2c);
-            out.c2s_bytes_in_complete_msgs = Some(a.c2s_bytes_in_complete_msgs);
-            out.unexpected_bytes = Some(a.unexpected_bytes);
+            let n = a.counts();
+            out.bytes_server_to_client = n.s2c_bytes - warm.s2c_bytes;
+            out.conversations_started = Some(n.started);
+            out.conversations_completed = Some(n.completed);
+            out.conversations_aborted = Some(n.aborted);
+            out.connections_opened = Some(n.connections);
+            out.app_bytes_c2s_total = Some(n.c2s_bytes);
+            out.app_bytes_s2c_total = Some(n.s2c_bytes);
+            out.c2s_bytes_in_complete_msgs = Some(n.c2s_whole_bytes);
+            out.unexpected_bytes = Some(n.unexpected_bytes_read);
             if a.kind == Kind::Telnet {
-                let mut d: Vec<f64> = a.echo_samples.iter().filter(|&&(t, _)| t >= w.warm).map(|&(_, d)| d).collect();
+                let mut d = a.echo_delays_from(w.warm);
                 let st = EchoStats::of(&mut d);
                 out.echo_delay_samples = Some(d.len());
                 out.echo_delay_mean_s = Some(st.map(|s| s.mean));

@@ -3,7 +3,7 @@
 //! Owns: [`Source`], [`Port`], [`Shaper`], [`Policer`] and the functions that list them.
 
 use super::stats::Window;
-use crate::apps::cell_source::{CellSource, Pattern};
+use crate::apps::cell_source::CellSource;
 use crate::atm::cell::CELL_BITS;
 use crate::atm::shaping::PoliceAction;
 use crate::net::Network;
@@ -94,11 +94,9 @@ pub struct Policer {
 /// so the rate of these cells cannot exceed the link's. Where several shaped VCs feed one
 /// port, all their waiting cells count as not sent: a lower bound there.
 fn cells_left(net: &Network, s: &CellSource) -> u64 {
-    let port = &net.fabric().ports[s.port.idx()];
-    let queued = port.vcs.get(s.vci as usize).map_or(0, |v| v.queued as u64);
-    let on_wire = port.in_tx.is_some_and(|c| c.vci == s.vci && !c.is_ctrl()) as u64;
+    let at_port = net.fabric().ports[s.port.idx()].unsent_cells_of(s.vci);
     let shaped: u64 = net.fabric().shapers.list.iter().filter(|sh| sh.port == s.port).map(|sh| sh.held() as u64).sum();
-    s.cells_sent.saturating_sub(queued + on_wire + shaped)
+    s.cells_sent.saturating_sub(at_port + shaped)
 }
 
 pub fn sources(net: &Network, w: Window) -> Vec<Source> {
@@ -108,16 +106,9 @@ pub fn sources(net: &Network, w: Window) -> Vec<Source> {
         .iter()
         .map(|s| Source {
             name: s.name.clone(),
-            kind: match s.pattern {
-                Pattern::Greedy { .. } => "greedy",
-                Pattern::Poisson { .. } => "poisson",
-                Pattern::OnOff { .. } => "onoff",
-            },
-            goodput_bps: (s.bytes_rcvd - s.bytes_rcvd_warm) as f64 * 8.0 / w.len,
-            offered_cell_bps: match s.pattern {
-                Pattern::Greedy { .. } => None,
-                _ => Some(per_s(s.cells_sent)),
-            },
+            kind: s.kind_name(),
+            goodput_bps: s.bytes_rcvd_since_warm() as f64 * 8.0 / w.len,
+            offered_cell_bps: (!s.is_greedy()).then(|| per_s(s.cells_sent)),
             sent_cell_bps: per_s(cells_left(net, s)),
             cells_sent: s.cells_sent,
             frames_sent: s.frames_sent,
@@ -138,7 +129,7 @@ pub fn ports(net: &Network) -> Vec<Port> {
             let warm_busy = net.measure().warm_busy_ps(i);
             Port {
                 name: p.name.clone(),
-                rate_bps: p.ser.rate().as_bps() as f64,
+                rate_bps: p.link_rate().as_bps() as f64,
                 buffer_cells: (p.limit != u32::MAX).then_some(p.limit),
                 cells_in: st.cells_in,
                 cells_tx: st.cells_tx,
@@ -170,8 +161,8 @@ pub fn shapers(net: &Network) -> Vec<Shaper> {
             name: s.name.clone(),
             kind: s.kind.as_str(),
             rate_bps: s.rate_bps,
-            t_s: s.gcra.t.as_secs_f64(),
-            tau_s: s.gcra.tau.as_secs_f64(),
+            t_s: s.contract().increment.as_secs_f64(),
+            tau_s: s.contract().tolerance.as_secs_f64(),
             cells_shaped: s.stats.cells_shaped,
             cells_held: s.held(),
             max_queue_cells: s.stats.max_queue_cells,
@@ -194,8 +185,8 @@ pub fn policers(net: &Network) -> Vec<Policer> {
             name: p.name.clone(),
             rate_bps: p.rate_bps,
             action: p.action,
-            t_s: p.gcra.t.as_secs_f64(),
-            tau_s: p.gcra.tau.as_secs_f64(),
+            t_s: p.contract().increment.as_secs_f64(),
+            tau_s: p.contract().tolerance.as_secs_f64(),
             cells_in: p.stats.cells_in,
             tagged: p.stats.tagged,
             dropped: p.stats.dropped,

@@ -11,6 +11,7 @@
 
 use crate::iface::ipoa::qos::Scheme;
 use crate::iface::ipoa::IpoaDriver;
+use crate::ip::cpu::Dir;
 use crate::net::Network;
 use serde::Serialize;
 
@@ -110,8 +111,8 @@ pub fn hosts(net: &Network) -> Vec<Host> {
             frames_rcvd: h.frames().1,
             frames_corrupt: h.frames().0,
             cpu_utilization: h.cpu().map(|c| c.busy_until(net.engine().until()) as f64 / run_ps),
-            cpu_rx_segments: h.cpu().map(|c| c.rx_segments),
-            cpu_tx_segments: h.cpu().map(|c| c.tx_segments),
+            cpu_rx_segments: h.cpu().map(|c| c.segments_done(Dir::Rx)),
+            cpu_tx_segments: h.cpu().map(|c| c.segments_done(Dir::Tx)),
             cpu_max_queue: h.cpu().map(|c| c.max_queue),
             forwarded: h.counts().forwarded,
             no_route: h.counts().no_route,
@@ -136,7 +137,7 @@ fn ipoa(driver: &IpoaDriver) -> Ipoa {
         datagrams_queued: c.datagrams_queued,
         datagrams_dropped: c.datagrams_dropped,
         vcs_in_use: c.vcs_in_use,
-        max_vcs_in_use: c.max_vcs_in_use_sampled,
+        max_vcs_in_use: c.max_vcs_in_use(),
         peak_setups_per_s: c.peak_setups_per_sec(),
         hit_rate: c.hit_rate(),
         qos: qos.then(|| cfg.qos.to_string()),

@@ -160,7 +160,7 @@ impl Summary {
                 .map(|t| CaptureCounts {
                     name: t.name.clone(),
                     host: t.host.clone(),
-                    snaplen_bytes: t.snaplen,
+                    snaplen_bytes: t.snaplen(),
                     packets: t.packets(),
                     packets_out: t.packets_out,
                     packets_in: t.packets_in,

@@ -126,16 +126,12 @@ pub fn applications(net: &Network) -> BTreeMap<String, Application> {
 fn pooled_metrics(net: &Network, members: &[usize]) -> BTreeMap<String, SampleStats> {
     let mut metrics = BTreeMap::new();
     for m in members {
-        for (name, _) in &net.apps().generators()[*m].stats.metrics {
+        for (name, _) in net.apps().generators()[*m].stats.metrics.iter() {
             if metrics.contains_key(*name) {
                 continue;
             }
-            let mut v: Vec<f64> = members
-                .iter()
-                .flat_map(|k| {
-                    net.apps().generators()[*k].stats.metrics.iter().filter(|x| x.0 == *name).flat_map(|x| x.1.iter().copied())
-                })
-                .collect();
+            let mut v: Vec<f64> =
+                members.iter().flat_map(|k| net.apps().generators()[*k].stats.metrics.samples(name)).copied().collect();
             let n = v.len();
             let st = EchoStats::of(&mut v);
             let stats =

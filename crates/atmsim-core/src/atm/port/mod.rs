@@ -1090,5 +1090,52 @@ impl OutPort {
     }
 }
 
+/// What the builder sets on a port before the run and what the run's readers (the
+/// measurements, the report) ask of it as values.
+impl OutPort {
+    /// The same port with a CLP=1 threshold (`u32::MAX`: none) and per-VC buffer limit and
+    /// EPD threshold (`u32::MAX`: unlimited, none), all in cells.
+    pub fn with_vc_limits(mut self, clp1_threshold: u32, vc_limit: u32, vc_epd_threshold: u32) -> Self {
+        self.clp1_threshold = clp1_threshold;
+        self.vc_limit = vc_limit;
+        self.vc_epd_threshold = vc_epd_threshold;
+        self
+    }
+
+    /// Give the control FIFO room for `cells` cells (`u32::MAX` = unlimited).
+    pub fn set_ctrl_buffer(&mut self, cells: u32) {
+        self.ctrl_limit = cells;
+    }
+
+    /// A cell source sends on VC `vci`: it hears when each of its frames has left
+    /// ([`OutPort::notifies_source`]).
+    pub fn notify_source(&mut self, vci: u32) {
+        self.vc(vci).notify_source = true;
+    }
+
+    /// The rate of the port's link.
+    pub fn link_rate(&self) -> crate::time::Rate {
+        self.ser.rate()
+    }
+
+    /// Whether the port's scheduler is plain FIFO.
+    pub fn is_fifo(&self) -> bool {
+        matches!(self.sched, Scheduler::Fifo(_))
+    }
+
+    /// Cells in the data buffer now \[cells\] (the control FIFO and the cell in transmission
+    /// excluded).
+    pub fn occupancy(&self) -> u32 {
+        self.occupancy
+    }
+
+    /// Data cells of VC `vci` not yet sent: those in the buffer and the one in transmission.
+    pub fn unsent_cells_of(&self, vci: u32) -> u64 {
+        let queued = self.vcs.get(vci as usize).map_or(0, |v| v.queued as u64);
+        let on_wire = self.in_tx.is_some_and(|c| c.vci == vci && !c.is_ctrl()) as u64;
+        queued + on_wire
+    }
+}
+
 #[cfg(test)]
 mod tests;

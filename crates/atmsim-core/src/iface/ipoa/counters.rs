@@ -48,7 +48,7 @@ pub struct DriverCounters {
     /// VCs held now: bound or cached; pending and releasing VCs are not counted.
     pub vcs_in_use: u32,
     /// The largest [`Self::vcs_in_use`] seen by [`Self::sample_in_use`].
-    pub max_vcs_in_use_sampled: u32,
+    max_vcs_in_use_sampled: u32,
     /// Index of the current 1-s bin of setup requests, and its count so far.
     bin_index: u64,
     bin_count: u32,
@@ -73,6 +73,11 @@ impl DriverCounters {
     pub fn sample_in_use(&mut self) -> u32 {
         self.max_vcs_in_use_sampled = self.max_vcs_in_use_sampled.max(self.vcs_in_use);
         self.vcs_in_use
+    }
+
+    /// The largest number of VCs in use seen by [`Self::sample_in_use`].
+    pub fn max_vcs_in_use(&self) -> u32 {
+        self.max_vcs_in_use_sampled
     }
 
     /// The most setups requested in any 1-s bin so far, the current bin included.

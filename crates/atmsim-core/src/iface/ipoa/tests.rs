@@ -357,7 +357,7 @@ fn vcs_in_use_counts_bound_and_cached_vcs() {
     assert_eq!(net.drv.sample_in_use(), 2);
     net.run_until(at_s(1000));
     assert_eq!(net.drv.sample_in_use(), 0);
-    assert_eq!(net.drv.counters().max_vcs_in_use_sampled, 2);
+    assert_eq!(net.drv.counters().max_vcs_in_use(), 2);
 }
 
 // ---- router multiplexing: svccache behaves as pvc (thesis §6.5) -------------------------

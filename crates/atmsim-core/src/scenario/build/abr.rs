@@ -77,8 +77,9 @@ pub(super) fn plane(
             );
             end.ack_priority = a.ack_priority;
             if let Some(n) = a.ip_queue_packets {
-                end.ip_limit =
-                    int_in(f("ip_queue_packets"), n, 1, i64::from(u32::MAX - 1), "a number of datagrams")? as u32;
+                end.set_ip_limit(
+                    int_in(f("ip_queue_packets"), n, 1, i64::from(u32::MAX - 1), "a number of datagrams")? as u32,
+                );
             }
             ids[d] = plane.add_end(end);
         }
@@ -133,7 +134,7 @@ fn ack_vcs(doc: &ScenarioDoc, vcs: &Vcs, ends_of: &HashMap<&str, [u32; 2]>, plan
                     ),
                 );
             };
-            plane.ends[e as usize].ack_divert = Some(o);
+            plane.ends[e as usize].divert_acks_to(o);
         }
     }
     Ok(())

@@ -160,17 +160,18 @@ fn out_port(doc: &ScenarioDoc, from: Node, name: String, lid: LinkId, rate: Rate
     }
 }
 
-/// An output port of switch `ss`: its buffer, drop policy and CLP=1 threshold.
+/// An output port of switch `ss`: its buffer, drop policy, CLP=1 threshold and per-VC limits.
 fn switch_port(ss: &SwitchSec, name: String, lid: LinkId, ser: Serializer) -> OutPort {
-    let limit = ss.buffer_cells.map_or(u32::MAX, |b| b as u32);
+    // A bound in cells; absent = none.
+    let cells = |c: Option<i64>| c.map_or(u32::MAX, |t| t as u32);
     let policy = match ss.drop_policy {
         DropPolicyName::Tail => DropPolicy::Tail,
         DropPolicyName::Ppd => DropPolicy::Ppd,
         DropPolicyName::Epd => DropPolicy::Epd { threshold: ss.epd_threshold_cells.unwrap_or(0) as u32 },
     };
-    let mut p = OutPort::new(name, lid, ss.scheduler, limit, policy, ser);
-    p.clp1_threshold = ss.clp1_threshold_cells.map_or(u32::MAX, |t| t as u32);
-    p.vc_limit = ss.vc_buffer_cells.map_or(u32::MAX, |t| t as u32);
-    p.vc_epd_threshold = ss.vc_epd_threshold_cells.map_or(u32::MAX, |t| t as u32);
-    p
+    OutPort::new(name, lid, ss.scheduler, cells(ss.buffer_cells), policy, ser).with_vc_limits(
+        cells(ss.clp1_threshold_cells),
+        cells(ss.vc_buffer_cells),
+        cells(ss.vc_epd_threshold_cells),
+    )
 }

@@ -10,7 +10,7 @@
 use super::internet::node_field;
 use crate::atm::port::OutPort;
 use crate::atm::priority::Mode;
-use crate::atm::sched::{Discipline, Scheduler};
+use crate::atm::sched::Discipline;
 use crate::error::Result;
 use crate::ids::NodeId;
 use crate::iface::ipoa::qos::{QosPolicy, Scheme};
@@ -71,8 +71,8 @@ pub fn plane(doc: &ScenarioDoc, hosts: &[Host], ports: &mut [OutPort], sig: Opti
     };
     let name = discipline.name();
     for p in ports.iter_mut() {
-        match (p.priority_mode(), &p.sched) {
-            (None, Scheduler::Fifo(_)) => p.set_discipline(discipline),
+        match (p.priority_mode(), p.is_fifo()) {
+            (None, true) => p.set_discipline(discipline),
             (Some(m), _) if m == mode => {}
             _ => {
                 return invalid(
@@ -88,7 +88,7 @@ pub fn plane(doc: &ScenarioDoc, hosts: &[Host], ports: &mut [OutPort], sig: Opti
     }
     sig.qos.scheme = scheme;
     if delay_bound_admission(doc, scheme)? {
-        let rates: Vec<_> = ports.iter().map(|p| p.ser.rate()).collect();
+        let rates: Vec<_> = ports.iter().map(|p| p.link_rate()).collect();
         sig.adm = Box::new(crate::net::qos::admission(&rates));
     }
     Ok(())

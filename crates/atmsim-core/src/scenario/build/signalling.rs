@@ -53,7 +53,7 @@ pub(super) fn signalling(
     if let Some(b) = s.control_buffer_cells {
         let b = int_in("signalling.control_buffer_cells", b, 1, u32::MAX as i64 - 1, "a buffer size in cells")?;
         for p in &mut cabling.ports {
-            p.ctrl_limit = b as u32;
+            p.set_ctrl_buffer(b as u32);
         }
     }
     let nsw = switches.len();

@@ -79,18 +79,8 @@ fn greedy(i: usize, s: &CellSourceSec, d: VcDir, ports: &mut [OutPort]) -> Resul
     only(i, "max_cells", s.max_cells.is_some(), "poisson")?;
     only(i, "burst", s.burst.is_some(), "onoff")?;
     let fb = int_in(at(i, "frame_bytes"), s.frame_bytes.unwrap_or(9180), 1, 65535, "a datagram size in bytes")?;
-    notify_source(ports, d);
+    ports[d.port.idx()].notify_source(d.vci);
     Ok(Pattern::Greedy { frame_bytes: fb as u32 })
-}
-
-/// Mark direction `d`'s VC at its sending port: the source hears when each frame has left.
-fn notify_source(ports: &mut [OutPort], d: VcDir) {
-    let port = &mut ports[d.port.idx()];
-    let v = d.vci as usize;
-    if port.vcs.len() <= v {
-        port.vcs.resize(v + 1, Default::default());
-    }
-    port.vcs[v].notify_source = true;
 }
 
 /// The longest burst or message: the cells of the longest AAL5 frame (65535 bytes).
@@ -101,7 +91,7 @@ const MAX_FRAME_CELLS: i64 = 1365;
 fn on_off(i: usize, s: &CellSourceSec, d: VcDir, ports: &mut [OutPort], seed: u64) -> Result<Pattern> {
     let f = |k: &str| at(i, k);
     only(i, "frame_bytes", s.frame_bytes.is_some(), "greedy")?;
-    let link_rate = ports[d.port.idx()].ser.rate().as_bps() as f64;
+    let link_rate = ports[d.port.idx()].link_rate().as_bps() as f64;
     let load = match s.load_bps {
         Some(l) => source_load(f("load_bps"), l, link_rate, &s.from)?,
         None => return invalid(f("load_bps"), "expected the offered load in bit/s (of 53-byte cells)"),
@@ -144,11 +134,11 @@ fn on_off(i: usize, s: &CellSourceSec, d: VcDir, ports: &mut [OutPort], seed: u6
         }
     };
     let rho = load / link_rate;
-    notify_source(ports, d);
+    ports[d.port.idx()].notify_source(d.vci);
     Ok(Pattern::OnOff {
         burst,
         mean_off_slots: mean * (1.0 - rho) / rho,
-        slot: ports[d.port.idx()].ser.rate().tx_time(424),
+        slot: ports[d.port.idx()].link_rate().tx_time(424),
         rng: rng::stream(seed, Purpose::CellSource, i as u64),
     })
 }
@@ -159,7 +149,7 @@ fn poisson(i: usize, s: &CellSourceSec, d: VcDir, ports: &[OutPort], seed: u64) 
     let f = |k: &str| at(i, k);
     only(i, "frame_bytes", s.frame_bytes.is_some(), "greedy")?;
     only(i, "burst", s.burst.is_some(), "onoff")?;
-    let link_rate = ports[d.port.idx()].ser.rate().as_bps() as f64;
+    let link_rate = ports[d.port.idx()].link_rate().as_bps() as f64;
     let load = match s.load_bps {
         Some(l) => source_load(f("load_bps"), l, link_rate, &s.from)?,
         None => return invalid(f("load_bps"), "expected the offered load in bit/s (of 53-byte cells)"),
