@@ -69,7 +69,7 @@ impl AbrDestination {
             b.ni = true;
         }
         if let Some(limit) = self.er_limit {
-            b.lower_er(limit);
+            b = b.with_er_at_most(limit);
         }
         self.turned += 1;
         b

@@ -219,7 +219,7 @@ impl EricaPort {
     /// ER to [`Self::explicit_rate`].
     pub fn on_backward_rm(&mut self, now: SimTime, vc: VcSlot, rm: &mut RmCell) {
         self.roll(now);
-        rm.lower_er(self.explicit_rate(vc));
+        *rm = rm.with_er_at_most(self.explicit_rate(vc));
     }
 }
 

@@ -167,7 +167,7 @@ impl MaxMinPort {
 
     /// A backward RM cell of a VC whose data leave by this port: ER = min(ER, μ).
     pub fn on_backward_rm(&self, rm: &mut RmCell) {
-        rm.lower_er(self.advertised);
+        *rm = rm.with_er_at_most(self.advertised);
     }
 
     fn unlink(&mut self, vc: VcSlot) {
@@ -264,7 +264,7 @@ mod tests {
                 port.on_forward_rm(*v, &f);
                 let mut b = RmCell { dir: Direction::Backward, ..f };
                 port.on_backward_rm(&mut b);
-                b.lower_er(cap);
+                b = b.with_er_at_most(cap);
                 s.on_backward_rm(&b);
             }
         }

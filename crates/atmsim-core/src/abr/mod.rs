@@ -126,10 +126,11 @@ pub struct RmCell {
 }
 
 impl RmCell {
-    /// Lower the ER field to `rate`, but never below the cell's MCR and never raise it
-    /// (TM 4.0 §5.10.6: a switch may reduce ER, not to less than MCR).
-    pub fn lower_er(&mut self, rate: f64) {
-        self.er = self.er.min(rate.max(self.mcr));
+    /// The cell with its ER field lowered to `rate`, but never below the cell's MCR and never
+    /// raised (TM 4.0 §5.10.6: a switch may reduce ER, not to less than MCR).
+    #[must_use]
+    pub fn with_er_at_most(self, rate: f64) -> RmCell {
+        RmCell { er: self.er.min(rate.max(self.mcr)), ..self }
     }
 }
 

@@ -46,6 +46,16 @@ pub struct SigNet {
 }
 
 impl SigNet {
+    /// The controllers, by [`CtrlId`].
+    pub fn controllers(&self) -> &[Controller] {
+        &self.ctrls
+    }
+
+    /// Admission control from now on (the builder's QoS plane).
+    pub fn set_admission(&mut self, adm: Box<dyn Admission>) {
+        self.adm = adm;
+    }
+
     pub fn new(
         ctrls: Vec<Controller>,
         ctrl_of_node: Vec<Option<CtrlId>>,

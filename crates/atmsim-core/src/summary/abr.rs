@@ -106,7 +106,7 @@ pub fn abr(net: &Network) -> Abr {
             advertised_bps: a.advertised() * bits,
         })
         .collect();
-    let rm = &net.fabric().rm.counts;
+    let rm = &net.fabric().rm_cells().counts;
     Abr {
         ends,
         allocators,
@@ -114,7 +114,7 @@ pub fn abr(net: &Network) -> Abr {
             sent: rm.sent,
             delivered: rm.delivered,
             dropped: rm.dropped,
-            in_flight: net.fabric().rm.in_flight(),
+            in_flight: net.fabric().rm_cells().in_flight(),
         },
     }
 }

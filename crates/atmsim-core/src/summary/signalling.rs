@@ -42,7 +42,7 @@ pub fn signalling(net: &Network) -> Option<Signalling> {
     let c = &sig.counts;
     let in_flight = sig.messages_in_flight();
     let mut out = Signalling {
-        controllers: sig.ctrls.len(),
+        controllers: sig.controllers().len(),
         calls_held: sig.calls_held(),
         messages: SignallingMessages {
             sent: c.sent,
@@ -55,7 +55,7 @@ pub fn signalling(net: &Network) -> Option<Signalling> {
         ..Signalling::default()
     };
     let (mut failed, mut refused) = ([0u64; 3], [0u64; 3]);
-    for ctl in &sig.ctrls {
+    for ctl in sig.controllers() {
         let s = &ctl.stats;
         out.setups_requested += s.requested;
         out.setups_connected += s.connected;

@@ -236,6 +236,11 @@ impl Fabric {
         }
     }
 
+    /// The RM cells in flight and their ledger.
+    pub fn rm_cells(&self) -> &RmCells {
+        &self.rm
+    }
+
     /// An RM cell leaves its source: the frame id its cell carries.
     #[inline]
     pub fn alloc_rm(&mut self, rm: RmCell) -> u32 {

@@ -89,7 +89,7 @@ pub fn plane(doc: &ScenarioDoc, hosts: &[Host], ports: &mut [OutPort], sig: Opti
     sig.qos.scheme = scheme;
     if delay_bound_admission(doc, scheme)? {
         let rates: Vec<_> = ports.iter().map(|p| p.link_rate()).collect();
-        sig.adm = Box::new(crate::net::qos::admission(&rates));
+        sig.set_admission(Box::new(crate::net::qos::admission(&rates)));
     }
     Ok(())
 }
