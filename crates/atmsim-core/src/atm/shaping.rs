@@ -241,11 +241,24 @@ pub struct Shaper {
     pub lazy: bool,
     /// A lazy shaper: the place in the order of events (`atm::fabric::Clock::release_place`)
     /// of its next release, the one its release event would have had.
-    pub release_place: u128,
+    release_place: u128,
     pub stats: ShaperStats,
 }
 
 impl Shaper {
+    /// A lazy shaper's next release was armed, at this place in the order of events.
+    #[inline]
+    pub fn arm_place(&mut self, place: u128) {
+        self.release_place = place;
+    }
+
+    /// Whether a lazy shaper releases at `r` once the running event has reached the place
+    /// `reached` in the order of events.
+    #[inline]
+    pub fn releases_at(&self, r: SimTime, reached: u128) -> bool {
+        self.next_at == r && self.release_place <= reached
+    }
+
     pub fn new(name: String, kind: ShaperKind, rate_bps: f64, port: PortId, gcra: Gcra) -> Self {
         Shaper {
             name,

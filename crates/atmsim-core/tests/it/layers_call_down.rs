@@ -24,8 +24,8 @@
 //! whose fields are its interface, as smoltcp's `TcpRepr` or a counter block — a struct that
 //! derives `Clone`, has every field `pub`, and no inherent method taking `&mut self` (a
 //! header, a segment, counters, a configuration, a view handed upward); reading its fields is
-//! reading the value, and those reads are reported beside the count, not in it. The count may
-//! only fall ([`MAX_PUB_FIELD_READS`]); `ATMSIM_LAYERS_FIELDS=1` breaks it down by reader and
+//! reading the value, and those reads are reported beside the count, not in it. There must be
+//! none ([`no_owner_field_is_read_across_units`]); `ATMSIM_LAYERS_FIELDS=1` breaks it down by reader and
 //! owner, `ATMSIM_LAYERS_FIELDS=summary>net` lists one pair's reads.
 //!
 //! A lower file of `net/` hands upward what must be routed at once (a drained switch's
@@ -104,17 +104,15 @@ fn no_units_use_each_other_in_a_circle() {
     assert!(figures.unit_cycles.is_empty(), "units that use each other in a circle: {:?}", figures.unit_cycles);
 }
 
-/// Reads of another unit's owners' `pub` fields (module docs): today's count, to be brought
-/// down owner by owner, and never raised.
-const MAX_PUB_FIELD_READS: usize = 89;
-
+/// Reads of another unit's owners' `pub` fields (module docs): none. An owner is asked through
+/// its methods; a record's fields are read.
 #[test]
-fn no_more_pub_fields_are_read_across_units() {
+fn no_owner_field_is_read_across_units() {
     let figures = Core::read().figures();
-    assert!(
-        figures.field_reads_across <= MAX_PUB_FIELD_READS,
-        "{} reads of another unit's owners' pub fields (at most {MAX_PUB_FIELD_READS}): give the owner a method instead",
-        figures.field_reads_across
+    assert_eq!(
+        figures.field_reads_across, 0,
+        "reads of another unit's owners' pub fields: give the owner a method instead \
+         (`ATMSIM_LAYERS_FIELDS=1` lists them by reader and owner)"
     );
 }
 

@@ -19,6 +19,7 @@
 
 use super::{AtmEv, Clock, Fabric, Up};
 use crate::atm::cell::{flags, Cell};
+use crate::atm::port::ahead::AheadStep;
 use super::link::each;
 use crate::atm::link::Sink;
 use crate::ids::{LinkId, PortId};
@@ -30,11 +31,7 @@ impl Fabric {
     /// event will put it on the link in time.
     #[inline]
     pub fn launched(&mut self, ck: &mut impl Clock, p: PortId, done: SimTime) {
-        let port = &mut self.ports[p.idx()];
-        port.tx_done = done;
-        port.due = done.min(port.release_at);
-        let cell = port.in_tx.expect("launched without a cell");
-        let l = port.link;
+        let (cell, l) = self.ports[p.idx()].launched(done);
         let at = done + self.links[l.idx()].delay;
         self.arrival_event(ck, l, at, cell);
     }
@@ -46,14 +43,13 @@ impl Fabric {
     /// since every arrival to the port and every reader of it brings it up to date first.
     #[inline]
     pub fn advance(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
-        let port = &self.ports[p.idx()];
-        let s = port.drained_by;
-        if s != u32::MAX && self.switches[s as usize].drained_to < t {
-            // Its switch's arrivals before `t` first (`drained.rs`).
-            self.drain(ck, s, t, false);
+        if let Some(s) = self.drainer_of(p) {
+            if self.switches[s as usize].drained_to < t {
+                // Its switch's arrivals before `t` first (`drained.rs`).
+                self.drain(ck, s, t, false);
+            }
         }
-        let port = &self.ports[p.idx()];
-        if port.due <= t {
+        if self.ports[p.idx()].is_due(t) {
             self.advance_to(ck, p, t);
         }
     }
@@ -65,7 +61,7 @@ impl Fabric {
     /// generation before the release's) goes in before them, as with their own events.
     pub fn advance_for_push(&mut self, ck: &mut impl Clock, p: PortId) {
         let now = ck.now();
-        if self.ports[p.idx()].due <= now {
+        if self.ports[p.idx()].is_due(now) {
             self.advance_to(ck, p, now);
         }
     }
@@ -75,51 +71,46 @@ impl Fabric {
     /// reached its place ([`Fabric::release_shapers`]).
     pub fn advance_to(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
         loop {
-            let port = &mut self.ports[p.idx()];
-            if port.due > t {
-                break;
-            }
-            if port.in_tx.is_none() && port.wake_at != SimTime::MAX {
-                // Only an idle nwc RCSP port waits for eligibility (never with shapers).
-                self.wake_held(ck, p, t);
-                continue;
-            }
-            if port.in_tx.is_none() || port.release_at < port.tx_done {
-                // A shaper's release is an arrival: after a completion at the same instant.
-                let r = port.release_at;
-                if port.in_tx.is_none() && port.shapers.len() == 1 && self.pass_released(ck, p, t) {
+            match self.ports[p.idx()].next_step(t) {
+                AheadStep::Idle => break,
+                AheadStep::Wake => {
+                    self.wake_held(ck, p, t);
                     continue;
                 }
-                if !self.release_shapers(ck, p, r) {
-                    break;
+                AheadStep::Release { at, alone } => {
+                    // A shaper's release is an arrival: after a completion at the same instant.
+                    if alone && self.pass_released(ck, p, t) {
+                        continue;
+                    }
+                    if !self.release_shapers(ck, p, at) {
+                        break;
+                    }
+                    continue;
                 }
-                continue;
+                AheadStep::Complete => {}
             }
-            let d = port.tx_done;
-            let cell = port.in_tx.take().expect("advance_to a busy port");
-            port.stats.cells_tx += 1;
+            let port = &mut self.ports[p.idx()];
+            let (d, cell) = port.complete();
             self.cell_hops += 1;
             let link = &mut self.links[port.link.idx()];
             link.pipe.push_back((d + link.delay, cell));
             match port.start_next(d) {
                 Some(done) => self.launched(ck, p, done),
                 None => {
-                    port.sleep(d);
-                    port.due = port.release_at;
-                    if port.sched.may_hold_cells() {
+                    if port.went_idle(d) {
                         self.hold(ck, p, t);
                     }
                 }
             }
             let port = &self.ports[p.idx()];
-            if port.notify && cell.is_eof() && port.vcs.get(cell.vci as usize).is_some_and(|v| v.notify_source) {
+            if port.frame_left_notifies(cell) {
                 debug_assert_eq!(d, ck.now(), "a source's frame left before its port's event");
                 self.up.push(Up::FrameLeft { port: p, cell });
             }
             // More completions due: the plain ones in one loop (a port that completes one cell
             // per call pays this one comparison).
             let port = &self.ports[p.idx()];
-            if port.tx_done <= t && port.runs_plain_until(t) && self.links[port.link.idx()].each & each::STEP == 0 {
+            if port.completes_plainly_by(t) && self.links[port.link.idx()].each & each::STEP == 0 {
                 self.complete_run(p, t);
             }
         }
@@ -145,9 +136,9 @@ impl Fabric {
         if link.each != 0 || !port.is_idle_fifo_but_for_shapers() {
             return false;
         }
-        let s = port.shapers[0];
+        let (q, s) = port.lone_shaper();
         let sh = &mut self.shapers.list[s as usize];
-        let (q, delay, running) = (port.ser.first_unit(), link.delay, ck.running());
+        let (delay, running) = (link.delay, ck.running());
         let (mut n, mut last) = (0, SimTime::ZERO);
         loop {
             let r = sh.next_at;
@@ -167,10 +158,10 @@ impl Fabric {
         let next = sh.next_at;
         if next != SimTime::MAX {
             // Armed by the release at `last`, as `release_shapers` arms it.
-            sh.release_place = ck.release_place(next, s, last);
+            sh.arm_place(ck.release_place(next, s, last));
         }
-        port.release_at = next;
-        port.due = next;
+        debug_assert!(!port.is_busy(), "cells passed one at a time leave the port idle");
+        port.releases_next(next);
         true
     }
 
@@ -193,11 +184,9 @@ impl Fabric {
     #[cold]
     #[inline(never)]
     pub fn hold(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
-        let port = &mut self.ports[p.idx()];
-        port.wake_at = SimTime::MAX;
-        let Some(w) = port.held_until() else { return };
-        port.wake_at = w;
-        port.due = port.due.min(w);
+        if self.ports[p.idx()].hold().is_none() {
+            return;
+        }
         if let Some(at) = self.wake_event(p).filter(|&at| at > t) {
             self.port_event_at(ck, p, at);
         }
@@ -210,11 +199,7 @@ impl Fabric {
     /// their times, as a FIFO port's plain cells need no event.
     fn wake_event(&self, p: PortId) -> Option<SimTime> {
         let port = &self.ports[p.idx()];
-        if !port.watch_ends || port.notify || self.links[port.link.idx()].each & each::STEP != 0 {
-            Some(port.wake_at)
-        } else {
-            port.held_watched_until()
-        }
+        port.wake_time(self.links[port.link.idx()].each & each::STEP != 0)
     }
 
     /// Idle served-ahead port `p` starts at its [`OutPort::wake_at`](crate::atm::port::OutPort::wake_at) (at most `t`) the cell that
@@ -224,14 +209,13 @@ impl Fabric {
     #[inline(never)]
     fn wake_held(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
         let port = &mut self.ports[p.idx()];
-        let w = std::mem::replace(&mut port.wake_at, SimTime::MAX);
-        debug_assert!(w <= t && port.release_at == SimTime::MAX);
+        let w = port.take_wake();
+        debug_assert!(w <= t);
         port.wake(w);
         match port.start_next(w) {
             Some(done) => self.launched(ck, p, done),
             None => {
-                port.sleep(w);
-                port.due = port.release_at;
+                port.went_idle(w);
                 self.hold(ck, p, t);
             }
         }
@@ -240,19 +224,19 @@ impl Fabric {
     /// The shapers of served-ahead port `p` due at `r` release their conforming cells into it,
     /// in index order, each followed by the transmitter starting if idle — what their `Shape`
     /// events would have done at `r`. At the running instant, only those whose place in the
-    /// order of events ([`Shaper::release_place`]) the running event has reached: a shaper
+    /// order of events ([`Shaper::releases_at`]) the running event has reached: a shaper
     /// armed by an event of this instant after the releases' kind releases in the next
     /// generation, after the events still pending for the instant (kernel module docs). True
     /// if any released.
     ///
-    /// [`Shaper::release_place`]: crate::atm::shaping::Shaper::release_place
+    /// [`Shaper::releases_at`]: crate::atm::shaping::Shaper::releases_at
     pub fn release_shapers(&mut self, ck: &mut impl Clock, p: PortId, r: SimTime) -> bool {
         let reached = if r < ck.running() { u128::MAX } else { ck.running_place() };
         let (mut next, mut any) = (SimTime::MAX, false);
-        for i in 0..self.ports[p.idx()].shapers.len() {
-            let s = self.ports[p.idx()].shapers[i] as usize;
+        for i in 0..self.ports[p.idx()].own_shapers().len() {
+            let s = self.ports[p.idx()].own_shapers()[i] as usize;
             let sh = &mut self.shapers.list[s];
-            if sh.next_at == r && sh.release_place <= reached {
+            if sh.releases_at(r, reached) {
                 any = true;
                 let port = &mut self.ports[p.idx()];
                 if let Some(at) = sh.release(r, &mut |cell| {
@@ -260,7 +244,7 @@ impl Fabric {
                     debug_assert!(queued, "only a priority port refuses, and it is not served ahead");
                 }) {
                     // Armed by the release at `r`, for a later instant.
-                    sh.release_place = ck.release_place(at, s as u32, r);
+                    sh.arm_place(ck.release_place(at, s as u32, r));
                 }
                 let port = &mut self.ports[p.idx()];
                 if !port.is_busy() {
@@ -274,9 +258,7 @@ impl Fabric {
             }
             next = next.min(self.shapers.list[s].next_at);
         }
-        let port = &mut self.ports[p.idx()];
-        port.release_at = next;
-        port.due = next.min(if port.in_tx.is_some() { port.tx_done } else { SimTime::MAX });
+        self.ports[p.idx()].releases_next(next);
         any
     }
 
@@ -285,11 +267,8 @@ impl Fabric {
     /// at the place their release event would have had, and the port's link is armed for
     /// the first of them.
     pub fn shaper_due(&mut self, ck: &mut impl Clock, p: PortId, s: u32, at: SimTime) {
-        self.shapers.list[s as usize].release_place = ck.release_place(at, s, ck.running());
-        let port = &mut self.ports[p.idx()];
-        port.release_at = port.release_at.min(at);
-        port.due = port.due.min(at);
-        let (l, watch) = (port.link, port.watch_ends);
+        self.shapers.list[s as usize].arm_place(ck.release_place(at, s, ck.running()));
+        let (l, watch) = self.ports[p.idx()].release_due(at);
         self.rearm_link(ck, l);
         if watch {
             self.arm_shapers(ck, p);
@@ -306,14 +285,7 @@ impl Fabric {
         if !link.pipe.is_empty() {
             return Some(link.pipe.head_time());
         }
-        let from = &self.ports[link.from.idx()];
-        if !from.lazy {
-            return None;
-        }
-        if from.in_tx.is_some() {
-            return Some(from.tx_done + link.delay);
-        }
-        (from.release_at != SimTime::MAX).then(|| from.release_at + from.ser.first_unit() + link.delay)
+        self.ports[link.from.idx()].next_cell_end().map(|end| end + link.delay)
     }
 
     /// Give switch-bound link `l` an arrival event for its next cell unless one no later is
@@ -345,14 +317,10 @@ impl Fabric {
     /// told at this instant) and arm its next event.
     pub fn port_due(&mut self, ck: &mut impl Clock, p: PortId) {
         let now = ck.now();
-        let port = &mut self.ports[p.idx()];
-        if port.tx_event == now {
-            port.tx_event = SimTime::MAX;
-        }
+        self.ports[p.idx()].tx_event_ran(now);
         self.advance(ck, p, now);
         self.arm(ck, p);
-        let port = &self.ports[p.idx()];
-        if port.in_tx.is_none() && port.wake_at != SimTime::MAX {
+        if self.ports[p.idx()].waits_for_eligibility() {
             // An idle nwc RCSP port waiting for eligibility (`hold`) needs its event still.
             if let Some(at) = self.wake_event(p) {
                 self.port_event_at(ck, p, at);
@@ -369,10 +337,10 @@ impl Fabric {
     #[inline]
     pub fn arm(&mut self, ck: &mut impl Clock, p: PortId) {
         let port = &mut self.ports[p.idx()];
-        if !port.lazy || !(port.watch_ends || port.notify) {
+        if !port.watches() {
             return;
         }
-        let (l, shaped) = (port.link, !port.shapers.is_empty());
+        let (l, shaped) = (port.link, !port.own_shapers().is_empty());
         match port.watched_end() {
             Some(Some(end)) => self.arm_arrival(ck, l, end),
             Some(None) => {}
@@ -403,7 +371,7 @@ impl Fabric {
     #[inline(never)]
     pub fn arm_shapers(&mut self, ck: &mut impl Clock, p: PortId) {
         let mut first: Option<(SimTime, u32)> = None;
-        for &s in &self.ports[p.idx()].shapers {
+        for &s in self.ports[p.idx()].own_shapers() {
             if let Some(t) = self.shapers.list[s as usize].first_watched_release() {
                 if first.is_none_or(|(f, _)| t < f) {
                     first = Some((t, s));
@@ -412,9 +380,7 @@ impl Fabric {
         }
         let Some((t, s)) = first else { return };
         let t = t.max(ck.running());
-        let port = &mut self.ports[p.idx()];
-        if t < port.shape_watch {
-            port.shape_watch = t;
+        if self.ports[p.idx()].shape_watch_needed(t) {
             ck.schedule(t, AtmEv::Shape(s));
         }
     }
@@ -425,10 +391,7 @@ impl Fabric {
     pub fn shaper_watched(&mut self, ck: &mut impl Clock, s: u32) {
         let now = ck.now();
         let p = self.shapers.list[s as usize].port;
-        let port = &mut self.ports[p.idx()];
-        if port.shape_watch == now {
-            port.shape_watch = SimTime::MAX;
-        }
+        self.ports[p.idx()].shape_watch_ran(now);
         self.advance(ck, p, now);
         self.arm(ck, p);
     }
@@ -438,11 +401,8 @@ impl Fabric {
     /// or tells a source of them, so any other cell or port needs nothing (and no call).
     #[inline(always)]
     pub fn arm_after_push(&mut self, ck: &mut impl Clock, p: PortId, cell: Cell) {
-        if cell.flags & (flags::EOF | flags::RM) != 0 {
-            let port = &self.ports[p.idx()];
-            if port.lazy && (port.watch_ends || port.notify) {
-                self.arm_after_watched_push(ck, p, cell);
-            }
+        if cell.flags & (flags::EOF | flags::RM) != 0 && self.ports[p.idx()].watches() {
+            self.arm_after_watched_push(ck, p, cell);
         }
     }
 
@@ -518,9 +478,7 @@ impl Fabric {
     #[inline]
     pub fn port_event_at(&mut self, ck: &mut impl Clock, p: PortId, t: SimTime) {
         let t = t.max(ck.running());
-        let port = &mut self.ports[p.idx()];
-        if t < port.tx_event {
-            port.tx_event = t;
+        if self.ports[p.idx()].tx_event_needed(t) {
             ck.schedule(t, AtmEv::PortTx(p));
         }
     }

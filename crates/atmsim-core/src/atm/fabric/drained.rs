@@ -148,7 +148,7 @@ impl Fabric {
             for i in 0..self.switches[s].ports.len() {
                 let p = self.switches[s].ports[i];
                 let port = &mut self.ports[p.idx()];
-                port.drained_by = s as u32;
+                port.set_drainer(s as u32);
                 if let Sink::Switch { switch, .. } = self.links[port.link.idx()].to {
                     if ok[switch.idx()] {
                         ring_delay = ring_delay.min(self.links[port.link.idx()].delay);
@@ -162,7 +162,7 @@ impl Fabric {
             for i in 0..self.switches[s].inputs.len() {
                 let l = self.switches[s].inputs[i];
                 self.links[l.idx()].each = if wide { each::DUE } else { 0 };
-                self.ports[self.links[l.idx()].from.idx()].watch_ends = true;
+                self.ports[self.links[l.idx()].from.idx()].watch_frame_ends();
             }
         }
         for s in (0..ok.len()).filter(|&s| ok[s]) {
@@ -387,7 +387,7 @@ impl Fabric {
         if !port.is_idle_fifo() || (port.classifies_at_rest(cell.vci) && !port.starts_alone()) {
             return false;
         }
-        let q = port.ser.first_unit();
+        let q = port.cell_time();
         if at + q >= limit || self.links[l.idx()].pipe.head_time() < at + q {
             return false;
         }
@@ -412,7 +412,7 @@ impl Fabric {
     /// TCP dumbbell's far switch passes its bottleneck's cells, one VC after another, this way.
     #[inline(never)]
     fn pass_following(&mut self, ck: &mut impl Clock, s: u32, l: LinkId, p: PortId, limit: SimTime) {
-        let q = self.ports[p.idx()].ser.first_unit();
+        let q = self.ports[p.idx()].cell_time();
         loop {
             let link = &self.links[l.idx()];
             let Some(&(t, next)) = link.pipe.front() else { return };
@@ -481,7 +481,7 @@ impl Fabric {
         first: Cell,
         limit: SimTime,
     ) {
-        let q = self.ports[p.idx()].ser.first_unit();
+        let q = self.ports[p.idx()].cell_time();
         let out = self.ports[p.idx()].link;
         let [input, output] = self
             .links
@@ -631,7 +631,7 @@ impl Fabric {
             link.cells_delivered += 1;
             let r = link.route(cell.vci).expect("routed");
             // `admit`, less its drain of this switch (switching now: nothing to do).
-            if self.ports[p.idx()].due <= at {
+            if self.ports[p.idx()].is_due(at) {
                 self.advance_to(ck, p, at);
             }
             self.admit_current(ck, p, Cell { vci: r.vci, ..cell });

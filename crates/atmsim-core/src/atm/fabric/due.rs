@@ -79,7 +79,7 @@ impl Fabric {
     pub(super) fn prime_due(&mut self, s: usize) {
         let mut due = DueInputs::default();
         for &l in &self.switches[s].inputs {
-            if self.ports[self.links[l.idx()].from.idx()].drained_by != u32::MAX {
+            if self.ports[self.links[l.idx()].from.idx()].drainer().is_some() {
                 due.upstream.push(l);
             }
         }
@@ -113,11 +113,8 @@ impl Fabric {
         let next = if !link.pipe.is_empty() {
             link.pipe.head_time()
         } else {
-            let port = &self.ports[link.from.idx()];
-            if !port.lazy || port.in_tx.is_none() {
-                return;
-            }
-            port.tx_done + link.delay
+            let Some(end) = self.ports[link.from.idx()].sending_until() else { return };
+            end + link.delay
         };
         self.due_at(l, next);
     }

@@ -262,8 +262,7 @@ impl Fabric {
     /// The drained switch port `p` belongs to, if any.
     #[inline]
     pub fn drainer_of(&self, p: PortId) -> Option<u32> {
-        let s = self.ports[p.idx()].drained_by;
-        (s != u32::MAX).then_some(s)
+        self.ports[p.idx()].drainer()
     }
 
     /// Whether drained switch `s` is switching an instant's arrivals now.
@@ -281,9 +280,8 @@ impl Fabric {
     /// [`ahead`]).
     pub fn prime(&mut self, ck: &mut impl Clock, batching: bool, hosts: usize, signalling: bool) {
         for p in &mut self.ports {
-            p.lazy = batching;
-            p.watch_ends = matches!(self.links[p.link.idx()].to, Sink::Host(_));
-            p.notify = p.vcs.iter().any(|v| v.notify_source);
+            let into_host = matches!(self.links[p.link.idx()].to, Sink::Host(_));
+            p.prime_ahead(batching, into_host);
         }
         self.host_reasm = vec![Vec::new(); hosts];
         if signalling {
@@ -292,10 +290,9 @@ impl Fabric {
         self.prime_drained(ck, batching);
         for (i, sh) in self.shapers.list.iter_mut().enumerate() {
             let p = &mut self.ports[sh.port.idx()];
-            let plain = !p.has_classes();
-            if sh.kind != ShaperKind::Switch && p.lazy && plain && !p.notify {
+            if sh.kind != ShaperKind::Switch && p.may_release_shapers() {
                 sh.lazy = true;
-                p.shapers.push(i as u32);
+                p.add_own_shaper(i as u32);
             }
         }
     }
@@ -529,14 +526,13 @@ impl Fabric {
                 // With nothing left waiting (an RCSP regulator's cells are waiting too), a port
                 // has no watched cell to arm for, and the cell it started needs no port event
                 // unless it notifies.
-                if port.queued_cells() > 0 || port.notify {
+                if port.needs_arming() {
                     self.arm(ck, p);
                 }
             }
             Some(done) => ck.schedule(done, AtmEv::PortTx(p)),
             None => {
-                port.sleep(now);
-                if port.sched.may_hold_cells() {
+                if port.rests(now) {
                     if port.lazy {
                         self.hold(ck, p, now);
                     } else {
@@ -560,7 +556,7 @@ impl Fabric {
     /// Cells inside the network now: held by a shaper, queued (data or control), in
     /// transmission, or on a link.
     pub fn cells_in_flight(&self) -> u64 {
-        let q: u64 = self.ports.iter().map(|p| p.queued_cells() + p.in_tx.is_some() as u64).sum();
+        let q: u64 = self.ports.iter().map(|p| p.queued_cells() + p.is_busy() as u64).sum();
         let l: u64 = self.links.iter().map(|l| l.pipe.len() as u64).sum();
         q + l + self.shapers.held()
     }

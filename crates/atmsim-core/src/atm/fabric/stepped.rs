@@ -113,22 +113,17 @@ impl Fabric {
     pub fn port_tx_done(&mut self, ck: &mut impl Clock, p: PortId) {
         loop {
             let port = &mut self.ports[p.idx()];
-            let cell = port.in_tx.take().expect("PortTx without a cell in transmission");
-            port.stats.cells_tx += 1;
+            let (_, cell) = port.complete();
             self.cell_hops += 1;
             let link = port.link;
             self.put_on_link(ck, link, cell);
             let now = ck.now();
             let port = &mut self.ports[p.idx()];
             let next = port.start_next(now);
-            if next.is_none() {
-                port.sleep(now);
-                if port.sched.may_hold_cells() {
-                    self.schedule_wake(ck, p);
-                }
+            if next.is_none() && port.rests(now) {
+                self.schedule_wake(ck, p);
             }
-            let port = &self.ports[p.idx()];
-            if port.notify && cell.is_eof() && port.vcs.get(cell.vci as usize).is_some_and(|v| v.notify_source) {
+            if self.ports[p.idx()].frame_left_notifies(cell) {
                 self.up.push(Up::FrameLeft { port: p, cell });
             }
             if let Some(done) = next {

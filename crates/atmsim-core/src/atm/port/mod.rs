@@ -112,6 +112,8 @@
 //! (`atm::fabric::drained`); the ports feeding such a switch then watch their frame ends as
 //! a port bound for a host does ([`OutPort::watch_ends`]).
 
+pub mod ahead;
+
 use super::cell::{flags, Cell};
 use super::link::CellPipe;
 use super::priority::{Mode, Priority, Watch};
