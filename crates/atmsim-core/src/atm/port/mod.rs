@@ -54,7 +54,8 @@
 //! host adapter the host's own frames enter after the port's completion, in the order of the
 //! events that send them (kind, then entity: `net` module docs).
 //!
-//! **Serving ahead** (`atm::fabric::ahead`). With `simulation.batching` on, a port
+//! **Serving ahead** (the port's bookkeeping in [`ahead`], carried out by `atm::fabric::ahead`).
+//! With `simulation.batching` on, a port
 //! ([`OutPort::lazy`]) takes no event per cell. Once a cell starts, its end
 //! and its arrival at the far end of the link are known, so the arrival gets its event at once;
 //! the port's completions are then carried out late, when something reaches or reads the port
