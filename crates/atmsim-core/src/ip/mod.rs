@@ -12,14 +12,12 @@
 //! attachments. IP sends a datagram by its destination address: local delivery, or the
 //! forwarding table's next hop (`net/ip.rs`). A router forwards what is not for it; a host
 //! only sends and receives. Transport endpoints ([`crate::transport`]) are found on hosts by
-//! their sockets ([`socket`]).
+//! their sockets ([`crate::transport::socket`]).
 
 pub mod cpu;
 pub mod datagram;
 pub mod route;
-pub mod socket;
 
-use crate::header::PacketHeader;
 use crate::iface::atm::AtmIface;
 use crate::ids::{IfaceId, NodeId, PortId};
 use datagram::Datagrams;
@@ -37,8 +35,6 @@ pub struct Host {
     atm: Option<Box<AtmIface>>,
     /// IP counters.
     ip: IpCounts,
-    /// Transport endpoints by (protocol, local port, remote address, remote port).
-    sockets: socket::Sockets,
     /// The adapter's transmitter; `None` for a host with no link.
     port: Option<PortId>,
     /// Interface MTU \[bytes\] (RFC 1626 default for IP over AAL5: 9180).
@@ -64,7 +60,6 @@ impl Host {
             routes: Default::default(),
             atm: None,
             ip: IpCounts::default(),
-            sockets: Default::default(),
             port: None,
             mtu_bytes,
             frames_corrupt: 0,
@@ -201,28 +196,10 @@ impl Host {
         self.forwards
     }
 
-    /// The socket a datagram with header `hdr` is for (`None`, counted: no socket).
+    /// A datagram for the node found no socket (it ends here).
     #[inline]
-    pub fn demux(&mut self, hdr: &PacketHeader) -> Option<socket::Socket> {
-        let s = self.sockets.lookup(&socket::SockKey::incoming(hdr));
-        if s.is_none() {
-            self.ip.no_socket += 1;
-        }
-        s
-    }
-
-    /// Whether a socket holds `key`.
-    pub fn is_bound(&self, key: &socket::SockKey) -> bool {
-        self.sockets.lookup(key).is_some()
-    }
-
-    /// Bind `s` to `key`: false if a socket holds it already.
-    pub fn bind(&mut self, key: socket::SockKey, s: socket::Socket) -> bool {
-        self.sockets.bind(key, s)
-    }
-
-    pub fn unbind(&mut self, key: &socket::SockKey) {
-        self.sockets.unbind(key);
+    pub fn no_socket(&mut self) {
+        self.ip.no_socket += 1;
     }
 }
 

@@ -19,7 +19,7 @@ use crate::iface::ipoa::Action;
 use crate::iface::pipe::{OnLine, Pushed};
 use crate::iface::Iface;
 use crate::ip::datagram::IpDrop;
-use crate::ip::socket::Socket;
+use crate::transport::socket::Socket;
 use crate::transport::Payload;
 
 impl Network {
@@ -69,7 +69,7 @@ impl Network {
             self.apps.sources[source as usize].received(bytes);
             return;
         }
-        match self.ip.hosts[n.idx()].demux(&dg.hdr) {
+        match self.sockets.demux(n, &dg.hdr) {
             // The segment names its conversation's generation: TCP drops a stale one.
             Some(Socket::Tcp { .. }) => self.deliver_tcp(d),
             Some(Socket::Udp { flow }) => {
@@ -77,6 +77,7 @@ impl Network {
                 self.apps.udp[flow as usize].delivered(dg.ip_bytes, dg.born, self.eng.now);
             }
             None => {
+                self.ip.hosts[n.idx()].no_socket();
                 self.ip.datagrams.deliver(d);
             }
         }

@@ -100,6 +100,7 @@ pub use crate::atm::fabric::{AtmEv, CellCounts, Clock, Fabric, Up};
 use crate::iface::Interfaces;
 use crate::ip::IpLayer;
 use crate::measure::Measurement;
+use crate::transport::socket::SocketTable;
 use crate::transport::Payload;
 
 /// The whole simulated system: each layer's state, owned by the layer's own type. The
@@ -120,6 +121,8 @@ pub struct Network {
     iface: Interfaces,
     /// The nodes and the datagrams in flight.
     ip: IpLayer<Payload>,
+    /// Every host's sockets (TCP endpoints and UDP receivers).
+    sockets: SocketTable,
     /// Connection slots, applications, generators, sessions, UDP flows and cell sources.
     apps: Workload,
     /// Warm-up, probes and captures.
@@ -134,6 +137,7 @@ pub struct Layers {
     pub sig: Option<Box<SigNet>>,
     pub iface: Interfaces,
     pub ip: IpLayer<Payload>,
+    pub sockets: SocketTable,
     pub apps: Workload,
     pub measure: Measurement,
 }
@@ -141,8 +145,8 @@ pub struct Layers {
 impl Network {
     /// The network of these layers, its first events not scheduled yet ([`Network::prime`]).
     pub fn new(layers: Layers) -> Network {
-        let Layers { fabric, eng, abr, sig, iface, ip, apps, measure } = layers;
-        Network { fabric, up_spare: Vec::new(), eng, abr, sig, iface, ip, apps, measure }
+        let Layers { fabric, eng, abr, sig, iface, ip, sockets, apps, measure } = layers;
+        Network { fabric, up_spare: Vec::new(), eng, abr, sig, iface, ip, sockets, apps, measure }
     }
 
     /// The cell fabric.

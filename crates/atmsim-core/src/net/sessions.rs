@@ -11,7 +11,7 @@ use super::{AppEv, Ev, Network};
 use crate::apps::session::{Open, Role};
 use crate::apps::workload::SessionStep;
 use crate::ids::{ConnId, NodeId};
-use crate::ip::socket::{SockKey, Socket};
+use crate::transport::socket::{SockKey, Socket};
 use crate::rng::Stream;
 use crate::time::SimTime;
 
@@ -62,11 +62,11 @@ impl Network {
     /// `r`): its flow's receiver is bound and its first packet goes at once.
     pub(super) fn spawn_media(&mut self, g: u32, from: NodeId, to: NodeId, r: Stream) {
         let now = self.eng.now;
-        let host = &self.ip.hosts[to.idx()];
-        let taken = |hdr: &crate::header::PacketHeader| host.is_bound(&SockKey::incoming(hdr));
+        let sockets = &self.sockets;
+        let taken = |hdr: &crate::header::PacketHeader| sockets.is_bound(to, &SockKey::incoming(hdr));
         let f = self.apps.start_media(g, (from, to), r, (now, self.eng.until), taken);
         let hdr = self.apps.udp[f as usize].hdr;
-        let bound = self.ip.hosts[to.idx()].bind(SockKey::incoming(&hdr), Socket::Udp { flow: f });
+        let bound = self.sockets.bind(to, SockKey::incoming(&hdr), Socket::Udp { flow: f });
         debug_assert!(bound);
         self.eng.q.schedule(now, Ev::App(AppEv::Udp(f)));
     }

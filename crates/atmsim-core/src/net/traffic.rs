@@ -12,7 +12,7 @@ use super::{AppEv, Ev, Network};
 use crate::apps::session::{Open, Role};
 use crate::apps::workload::{Drawn, Opening};
 use crate::ids::{ConnId, NodeId};
-use crate::ip::socket::{SockKey, Socket};
+use crate::transport::socket::{SockKey, Socket};
 use crate::rng::Stream;
 use crate::time::SimTime;
 
@@ -37,10 +37,9 @@ impl Network {
     /// Open connection `o` on a pooled slot of its generator: bind its sockets, let the
     /// server listen and the client open.
     pub(super) fn open_tcp(&mut self, o: Opening) -> ConnId {
-        let hosts = &self.ip.hosts;
+        let sockets = &self.sockets;
         let taken = |there: &crate::header::PacketHeader, back: &crate::header::PacketHeader| {
-            hosts[there.src.idx()].is_bound(&SockKey::outgoing(there))
-                || hosts[back.src.idx()].is_bound(&SockKey::outgoing(back))
+            sockets.is_bound(there.src, &SockKey::outgoing(there)) || sockets.is_bound(back.src, &SockKey::outgoing(back))
         };
         let c = self.apps.open_slot(o, self.eng.now, taken);
         self.bind_sockets(c);
@@ -60,7 +59,7 @@ impl Network {
     pub(crate) fn bind_sockets(&mut self, c: ConnId) {
         for side in 0..2 {
             let ep = self.apps.slot(c).endpoint(side);
-            let fresh = self.ip.hosts[ep.host().idx()].bind(SockKey::outgoing(ep.hdr()), Socket::Tcp { conn: c, side: side as u8 });
+            let fresh = self.sockets.bind(ep.host(), SockKey::outgoing(ep.hdr()), Socket::Tcp { conn: c, side: side as u8 });
             debug_assert!(fresh, "a socket bound twice");
         }
     }
@@ -71,7 +70,7 @@ impl Network {
         let untold = self.apps.end_slot(c, now, aborted);
         for side in 0..2 {
             let ep = self.apps.slot(c).endpoint(side);
-            self.ip.hosts[ep.host().idx()].unbind(&SockKey::outgoing(ep.hdr()));
+            self.sockets.unbind(ep.host(), &SockKey::outgoing(ep.hdr()));
         }
         if let Some((sid, role)) = untold {
             self.session_conn_done(sid, role, false, now);

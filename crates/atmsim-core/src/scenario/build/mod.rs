@@ -71,7 +71,7 @@ use crate::ip::IpLayer;
 use crate::kernel::EventQueue;
 use crate::measure::{Measurement, Recorder};
 use crate::net::{Engine, Layers, Network};
-use crate::transport::Payload;
+use crate::transport::socket::SocketTable;
 use std::ops::ControlFlow;
 
 /// Validate `doc` and build the network it describes. `seed_override` and
@@ -137,9 +137,10 @@ pub fn build_with(
     for e in &mut abr.ends {
         e.set_probe(rec.add_entity(crate::measure::Entity::Abr.of(&e.name)));
     }
-    let mut ip = IpLayer { hosts, datagrams: Default::default() };
+    let mut sockets = SocketTable::new(hosts.len());
+    let ip = IpLayer { hosts, datagrams: Default::default() };
     let apps = Workload::new(conns, gens, sources, udp, run.seed);
-    bind_sockets(&mut ip, &apps, doc)?;
+    bind_sockets(&mut sockets, &apps, doc)?;
     let mut net = Network::new(Layers {
         fabric: Fabric::new(cabling.ports, cabling.links, switches, shapers, er),
         eng: Engine::new(EventQueue::with_ties(run.ties), run.until, run.batching),
@@ -147,6 +148,7 @@ pub fn build_with(
         sig,
         iface: Interfaces::new(ifaces.ifaces, ifaces.lines, ifaces.serial, ifaces.lans),
         ip,
+        sockets,
         apps,
         measure: Measurement::new(run.warmup, run.sample_every, rec, taps),
     });
@@ -155,13 +157,13 @@ pub fn build_with(
 }
 
 /// Bind every `[[tcp]]` endpoint and every UDP flow's receiver on its host.
-fn bind_sockets(ip: &mut IpLayer<Payload>, apps: &Workload, doc: &ScenarioDoc) -> Result<()> {
-    use crate::ip::socket::{SockKey, Socket};
+fn bind_sockets(sockets: &mut SocketTable, apps: &Workload, doc: &ScenarioDoc) -> Result<()> {
+    use crate::transport::socket::{SockKey, Socket};
     for (c, conn) in apps.slots().iter().enumerate() {
         for side in 0..2 {
             let ep = conn.endpoint(side);
             let s = Socket::Tcp { conn: crate::ids::ConnId(c as u32), side: side as u8 };
-            if !ip.hosts[ep.host().idx()].bind(SockKey::outgoing(ep.hdr()), s) {
+            if !sockets.bind(ep.host(), SockKey::outgoing(ep.hdr()), s) {
                 return invalid(
                     format!("tcp[{c}]"),
                     "expected distinct ports: more than 64,512 connections between two hosts",
@@ -170,7 +172,7 @@ fn bind_sockets(ip: &mut IpLayer<Payload>, apps: &Workload, doc: &ScenarioDoc) -
         }
     }
     for (f, u) in apps.udp.iter().enumerate() {
-        if !ip.hosts[u.hdr.dst.idx()].bind(SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
+        if !sockets.bind(u.hdr.dst, SockKey::incoming(&u.hdr), Socket::Udp { flow: f as u32 }) {
             return invalid(
                 format!("udp[{f}].src_port"),
                 format!("expected a port pair no other flow from `{}` to `{}` uses", doc.udp[f].from, doc.udp[f].to),

@@ -1,6 +1,8 @@
 //! Transport demultiplexing: which endpoint on a host a datagram is for.
 //!
-//! Owns: [`Sockets`] (a host's table), [`SockKey`] and [`Socket`]. An endpoint is found by
+//! Owns: [`SocketTable`] (every host's sockets), [`Sockets`] (a host's table), [`SockKey`]
+//! and [`Socket`]. The transport layer keeps them, as BSD's protocols keep their PCB lists;
+//! IP hands a datagram for a host to [`SocketTable::demux`]. An endpoint is found by
 //! (protocol, local port, remote address, remote port) — the connected-socket lookup of BSD's
 //! `in_pcblookup` —, one hash lookup per datagram and no scan. TCP endpoints are bound when a
 //! connection is created and unbound when a pooled conversation ends; a UDP flow's receiver
@@ -43,6 +45,40 @@ pub enum Socket {
     Tcp { conn: ConnId, side: u8 },
     /// The receiver of UDP flow `flow`.
     Udp { flow: u32 },
+}
+
+/// Every host's sockets, by host.
+#[derive(Debug, Default)]
+pub struct SocketTable {
+    hosts: Vec<Sockets>,
+}
+
+impl SocketTable {
+    /// The (empty) tables of `hosts` hosts.
+    pub fn new(hosts: usize) -> Self {
+        SocketTable { hosts: (0..hosts).map(|_| Sockets::default()).collect() }
+    }
+
+    /// The socket at host `h` a datagram with header `hdr` is for.
+    #[inline]
+    pub fn demux(&self, h: NodeId, hdr: &PacketHeader) -> Option<Socket> {
+        self.hosts[h.idx()].lookup(&SockKey::incoming(hdr))
+    }
+
+    /// Whether a socket at host `h` holds `key`.
+    pub fn is_bound(&self, h: NodeId, key: &SockKey) -> bool {
+        self.hosts[h.idx()].lookup(key).is_some()
+    }
+
+    /// Bind `s` to `key` at host `h`: false if a socket holds it already.
+    pub fn bind(&mut self, h: NodeId, key: SockKey, s: Socket) -> bool {
+        self.hosts[h.idx()].bind(key, s)
+    }
+
+    /// Unbind `key` at host `h`.
+    pub fn unbind(&mut self, h: NodeId, key: &SockKey) {
+        self.hosts[h.idx()].unbind(key);
+    }
 }
 
 /// A host's sockets.
