@@ -103,6 +103,34 @@ pub enum Packet<'a> {
     },
 }
 
+/// A segment's options in the order and padding `Segment::options_bytes` counts: MSS;
+/// SACK-permitted and timestamps (SACK-permitted in the timestamps' NOPs, as Linux lays
+/// them out); NOP + window scale; NOP NOP + SACK blocks.
+fn options(seg: &Segment) -> Vec<TcpOptionElement> {
+    use TcpOptionElement::{Noop, SelectiveAcknowledgement, SelectiveAcknowledgementPermitted, Timestamp};
+    let mut opts = Vec::with_capacity(8);
+    if let Some(m) = seg.mss {
+        opts.push(TcpOptionElement::MaximumSegmentSize(m));
+    }
+    match (seg.sack_ok, seg.ts) {
+        (true, Some(ts)) => opts.extend([SelectiveAcknowledgementPermitted, Timestamp(ts.val, ts.ecr)]),
+        (false, Some(ts)) => opts.extend([Noop, Noop, Timestamp(ts.val, ts.ecr)]),
+        (true, None) => opts.extend([Noop, Noop, SelectiveAcknowledgementPermitted]),
+        (false, None) => {}
+    }
+    if let Some(s) = seg.wscale {
+        opts.extend([Noop, TcpOptionElement::WindowScale(s)]);
+    }
+    if let [first, rest @ ..] = seg.sack.as_slice() {
+        let mut more = [None; 3];
+        for (m, b) in more.iter_mut().zip(rest) {
+            *m = Some(*b);
+        }
+        opts.extend([Noop, Noop, SelectiveAcknowledgement(*first, more)]);
+    }
+    opts
+}
+
 /// Write the first `snaplen` bytes of `pkt` into `buf` (cleared first); returns the
 /// datagram's full length (`orig_len`).
 pub fn synthesize(pkt: &Packet<'_>, snaplen: u32, buf: &mut Vec<u8>) -> u32 {
@@ -116,15 +144,8 @@ pub fn synthesize(pkt: &Packet<'_>, snaplen: u32, buf: &mut Vec<u8>) -> u32 {
             tcp.rst = seg.flags.contains(Flags::RST);
             tcp.psh = seg.flags.contains(Flags::PSH);
             tcp.ack = seg.flags.contains(Flags::ACK);
-            if seg.mss.is_some() || seg.wscale.is_some() {
-                let mut opts = Vec::with_capacity(3);
-                if let Some(m) = seg.mss {
-                    opts.push(TcpOptionElement::MaximumSegmentSize(m));
-                }
-                if let Some(s) = seg.wscale {
-                    opts.extend([TcpOptionElement::Noop, TcpOptionElement::WindowScale(s)]);
-                }
-                tcp.set_options(&opts).expect("MSS and window scale fit in the TCP options");
+            if seg.options_bytes() > 0 {
+                tcp.set_options(&options(seg)).expect("the options fit in 40 bytes");
             }
             debug_assert_eq!(tcp.header_len() as u32, seg.header_bytes());
             let ip_bytes = seg.ip_bytes();
@@ -239,7 +260,7 @@ mod tests {
     }
 
     fn syn() -> Segment {
-        Segment { seq: 0x0102_0304, ack: 0, flags: Flags::SYN, wnd: 65535, len: 0, mss: Some(9140), wscale: Some(2) }
+        Segment { seq: 0x0102_0304, ack: 0, flags: Flags::SYN, wnd: 65535, len: 0, mss: Some(9140), wscale: Some(2), ..Default::default() }
     }
 
     #[test]
@@ -278,6 +299,36 @@ mod tests {
         assert_eq!(u16::from_be_bytes([t[14], t[15]]), 65535);
         // MSS (kind 2, len 4, 9140), NOP, window scale (kind 3, len 3, shift 2).
         assert_eq!(&t[20..28], &[2, 4, 0x23, 0xB4, 1, 3, 3, 2]);
+    }
+
+    #[test]
+    fn sack_and_timestamp_options_are_laid_out_as_linux_sends_them() {
+        use crate::transport::tcp::segment::Timestamps;
+        let ts = Some(Timestamps { val: 0x0A0B_0C0D, ecr: 7 });
+        let syn = Segment { flags: Flags::SYN, mss: Some(1460), wscale: Some(7), sack_ok: true, ts, ..syn() };
+        let mut buf = Vec::new();
+        let p = Packet::Tcp { src: [10, 0, 0, 1], dst: [10, 0, 0, 3], sport: 1024, dport: 5001, seg: &syn };
+        assert_eq!(synthesize(&p, 96, &mut buf), 60);
+        let t = &buf[20..];
+        assert_eq!(t[12] >> 4, 10, "data offset: 20 + 20 bytes of options");
+        // MSS; SACK-permitted (kind 4, len 2); timestamps (kind 8, len 10); NOP; window scale.
+        assert_eq!(&t[20..24], &[2, 4, 0x05, 0xB4]);
+        assert_eq!(&t[24..28], &[4, 2, 8, 10]);
+        assert_eq!(&t[28..32], &[0x0A, 0x0B, 0x0C, 0x0D]);
+        assert_eq!(&t[32..36], &[0, 0, 0, 7]);
+        assert_eq!(&t[36..40], &[1, 3, 3, 7]);
+        // A data segment: NOP NOP timestamps, NOP NOP SACK (kind 5, len 2 + 8·2) with two blocks.
+        let mut d = Segment { seq: 1, ack: 100, flags: Flags::ACK, wnd: 10, len: 8, ts, ..Default::default() };
+        d.sack.push(200, 300);
+        d.sack.push(400, 500);
+        let p = Packet::Tcp { src: [10, 0, 0, 1], dst: [10, 0, 0, 3], sport: 1024, dport: 5001, seg: &d };
+        assert_eq!(synthesize(&p, 96, &mut buf), 20 + 20 + 32 + 8);
+        let t = &buf[20..];
+        assert_eq!(t[12] >> 4, 13);
+        assert_eq!(&t[20..24], &[1, 1, 8, 10]);
+        assert_eq!(&t[32..36], &[1, 1, 5, 18]);
+        assert_eq!(&t[36..44], &[0, 0, 0, 200, 0, 0, 1, 44]);
+        assert_eq!(&t[44..52], &[0, 0, 1, 144, 0, 0, 1, 244]);
     }
 
     #[test]

@@ -335,6 +335,18 @@ pub struct TrafficSec {
     /// Send and receive buffers \[bytes\]. Default 8192 (4.4BSD, A-7).
     #[serde(default = "window_default_bytes")]
     pub window_bytes: i64,
+    /// The connections' congestion control, as `[[tcp]]`'s. Default "reno".
+    #[serde(default)]
+    pub variant: crate::transport::tcp::Variant,
+    /// SACK, as `[[tcp]]`'s. Default false.
+    #[serde(default)]
+    pub sack: bool,
+    /// RFC 7323 timestamps, as `[[tcp]]`'s. Default false.
+    #[serde(default)]
+    pub timestamps: bool,
+    /// HyStart++, as `[[tcp]]`'s. Default false.
+    #[serde(default)]
+    pub hystart: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

@@ -415,9 +415,18 @@ pub struct TcpSec {
     /// The VC carrying it; default: the only VC joining the two hosts.
     #[serde(default)]
     pub vc: Option<String>,
-    /// "tahoe", "reno" (default) or "newreno".
+    /// "tahoe", "reno" (default), "newreno" or "cubic".
     #[serde(default)]
     pub variant: Variant,
+    /// SACK (RFC 2018 and RFC 6675 loss recovery). Default false.
+    #[serde(default)]
+    pub sack: bool,
+    /// RFC 7323 timestamps (RTTM and PAWS). Default false.
+    #[serde(default)]
+    pub timestamps: bool,
+    /// HyStart++ slow start (RFC 9406). Default false.
+    #[serde(default)]
+    pub hystart: bool,
     /// "half_window" (default: BSD, min(cwnd, window) / 2) or "half_advertised" (the
     /// advertised window / 2): how a loss sets ssthresh.
     #[serde(default)]

@@ -243,8 +243,11 @@ fn sized_config(i: usize, t: &TcpSec, mtu: i64) -> Result<TcpConfig> {
         None => mtu - 40,
     };
     let default = TcpConfig::default();
-    Ok(TcpConfig {
+    let cfg = TcpConfig {
         variant: t.variant,
+        sack: t.sack,
+        timestamps: t.timestamps,
+        hystart: t.hystart,
         ssthresh_on_loss: t.ssthresh_on_loss,
         mss_bytes: mss as u32,
         nagle: t.nagle,
@@ -254,7 +257,11 @@ fn sized_config(i: usize, t: &TcpSec, mtu: i64) -> Result<TcpConfig> {
         snd_buf_bytes: snd.or(win).map_or(default.snd_buf_bytes, |b| b as u32),
         rcv_buf_bytes: rcv.or(win).map_or(default.rcv_buf_bytes, |b| b as u32),
         ..default
-    })
+    };
+    match cfg.conflict() {
+        Some((field, expected)) => invalid(f(field), expected),
+        None => Ok(cfg),
+    }
 }
 
 /// A connection's application, checked.

@@ -237,12 +237,20 @@ fn tcp_config(i: usize, t: &TrafficSec) -> Result<TcpConfig> {
     }
     let mss = int_in(f("mss_bytes"), t.mss_bytes, 32, 65495, "an MSS in bytes")?;
     let win = int_in(f("window_bytes"), t.window_bytes, 1, 65535 << 14, "a window in bytes")?;
-    Ok(TcpConfig {
+    let cfg = TcpConfig {
         mss_bytes: mss as u32,
         snd_buf_bytes: win as u32,
         rcv_buf_bytes: win as u32,
+        variant: t.variant,
+        sack: t.sack,
+        timestamps: t.timestamps,
+        hystart: t.hystart,
         ..TcpConfig::default()
-    })
+    };
+    match cfg.conflict() {
+        Some((field, expected)) => invalid(f(field), expected),
+        None => Ok(cfg),
+    }
 }
 
 fn scale(field: &str, v: f64) -> Result<f64> {

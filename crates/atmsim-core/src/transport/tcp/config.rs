@@ -17,6 +17,26 @@ pub enum Variant {
     Reno,
     /// NewReno partial-ACK handling (RFC 6582) — an extra beyond the studies.
     NewReno,
+    /// CUBIC (RFC 9438): the window grows as a cubic function of the time since the last
+    /// reduction, with the Reno-friendly region and fast convergence; loss recovery is
+    /// NewReno's (RFC 6582), or RFC 6675's with SACK. Today's default in Linux, Windows and
+    /// macOS.
+    Cubic,
+}
+
+impl Variant {
+    /// Every variant, in the order the documentation lists them.
+    pub const ALL: [Variant; 4] = [Variant::Tahoe, Variant::Reno, Variant::NewReno, Variant::Cubic];
+
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Cubic => "cubic",
+        }
+    }
 }
 
 /// The window a loss halves to set `ssthresh` (after a fast retransmit or a timeout).
@@ -43,6 +63,17 @@ pub enum SsthreshOnLoss {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TcpConfig {
     pub variant: Variant,
+    /// Selective acknowledgements: offer SACK-permitted on the SYN and, when both ends did,
+    /// send SACK blocks (RFC 2018) and recover losses with the scoreboard (RFC 6675).
+    /// Default off (4.4BSD has none).
+    pub sack: bool,
+    /// RFC 7323 timestamps: offered on the SYN and, when both ends did, carried on every
+    /// segment for round-trip measurement (RTTM, a sample per ACK of new data) and PAWS.
+    /// Default off (4.4-Lite implements them but only uses them on request).
+    pub timestamps: bool,
+    /// HyStart++ (RFC 9406): leave slow start when the round-trip time rises, through a
+    /// conservative slow start. Default off.
+    pub hystart: bool,
     /// How a loss sets `ssthresh` (default BSD's half the usable window).
     pub ssthresh_on_loss: SsthreshOnLoss,
     /// MSS this endpoint offers and may send \[bytes\]: interface MTU − 40 (tcp_mss()).
@@ -83,10 +114,37 @@ pub struct TcpConfig {
     pub snd_lowat_bytes: u32,
 }
 
+impl TcpConfig {
+    /// Combinations the options do not support: the field at fault and what it expects.
+    pub fn conflict(&self) -> Option<(&'static str, String)> {
+        if self.sack && self.variant == Variant::Tahoe {
+            return Some(("sack", "false with variant = \"tahoe\": Tahoe has no fast recovery for SACK to steer".into()));
+        }
+        if self.variant == Variant::Cubic && self.ssthresh_on_loss != SsthreshOnLoss::HalfWindow {
+            return Some((
+                "ssthresh_on_loss",
+                "\"half_window\" with variant = \"cubic\": CUBIC sets ssthresh by its own β (RFC 9438 §4.6)".into(),
+            ));
+        }
+        if self.hystart && !self.timestamps {
+            return Some((
+                "hystart",
+                "timestamps = true as well: HyStart++ takes a round-trip sample from every ACK, which the \
+                 sender measures with timestamps (RFC 7323 RTTM)"
+                    .into(),
+            ));
+        }
+        None
+    }
+}
+
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             variant: Variant::Reno,
+            sack: false,
+            timestamps: false,
+            hystart: false,
             ssthresh_on_loss: SsthreshOnLoss::HalfWindow,
             mss_bytes: 9140,
             snd_buf_bytes: 8192,

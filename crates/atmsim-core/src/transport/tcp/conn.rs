@@ -18,9 +18,9 @@ use std::collections::VecDeque;
 use super::cc::{CcState, TCP_MAXWIN, TCP_MAX_WINSHIFT};
 use super::config::TcpConfig;
 use super::reass::ReassQueue;
-use super::rtt::RttEstimator;
+use super::rtt::{RttEstimator, SmoothedRtt};
 use super::segment::Segment;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// `TCPTV_MSL`: maximum segment lifetime, 30 s [slow ticks]; TIME_WAIT lasts 2·MSL.
 pub const TCPTV_MSL: u32 = 60;
@@ -142,6 +142,10 @@ pub struct TcpConn {
     pub(super) t_2msl: u32,
 
     pub(super) rtt: RttEstimator,
+    /// The round-trip samples at full resolution, for the congestion-control algorithms.
+    pub(super) srtt: SmoothedRtt,
+    /// When the segment `rtt` is timing was sent.
+    pub(super) timed_at: SimTime,
     pub(super) cc: CcState,
 
     /// Time of the last segment received (BSD `t_idle` = ticks since then).
@@ -194,6 +198,8 @@ impl TcpConn {
             t_persist: 0,
             t_2msl: 0,
             rtt: RttEstimator::new(cfg.rto_initial_ticks, cfg.rto_min_ticks, cfg.rto_max_ticks),
+            srtt: SmoothedRtt::default(),
+            timed_at: SimTime::ZERO,
             cc: CcState {
                 on_loss: cfg.ssthresh_on_loss,
                 ..CcState::new(cfg.variant, maxseg.saturating_mul(cfg.initial_cwnd_segments.max(1)), iss)
@@ -296,11 +302,13 @@ impl TcpConn {
         self.force = false;
     }
 
-    /// Feed an RTT measurement to the estimator (`tcp_xmit_timer`) and count it.
-    pub(super) fn rtt_sample(&mut self, ticks: u32) {
+    /// Feed an RTT measurement to the estimator (`tcp_xmit_timer`) and count it; `exact` is
+    /// the same round trip at full resolution.
+    pub(super) fn rtt_sample(&mut self, ticks: u32, exact: SimDuration) {
         self.stats.rtt_samples += 1;
         self.stats.rtt_ticks_sum += ticks as u64;
         self.rtt.xmit_timer(ticks);
+        self.srtt.sample(exact);
     }
 
     /// Application write: append up to `bytes` to the send buffer; returns bytes accepted.
@@ -433,6 +441,11 @@ impl TcpConn {
         (self.rtt.srtt != 0).then(|| {
             self.rtt.srtt as f64 / (1u32 << super::rtt::TCP_RTT_SHIFT) as f64 * self.cfg.slow_tick.as_secs_f64()
         })
+    }
+    /// Smoothed RTT at full resolution (RFC 6298 smoothing of the same samples), zero
+    /// before the first.
+    pub fn srtt_exact(&self) -> SimDuration {
+        self.srtt.srtt
     }
     /// Current retransmission timeout [slow ticks] (t_rxtcur).
     pub fn rto_ticks(&self) -> u32 {

@@ -10,7 +10,7 @@
 //! Nothing here panics on odd input: arithmetic on sequence numbers wraps, lengths saturate,
 //! and unacceptable segments are dropped, ACKed or answered with RST per RFC 793.
 
-use super::cc::{DupAckAction, NewAckAction};
+use super::cc::{DupAckAction, NewAck, NewAckAction};
 use super::conn::{State, TcpConn, TCPTV_MSL};
 use super::segment::{Flags, Segment};
 use super::seq::{seq_diff, seq_gt, seq_leq, seq_lt};
@@ -118,7 +118,7 @@ impl TcpConn {
                 if seq_gt(ack, self.snd_una) && seq_leq(ack, self.snd_max) && self.cc.cwnd >= self.snd_wnd {
                     // "This is a pure ack for outstanding data."
                     if let Some(r) = self.rtt.sample_for_ack(ack) {
-                        self.rtt_sample(r);
+                        self.rtt_sample(r, now.since(self.timed_at));
                     }
                     let acked = seq_diff(ack, self.snd_una) as u32;
                     self.snd_cc = self.snd_cc.saturating_sub(acked);
@@ -196,7 +196,7 @@ impl TcpConn {
                     // srtt & rtt var."
                     if self.rtt.rtt != 0 {
                         let r = self.rtt.rtt;
-                        self.rtt_sample(r);
+                        self.rtt_sample(r, now.since(self.timed_at));
                     }
                 } else {
                     // Simultaneous open.
@@ -338,7 +338,7 @@ impl TcpConn {
         // "If transmit timer is running and timed sequence number was acked, update smoothed
         // round trip time." (Karn: t_rtt was cleared if the timed segment was retransmitted.)
         if let Some(r) = self.rtt.sample_for_ack(ack) {
-            self.rtt_sample(r);
+            self.rtt_sample(r, now.since(self.timed_at));
         }
         // "If all outstanding data is acked, stop retransmit timer and remember to restart
         // (more output or persist). If there is more data to be acked, restart retransmit
@@ -349,7 +349,15 @@ impl TcpConn {
             self.t_rexmt = self.rtt.rxtcur;
         }
         // "When new data is acked, open the congestion window."
-        let action = self.cc.on_new_ack(mss, ack, acked, self.cfg.dupack_threshold, self.snd_scale);
+        let action = self.cc.on_new_ack(NewAck {
+            mss,
+            ack,
+            acked,
+            threshold: self.cfg.dupack_threshold,
+            snd_scale: self.snd_scale,
+            now,
+            srtt: self.srtt.srtt,
+        });
         let ourfinisacked = if acked > self.snd_cc {
             self.snd_wnd = self.snd_wnd.saturating_sub(self.snd_cc);
             self.snd_cc = 0;

@@ -183,7 +183,9 @@ impl TcpConn {
                 self.snd_max = self.snd_nxt;
                 // "Time this transmission if not a retransmission and not currently timing
                 // anything."
-                self.rtt.start_timing(startseq);
+                if self.rtt.start_timing(startseq) {
+                    self.timed_at = now;
+                }
             }
             // "Set retransmit timer if not currently set, and not doing an ack or a keep-alive
             // probe. Initial value for retransmit timer is smoothed round-trip time + 2 *

@@ -9,6 +9,13 @@
 //! `TCP_REXMTVAL` is the 4.4-Lite macro `(t_srtt >> 3) + t_rttvar`, i.e. srtt + 4·rttvar in
 //! ticks (tcp_var.h). Karn's rule (RFC 6298 §3, Karn & Partridge '87) is implemented by the
 //! caller clearing `t_rtt` whenever it retransmits ([`RttEstimator::cancel_timing`]).
+//!
+//! Also owns [`SmoothedRtt`]: the same samples at the simulator's resolution, smoothed as
+//! RFC 6298 §2 does (`α = 1/8`), with the smallest seen. BSD's timers never read it; the
+//! congestion-control algorithms that need a round-trip time in seconds (CUBIC's target,
+//! HyStart++'s rounds) do, as Linux's read `srtt_us` rather than the 500 ms tick.
+
+use crate::time::SimDuration;
 
 /// `TCP_RTT_SHIFT`: t_srtt is scaled by 8.
 pub const TCP_RTT_SHIFT: u32 = 3;
@@ -32,6 +39,30 @@ pub fn backoff(shift: u32) -> u32 {
 #[inline]
 pub fn rangeset(value: u32, min: u32, max: u32) -> u32 {
     value.clamp(min, max.max(min))
+}
+
+/// Round-trip samples at full resolution: the smoothed value (RFC 6298 §2.3, `α = 1/8`) and
+/// the minimum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SmoothedRtt {
+    /// SRTT; zero before the first sample.
+    pub srtt: SimDuration,
+    /// The smallest sample; zero before the first.
+    pub min: SimDuration,
+}
+
+impl SmoothedRtt {
+    /// Take one sample `r`: the first sets SRTT, later ones move it by `(r − SRTT)/8`.
+    pub fn sample(&mut self, r: SimDuration) {
+        if self.srtt == SimDuration::ZERO {
+            self.srtt = r;
+            self.min = r;
+        } else {
+            let (s, r) = (self.srtt.as_ps() as i128, r.as_ps() as i128);
+            self.srtt = SimDuration::from_ps((s + (r - s) / 8).max(1) as u64);
+            self.min = self.min.min(SimDuration::from_ps(r as u64));
+        }
+    }
 }
 
 /// The per-connection RTT state (fields of `struct tcpcb`).
@@ -178,6 +209,18 @@ impl RttEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn smoothed_rtt_moves_an_eighth_of_the_way() {
+        let mut s = SmoothedRtt::default();
+        s.sample(SimDuration::from_millis(80));
+        assert_eq!(s.srtt, SimDuration::from_millis(80));
+        s.sample(SimDuration::from_millis(160));
+        assert_eq!(s.srtt, SimDuration::from_millis(90));
+        s.sample(SimDuration::from_millis(10));
+        assert_eq!(s.srtt, SimDuration::from_millis(80));
+        assert_eq!(s.min, SimDuration::from_millis(10));
+    }
 
     fn est() -> RttEstimator {
         RttEstimator::new(6, 2, 128)

@@ -546,7 +546,7 @@ fn established_zero_window_persist_probe_then_resume() {
 fn any_state_garbage_segments_do_not_panic() {
     let mut n = Net::established(cfg(1000, 16000), cfg(1000, 16000), 5);
     let weird = [
-        Segment { seq: 0, ack: 0, flags: Flags(0xff), wnd: 0, len: u32::MAX, mss: Some(0), wscale: Some(200) },
+        Segment { seq: 0, ack: 0, flags: Flags(0xff), wnd: 0, len: u32::MAX, mss: Some(0), wscale: Some(200), ..Default::default() },
         Segment { seq: 12345, ack: 999, flags: Flags::SYN, ..Default::default() },
         Segment { seq: 1, ack: 2, flags: Flags::FIN, len: 5, ..Default::default() },
         Segment { seq: 7, ack: u32::MAX, flags: Flags::ACK, wnd: u16::MAX, len: 70000, ..Default::default() },
@@ -657,7 +657,7 @@ mod props {
         ) {
             let mut n = Net::established(cfg(1000, 16000), cfg(1000, 16000), 5);
             for (seq, ack, fl, wnd, len) in segs {
-                let s = Segment { seq, ack, flags: Flags(fl & 0x1f), wnd, len, mss: None, wscale: None };
+                let s = Segment { seq, ack, flags: Flags(fl & 0x1f), wnd, len, mss: None, wscale: None, ..Default::default() };
                 n.b.on_segment(n.now, &s);
                 while n.b.poll_transmit(n.now).is_some() {}
                 n.b.slow_timo(n.now);

@@ -1,31 +1,65 @@
 //! Congestion control: slow start, congestion avoidance, fast retransmit and fast recovery.
 //!
 //! Owns: [`CcState`] (BSD `snd_cwnd`, `snd_ssthresh`, `t_dupacks`, plus NewReno's `recover`)
-//! and the window arithmetic of BSD 4.4-Lite `tcp_input()` (ACK processing, duplicate-ACK
-//! code) and `tcp_timers()` (`TCPT_REXMT`), behind the three [`Variant`]s:
+//! and the loss-recovery machinery every algorithm shares, after BSD 4.4-Lite `tcp_input()`
+//! (ACK processing, duplicate-ACK code) and `tcp_timers()` (`TCPT_REXMT`). The window
+//! arithmetic of each algorithm is a module of its own behind one enum, [`Algorithm`]:
+//!
+//! - [`reno`]: BSD's additive increase and halving, for the three BSD [`Variant`]s;
+//! - [`cubic`]: CUBIC (RFC 9438).
+//!
+//! The variants differ in loss recovery:
 //!
 //! - **Tahoe** (4.3BSD-Tahoe): fast retransmit, then slow start from one segment;
 //! - **Reno** (4.3BSD-Reno / 4.4BSD-Lite, RFC 2001): fast retransmit and fast recovery —
 //!   `cwnd = ssthresh + 3·mss`, inflate per further duplicate, deflate on the next new ACK;
 //! - **NewReno** (RFC 6582): as Reno, but a partial ACK retransmits the next hole and stays
-//!   in recovery until `recover` is acknowledged.
+//!   in recovery until `recover` is acknowledged;
+//! - **CUBIC**: NewReno's recovery (RFC 9438 §1 keeps it) with CUBIC's reduction and growth.
 //!
 //! The connection ([`super::conn`]) owns the segments and timers; these functions only say
 //! what to do with the window and whether to retransmit.
 
+pub mod cubic;
+pub mod reno;
+
+pub use reno::halved_window;
+
 use super::config::{SsthreshOnLoss, Variant};
 use super::seq::{seq_gt, seq_lt};
+use crate::time::{SimDuration, SimTime};
+use cubic::Cubic;
+use reno::Reno;
 
 /// `TCP_MAXWIN`: the largest unscaled window.
 pub const TCP_MAXWIN: u32 = 65535;
 /// `TCP_MAX_WINSHIFT` (RFC 1323 §2.3).
 pub const TCP_MAX_WINSHIFT: u8 = 14;
 
+/// The window arithmetic of one congestion-control algorithm.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Algorithm {
+    /// BSD's AIMD (Tahoe, Reno, NewReno).
+    Reno(Reno),
+    /// CUBIC (RFC 9438).
+    Cubic(Cubic),
+}
+
+impl Algorithm {
+    /// The algorithm a variant uses.
+    pub fn of(variant: Variant) -> Self {
+        match variant {
+            Variant::Tahoe | Variant::Reno | Variant::NewReno => Algorithm::Reno(Reno),
+            Variant::Cubic => Algorithm::Cubic(Cubic::default()),
+        }
+    }
+}
+
 /// Congestion state of one sender.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcState {
     pub variant: Variant,
-    /// The window a loss halves ([`SsthreshOnLoss`]).
+    /// The window a loss halves ([`SsthreshOnLoss`]; BSD's algorithm only).
     pub on_loss: SsthreshOnLoss,
     /// `snd_cwnd` \[bytes\].
     pub cwnd: u32,
@@ -37,6 +71,8 @@ pub struct CcState {
     pub recover: u32,
     /// NewReno: currently in fast recovery.
     pub in_recovery: bool,
+    /// The window arithmetic.
+    pub algo: Algorithm,
 }
 
 /// What the connection must do after a duplicate ACK.
@@ -62,12 +98,21 @@ pub enum NewAckAction {
     RetransmitHole,
 }
 
-/// `ssthresh = max(min(wnd, cwnd) / 2 / mss, 2) · mss` (tcp_input and tcp_timers).
-#[inline]
-pub fn halved_window(snd_wnd: u32, cwnd: u32, mss: u32) -> u32 {
-    let mss = mss.max(1);
-    let win = (snd_wnd.min(cwnd) / 2 / mss).max(2);
-    win.saturating_mul(mss)
+/// An ACK of new data, as the window arithmetic needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewAck {
+    pub mss: u32,
+    /// The cumulative ACK.
+    pub ack: u32,
+    /// Bytes it acknowledges for the first time.
+    pub acked: u32,
+    /// `tcprexmtthresh`.
+    pub threshold: u32,
+    /// The peer's window-scale shift (caps `cwnd` at `TCP_MAXWIN << snd_scale`).
+    pub snd_scale: u8,
+    pub now: SimTime,
+    /// Smoothed round-trip time, zero before any sample (CUBIC's target).
+    pub srtt: SimDuration,
 }
 
 impl CcState {
@@ -81,15 +126,27 @@ impl CcState {
             dupacks: 0,
             recover: iss,
             in_recovery: false,
+            algo: Algorithm::of(variant),
         }
     }
 
-    /// `ssthresh` after a loss, by [`Self::on_loss`].
+    /// Recovery by RFC 6582's partial ACKs (NewReno, and CUBIC which keeps it).
     #[inline]
-    fn loss_ssthresh(&self, snd_wnd: u32, mss: u32) -> u32 {
-        match self.on_loss {
-            SsthreshOnLoss::HalfWindow => halved_window(snd_wnd, self.cwnd, mss),
-            SsthreshOnLoss::HalfAdvertised => halved_window(snd_wnd, snd_wnd, mss),
+    fn newreno_recovery(&self) -> bool {
+        matches!(self.variant, Variant::NewReno | Variant::Cubic)
+    }
+
+    /// `ssthresh` after a congestion event (a fast retransmit): BSD's halving by
+    /// [`Self::on_loss`], or CUBIC's reduction of the usable window `min(cwnd, snd_wnd)` (as
+    /// BSD's halving takes it: a window-limited sender's `cwnd` says nothing of the path).
+    #[inline]
+    fn loss_ssthresh(&mut self, snd_wnd: u32, mss: u32) -> u32 {
+        match &mut self.algo {
+            Algorithm::Reno(_) => match self.on_loss {
+                SsthreshOnLoss::HalfWindow => halved_window(snd_wnd, self.cwnd, mss),
+                SsthreshOnLoss::HalfAdvertised => halved_window(snd_wnd, snd_wnd, mss),
+            },
+            Algorithm::Cubic(c) => c.on_congestion(self.cwnd.min(snd_wnd), mss),
         }
     }
 
@@ -99,7 +156,7 @@ impl CcState {
         let threshold = threshold.max(1);
         self.dupacks = self.dupacks.saturating_add(1);
         if self.dupacks == threshold {
-            if self.variant == Variant::NewReno && !seq_gt(ack, self.recover) {
+            if self.newreno_recovery() && !seq_gt(ack, self.recover) {
                 // RFC 6582 §3.2 step 2: the ACK does not cover more than `recover` (the
                 // duplicates stem from the previous episode's retransmissions): no new
                 // fast retransmit. `recover` starts at iss, so the first loss qualifies.
@@ -108,9 +165,11 @@ impl CcState {
             self.ssthresh = self.loss_ssthresh(snd_wnd, mss);
             let cwnd_after = match self.variant {
                 Variant::Tahoe => mss,
-                Variant::Reno | Variant::NewReno => self.ssthresh.saturating_add(mss.saturating_mul(self.dupacks)),
+                Variant::Reno | Variant::NewReno | Variant::Cubic => {
+                    self.ssthresh.saturating_add(mss.saturating_mul(self.dupacks))
+                }
             };
-            if self.variant == Variant::NewReno {
+            if self.newreno_recovery() {
                 self.recover = snd_max;
                 self.in_recovery = true;
             }
@@ -129,12 +188,12 @@ impl CcState {
         self.dupacks = 0;
     }
 
-    /// An ACK of `acked` new bytes up to `ack` (4.4-Lite tcp_input, after the duplicate-ACK
-    /// code): deflate an inflated window, then open it — slow start `+mss` below ssthresh,
-    /// congestion avoidance `+mss·mss/cwnd` above, capped at `TCP_MAXWIN << snd_scale`.
-    pub fn on_new_ack(&mut self, mss: u32, ack: u32, acked: u32, threshold: u32, snd_scale: u8) -> NewAckAction {
+    /// An ACK of new data (4.4-Lite tcp_input, after the duplicate-ACK code): deflate an
+    /// inflated window, then open it by the algorithm, capped at `TCP_MAXWIN << snd_scale`.
+    pub fn on_new_ack(&mut self, a: NewAck) -> NewAckAction {
+        let NewAck { mss, ack, acked, threshold, snd_scale, .. } = a;
         let max_cwnd = TCP_MAXWIN << snd_scale.min(TCP_MAX_WINSHIFT);
-        if self.variant == Variant::NewReno && self.in_recovery {
+        if self.in_recovery && self.newreno_recovery() {
             if seq_lt(ack, self.recover) {
                 // RFC 6582 §3.2 step 5, partial ACK: deflate by the amount acked, add back one
                 // segment if at least one was acked, retransmit the next hole, stay in recovery.
@@ -157,20 +216,24 @@ impl CcState {
         }
         self.dupacks = 0;
         let cw = self.cwnd.max(1);
-        let mut incr = mss;
-        if cw > self.ssthresh {
-            incr = ((incr as u64 * incr as u64) / cw as u64) as u32;
-        }
-        self.cwnd = cw.saturating_add(incr).min(max_cwnd);
+        let grown = match &mut self.algo {
+            Algorithm::Reno(_) => Reno::grow(cw, self.ssthresh, mss),
+            Algorithm::Cubic(_) if cw < self.ssthresh => cw.saturating_add(mss),
+            Algorithm::Cubic(c) => c.grow(cw, mss, acked, a.now, a.srtt),
+        };
+        self.cwnd = grown.min(max_cwnd);
         NewAckAction::None
     }
 
-    /// `TCPT_REXMT` expiry: ssthresh = half the window, cwnd = one segment, forget dup ACKs.
+    /// `TCPT_REXMT` expiry: ssthresh by the algorithm, cwnd = one segment, forget dup ACKs.
     pub fn on_rto(&mut self, mss: u32, snd_wnd: u32, snd_max: u32) {
-        self.ssthresh = self.loss_ssthresh(snd_wnd, mss);
+        self.ssthresh = match &mut self.algo {
+            Algorithm::Cubic(c) => c.on_timeout(self.cwnd.min(snd_wnd), mss),
+            Algorithm::Reno(_) => self.loss_ssthresh(snd_wnd, mss),
+        };
         self.cwnd = mss;
         self.dupacks = 0;
-        if self.variant == Variant::NewReno {
+        if self.newreno_recovery() {
             // RFC 6582 §4: after a timeout, recover = highest sequence sent.
             self.recover = snd_max;
             self.in_recovery = false;
@@ -189,24 +252,28 @@ mod tests {
     use super::*;
     const MSS: u32 = 1000;
 
+    fn ack(ack: u32, acked: u32) -> NewAck {
+        NewAck { mss: MSS, ack, acked, threshold: 3, snd_scale: 0, now: SimTime::ZERO, srtt: SimDuration::ZERO }
+    }
+
     #[test]
     fn slow_start_then_avoidance_growth() {
         let mut c = CcState::new(Variant::Reno, MSS, 0);
         c.ssthresh = 4 * MSS;
         for _ in 0..3 {
-            c.on_new_ack(MSS, 0, MSS, 3, 0);
+            c.on_new_ack(ack(0, MSS));
         }
         assert_eq!(c.cwnd, 4 * MSS);
-        c.on_new_ack(MSS, 0, MSS, 3, 0); // cw == ssthresh: still slow start
+        c.on_new_ack(ack(0, MSS)); // cw == ssthresh: still slow start
         assert_eq!(c.cwnd, 5 * MSS);
-        c.on_new_ack(MSS, 0, MSS, 3, 0); // 1000*1000/5000 = 200
+        c.on_new_ack(ack(0, MSS)); // 1000*1000/5000 = 200
         assert_eq!(c.cwnd, 5 * MSS + 200);
     }
 
     #[test]
     fn cwnd_capped_at_maxwin_shifted() {
         let mut c = CcState::new(Variant::Reno, 65000, 0);
-        c.on_new_ack(MSS, 0, MSS, 3, 0);
+        c.on_new_ack(ack(0, MSS));
         assert_eq!(c.cwnd, TCP_MAXWIN);
     }
 
@@ -220,7 +287,7 @@ mod tests {
         c.cwnd = 8 * MSS;
         assert_eq!(c.on_dup_ack(MSS, 20 * MSS, 0, 0, 3), DupAckAction::Output);
         assert_eq!(c.cwnd, 9 * MSS);
-        c.on_new_ack(MSS, 1, 5 * MSS, 3, 0);
+        c.on_new_ack(ack(1, 5 * MSS));
         // deflated to ssthresh 5000; cw == ssthresh is not "> ssthresh", so 4.4-Lite still
         // adds a whole segment: 6000.
         assert_eq!(c.cwnd, 6 * MSS);
@@ -243,10 +310,10 @@ mod tests {
         }
         assert!(c.in_recovery);
         c.cwnd = 8 * MSS;
-        assert_eq!(c.on_new_ack(MSS, 2 * MSS, 2 * MSS, 3, 0), NewAckAction::RetransmitHole);
+        assert_eq!(c.on_new_ack(ack(2 * MSS, 2 * MSS)), NewAckAction::RetransmitHole);
         assert_eq!(c.cwnd, 7 * MSS);
         assert!(c.in_recovery);
-        assert_eq!(c.on_new_ack(MSS, 10 * MSS, 8 * MSS, 3, 0), NewAckAction::None);
+        assert_eq!(c.on_new_ack(ack(10 * MSS, 8 * MSS)), NewAckAction::None);
         assert!(!c.in_recovery);
         // min(7000, ssthresh 5000) = 5000, then + mss (cw == ssthresh: slow-start step).
         assert_eq!(c.cwnd, 6 * MSS);
