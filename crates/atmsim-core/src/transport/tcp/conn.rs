@@ -15,10 +15,12 @@
 
 use std::collections::VecDeque;
 
+use super::cc::hystart::HyStart;
 use super::cc::{CcState, TCP_MAXWIN, TCP_MAX_WINSHIFT};
 use super::config::TcpConfig;
 use super::reass::ReassQueue;
 use super::rtt::{RttEstimator, SmoothedRtt};
+use super::timestamps::{TsState, TS_OPTION_BYTES};
 use super::segment::Segment;
 use crate::time::{SimDuration, SimTime};
 
@@ -80,6 +82,8 @@ pub struct TcpStats {
     pub dup_bytes_rcvd: u64,
     /// Segments received out of order (queued for reassembly).
     pub ooo_segs_rcvd: u64,
+    /// Segments dropped by PAWS (RFC 7323 §5.3): older timestamps than `TS.Recent`.
+    pub paws_drops: u64,
     /// RTT samples taken, and their sum [slow ticks], as BSD measures them.
     pub rtt_samples: u64,
     pub rtt_ticks_sum: u64,
@@ -146,6 +150,8 @@ pub struct TcpConn {
     pub(super) srtt: SmoothedRtt,
     /// When the segment `rtt` is timing was sent.
     pub(super) timed_at: SimTime,
+    /// RFC 7323 timestamps.
+    pub(super) stamps: TsState,
     pub(super) cc: CcState,
 
     /// Time of the last segment received (BSD `t_idle` = ticks since then).
@@ -200,8 +206,10 @@ impl TcpConn {
             rtt: RttEstimator::new(cfg.rto_initial_ticks, cfg.rto_min_ticks, cfg.rto_max_ticks),
             srtt: SmoothedRtt::default(),
             timed_at: SimTime::ZERO,
+            stamps: TsState::new(cfg.timestamps),
             cc: CcState {
                 on_loss: cfg.ssthresh_on_loss,
+                hystart: cfg.hystart.then(HyStart::default),
                 ..CcState::new(cfg.variant, maxseg.saturating_mul(cfg.initial_cwnd_segments.max(1)), iss)
             },
             last_rcv: SimTime::ZERO,
@@ -247,6 +255,10 @@ impl TcpConn {
     pub(super) fn settle_mss(&mut self, offer: Option<u16>) {
         let offer = offer.map(u32::from).unwrap_or(DEFAULT_PEER_MSS);
         let mut mss = self.cfg.mss_bytes.min(offer).max(32);
+        if self.stamps.on {
+            // Every segment carries the option: the data it can hold shrinks by as much.
+            mss -= TS_OPTION_BYTES;
+        }
         if self.cfg.round_buffers_to_mss {
             if self.snd_hiwat < mss {
                 mss = self.snd_hiwat.max(1);

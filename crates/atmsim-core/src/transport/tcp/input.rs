@@ -14,7 +14,8 @@ use super::cc::{DupAckAction, NewAck, NewAckAction};
 use super::conn::{State, TcpConn, TCPTV_MSL};
 use super::segment::{Flags, Segment};
 use super::seq::{seq_diff, seq_gt, seq_leq, seq_lt};
-use crate::time::SimTime;
+use super::timestamps::to_ticks;
+use crate::time::{SimDuration, SimTime};
 
 /// How the slow path ends (the `goto`s of tcp_input).
 enum Exit {
@@ -69,8 +70,10 @@ impl TcpConn {
         self.out_queue.push_back(rst);
     }
 
-    /// `tcp_dooptions()` on a SYN: record the window-scale offer and settle the MSS.
-    fn do_syn_options(&mut self, seg: &Segment) {
+    /// `tcp_dooptions()` on a SYN: record the window-scale and timestamp offers and settle
+    /// the MSS.
+    fn do_syn_options(&mut self, seg: &Segment, now: SimTime) {
+        self.stamps.on_syn(seg, now);
         if let Some(ws) = seg.wscale {
             self.rcvd_scale = true;
             self.requested_s_scale = ws.min(super::cc::TCP_MAX_WINSHIFT);
@@ -102,6 +105,15 @@ impl TcpConn {
         // Receive window is amount of space in rcv queue, but not less than advertised."
         self.rcv_wnd = (self.rcv_space() as i64).max(seq_diff(self.rcv_adv, self.rcv_nxt) as i64).max(0) as u32;
 
+        // ---- PAWS (RFC 7323 §5.3), before anything reads the segment.
+        if self.stamps.on && !matches!(self.state, State::Listen | State::SynSent) && self.stamps.rejects(seg, now) {
+            self.stats.paws_drops += 1;
+            return Err(Exit::DropAfterAck);
+        }
+        if self.stamps.on {
+            self.stamps.update_recent(seg, now);
+        }
+
         // ---- Header prediction (Van Jacobson): the common cases of a pure in-sequence ACK
         // or pure in-sequence data on an ESTABLISHED connection. atmsim adds "not in fast
         // recovery" to the test, as later BSDs do, so that an inflated window is deflated.
@@ -117,9 +129,7 @@ impl TcpConn {
             if len == 0 {
                 if seq_gt(ack, self.snd_una) && seq_leq(ack, self.snd_max) && self.cc.cwnd >= self.snd_wnd {
                     // "This is a pure ack for outstanding data."
-                    if let Some(r) = self.rtt.sample_for_ack(ack) {
-                        self.rtt_sample(r, now.since(self.timed_at));
-                    }
+                    self.ack_rtt_sample(seg, ack, now);
                     let acked = seq_diff(ack, self.snd_una) as u32;
                     self.snd_cc = self.snd_cc.saturating_sub(acked);
                     self.snd_una = ack;
@@ -154,7 +164,7 @@ impl TcpConn {
                 if !flags.contains(Flags::SYN) {
                     return Err(Exit::Drop);
                 }
-                self.do_syn_options(seg);
+                self.do_syn_options(seg, now);
                 self.rcv_seq_init(seq);
                 self.snd_una = self.iss;
                 self.snd_nxt = self.iss;
@@ -185,7 +195,7 @@ impl TcpConn {
                     }
                 }
                 self.t_rexmt = 0;
-                self.do_syn_options(seg);
+                self.do_syn_options(seg, now);
                 self.rcv_seq_init(seq);
                 self.ack_now = true;
                 if flags.contains(Flags::ACK) && seq_gt(self.snd_una, self.iss) {
@@ -276,7 +286,7 @@ impl TcpConn {
                 flags = flags.union(Flags::FIN);
             }
         }
-        self.process_ack(now, ack, len, tiwin)?;
+        self.process_ack(now, seg, len, tiwin)?;
 
         // ---- step6: "Update window information. Don't look at window if no ACK."
         if seq_lt(self.snd_wl1, seq)
@@ -289,8 +299,9 @@ impl TcpConn {
     }
 
     /// ACK processing for the synchronized states (tcp_input "case TCPS_ESTABLISHED ...").
-    fn process_ack(&mut self, now: SimTime, ack: u32, len: u32, tiwin: u32) -> Result<(), Exit> {
+    fn process_ack(&mut self, now: SimTime, seg: &Segment, len: u32, tiwin: u32) -> Result<(), Exit> {
         let mss = self.maxseg;
+        let ack = seg.ack;
         if seq_leq(ack, self.snd_una) {
             if len == 0 && tiwin == self.snd_wnd {
                 self.stats.dup_acks_rcvd += 1;
@@ -337,9 +348,7 @@ impl TcpConn {
         }
         // "If transmit timer is running and timed sequence number was acked, update smoothed
         // round trip time." (Karn: t_rtt was cleared if the timed segment was retransmitted.)
-        if let Some(r) = self.rtt.sample_for_ack(ack) {
-            self.rtt_sample(r, now.since(self.timed_at));
-        }
+        let sample = self.ack_rtt_sample(seg, ack, now);
         // "If all outstanding data is acked, stop retransmit timer and remember to restart
         // (more output or persist). If there is more data to be acked, restart retransmit
         // timer, using current (possibly backed-off) value."
@@ -357,6 +366,8 @@ impl TcpConn {
             snd_scale: self.snd_scale,
             now,
             srtt: self.srtt.srtt,
+            sample,
+            snd_max: self.snd_max,
         });
         let ourfinisacked = if acked > self.snd_cc {
             self.snd_wnd = self.snd_wnd.saturating_sub(self.snd_cc);
@@ -414,6 +425,20 @@ impl TcpConn {
     }
 
     /// Run `tcp_output()` from inside input (fast retransmit) and queue what it sends.
+    /// The round trip an ACK of new data measures: its timestamp echo (RFC 7323 RTTM), or
+    /// else the segment BSD is timing if the ACK covers it. Feeds both estimators.
+    #[inline]
+    fn ack_rtt_sample(&mut self, seg: &Segment, ack: u32, now: SimTime) -> Option<SimDuration> {
+        if let Some(r) = if self.stamps.on { self.stamps.round_trip(seg, now) } else { None } {
+            self.rtt_sample(to_ticks(r, self.cfg.slow_tick), r);
+            return Some(r);
+        }
+        let ticks = self.rtt.sample_for_ack(ack)?;
+        let r = now.since(self.timed_at);
+        self.rtt_sample(ticks, r);
+        Some(r)
+    }
+
     fn nested_output(&mut self, now: SimTime) {
         self.cont_idle = None;
         if let Some(s) = self.output(now) {

@@ -33,6 +33,7 @@ pub mod output;
 pub mod reass;
 pub mod rtt;
 pub mod segment;
+pub mod timestamps;
 pub mod seq;
 
 #[cfg(test)]

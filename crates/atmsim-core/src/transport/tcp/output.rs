@@ -128,6 +128,9 @@ impl TcpConn {
         // ---- send: build the segment ----
         let len = len as u32;
         let mut seg = Segment { flags, ack: self.rcv_nxt, len, ..Default::default() };
+        if self.stamps.wanted {
+            seg.ts = self.stamps.option(flags, self.rcv_nxt, now);
+        }
         if flags.contains(Flags::SYN) {
             seg.mss = Some(self.offered_mss());
             if self.req_scale && (!flags.contains(Flags::ACK) || self.rcvd_scale) {

@@ -91,6 +91,10 @@ impl Cubic {
     pub fn w_est(&self) -> f64 {
         self.w_est
     }
+    /// `t_epoch`: when the current congestion-avoidance stage began, if it has.
+    pub fn epoch(&self) -> Option<SimTime> {
+        self.epoch
+    }
 
     /// A congestion event (fast retransmit, or SACK recovery begins) with `cwnd` bytes:
     /// remember `W_max` and `cwnd_prior`, end the stage, return `ssthresh` \[bytes\].

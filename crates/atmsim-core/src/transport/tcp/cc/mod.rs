@@ -8,6 +8,8 @@
 //! - [`reno`]: BSD's additive increase and halving, for the three BSD [`Variant`]s;
 //! - [`cubic`]: CUBIC (RFC 9438).
 //!
+//! [`hystart`] (HyStart++, RFC 9406) steers the initial slow start of either, when asked for.
+//!
 //! The variants differ in loss recovery:
 //!
 //! - **Tahoe** (4.3BSD-Tahoe): fast retransmit, then slow start from one segment;
@@ -21,6 +23,7 @@
 //! what to do with the window and whether to retransmit.
 
 pub mod cubic;
+pub mod hystart;
 pub mod reno;
 
 pub use reno::halved_window;
@@ -29,6 +32,7 @@ use super::config::{SsthreshOnLoss, Variant};
 use super::seq::{seq_gt, seq_lt};
 use crate::time::{SimDuration, SimTime};
 use cubic::Cubic;
+use hystart::{HyStart, Step};
 use reno::Reno;
 
 /// `TCP_MAXWIN`: the largest unscaled window.
@@ -73,6 +77,8 @@ pub struct CcState {
     pub in_recovery: bool,
     /// The window arithmetic.
     pub algo: Algorithm,
+    /// HyStart++ in the initial slow start, if configured.
+    pub hystart: Option<HyStart>,
 }
 
 /// What the connection must do after a duplicate ACK.
@@ -113,6 +119,10 @@ pub struct NewAck {
     pub now: SimTime,
     /// Smoothed round-trip time, zero before any sample (CUBIC's target).
     pub srtt: SimDuration,
+    /// The round trip this ACK measured, if it did (HyStart++).
+    pub sample: Option<SimDuration>,
+    /// The highest sequence sent (HyStart++'s rounds).
+    pub snd_max: u32,
 }
 
 impl CcState {
@@ -127,6 +137,7 @@ impl CcState {
             recover: iss,
             in_recovery: false,
             algo: Algorithm::of(variant),
+            hystart: None,
         }
     }
 
@@ -163,6 +174,7 @@ impl CcState {
                 return DupAckAction::None;
             }
             self.ssthresh = self.loss_ssthresh(snd_wnd, mss);
+            self.end_hystart();
             let cwnd_after = match self.variant {
                 Variant::Tahoe => mss,
                 Variant::Reno | Variant::NewReno | Variant::Cubic => {
@@ -216,6 +228,19 @@ impl CcState {
         }
         self.dupacks = 0;
         let cw = self.cwnd.max(1);
+        if let Some(h) = self.hystart.as_mut().filter(|h| h.active()) {
+            let in_slow_start = match self.algo {
+                Algorithm::Reno(_) => cw <= self.ssthresh,
+                Algorithm::Cubic(_) => cw < self.ssthresh,
+            };
+            if in_slow_start {
+                match h.on_ack(ack, a.snd_max, acked, mss, a.sample) {
+                    Step::Grow(b) => self.cwnd = cw.saturating_add(b).min(max_cwnd),
+                    Step::EnterAvoidance => self.ssthresh = cw,
+                }
+                return NewAckAction::None;
+            }
+        }
         let grown = match &mut self.algo {
             Algorithm::Reno(_) => Reno::grow(cw, self.ssthresh, mss),
             Algorithm::Cubic(_) if cw < self.ssthresh => cw.saturating_add(mss),
@@ -233,10 +258,19 @@ impl CcState {
         };
         self.cwnd = mss;
         self.dupacks = 0;
+        self.end_hystart();
         if self.newreno_recovery() {
             // RFC 6582 §4: after a timeout, recover = highest sequence sent.
             self.recover = snd_max;
             self.in_recovery = false;
+        }
+    }
+
+    /// A loss ends HyStart++ (RFC 9406 §4.3: the initial slow start only).
+    #[inline]
+    fn end_hystart(&mut self) {
+        if let Some(h) = &mut self.hystart {
+            h.on_loss();
         }
     }
 
@@ -253,7 +287,17 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn ack(ack: u32, acked: u32) -> NewAck {
-        NewAck { mss: MSS, ack, acked, threshold: 3, snd_scale: 0, now: SimTime::ZERO, srtt: SimDuration::ZERO }
+        NewAck {
+            mss: MSS,
+            ack,
+            acked,
+            threshold: 3,
+            snd_scale: 0,
+            now: SimTime::ZERO,
+            srtt: SimDuration::ZERO,
+            sample: None,
+            snd_max: 0,
+        }
     }
 
     #[test]
