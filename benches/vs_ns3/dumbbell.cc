@@ -19,6 +19,16 @@
 //   * MSS 512 bytes, send and receive buffers 8192 bytes (the window).
 //
 // Usage: dumbbell --n=5 --bottleneckMbps=1.5 --duration=180 --seed=1
+//
+// The defaults are the speed benchmark's (run.py). The TCP-variant comparison (variants.py)
+// adds options for the congestion control and its features (--cc, --recovery, --sack,
+// --timestamps, --windowScaling, --limitedTransmit, --nagle, --hystart, --cubicFriendliness,
+// --fastConvergence), a total queue size (--queuePackets), a warm-up (--warmup: goodput is
+// counted from then on), and --trace=FILE: every --sampleMs each flow's cwnd, inflated cwnd
+// and ssthresh as CSV (time_s,flow,cwnd_bytes,cwnd_inflated_bytes,ssthresh_bytes). The JSON
+// line then also has per-flow retransmitted segments, fast recoveries and timeouts (from
+// the sockets' Retransmission and CongState traces) and each flow's exact time-weighted mean
+// cwnd over [warmup, duration] (from the CongestionWindow trace).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -30,6 +40,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -44,6 +55,114 @@ namespace
 uint64_t g_queueDrops = 0; // dropped by the bottleneck device's DropTail queue
 uint64_t g_tcDrops = 0;    // refused by the traffic-control layer: device queue full (stopped)
 Ipv4Address g_sinkAddress;
+
+// Per-flow TCP observations (only when traced: the TCP-variant comparison).
+struct FlowTrace
+{
+    uint32_t cwnd = 0;         // CongestionWindow [bytes]
+    uint32_t cwndInflated = 0; // CongestionWindowInflated [bytes] (classic recovery inflates)
+    uint32_t ssthresh = 0;     // SlowStartThreshold [bytes]
+    uint64_t retransmissions = 0;
+    uint64_t retransmissionsAtWarmup = 0;
+    uint64_t recoveries = 0; // entries into CA_RECOVERY (fast retransmit / SACK recovery)
+    uint64_t timeouts = 0;   // entries into CA_LOSS (retransmission timeouts)
+    double integral = 0;      // [bytes * s]
+    double lastChange = 0;    // [s]
+};
+
+std::vector<FlowTrace> g_flows;
+double g_warmup = 0;
+std::ofstream g_trace;
+double g_sampleS = 0.01;
+double g_duration = 0;
+
+void
+AccumulateCwnd(FlowTrace& f)
+{
+    double now = Simulator::Now().GetSeconds();
+    double from = std::max(f.lastChange, g_warmup);
+    if (now > from)
+    {
+        f.integral += static_cast<double>(f.cwnd) * (now - from);
+    }
+    f.lastChange = now;
+}
+
+void
+OnCwnd(uint32_t i, uint32_t, uint32_t v)
+{
+    AccumulateCwnd(g_flows[i]);
+    g_flows[i].cwnd = v;
+}
+
+void
+OnCwndInflated(uint32_t i, uint32_t, uint32_t v)
+{
+    g_flows[i].cwndInflated = v;
+}
+
+void
+OnSsthresh(uint32_t i, uint32_t, uint32_t v)
+{
+    g_flows[i].ssthresh = v;
+}
+
+void
+OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t s)
+{
+    if (s == TcpSocketState::CA_RECOVERY)
+    {
+        ++g_flows[i].recoveries;
+    }
+    else if (s == TcpSocketState::CA_LOSS)
+    {
+        ++g_flows[i].timeouts;
+    }
+}
+
+void
+OnRetransmission(uint32_t i,
+                 Ptr<const Packet>,
+                 const TcpHeader&,
+                 const Address&,
+                 const Address&,
+                 Ptr<const TcpSocketBase>)
+{
+    ++g_flows[i].retransmissions;
+}
+
+// Connect flow i's traces to its sender's socket (created when its application starts).
+void
+ConnectFlow(uint32_t i, Ptr<BulkSendApplication> app)
+{
+    Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(app->GetSocket());
+    NS_ABORT_MSG_UNLESS(s, "flow " << i << ": no TCP socket yet");
+    bool ok = s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    ok = ok && s->TraceConnectWithoutContext("CongestionWindowInflated",
+                                             MakeBoundCallback(&OnCwndInflated, i));
+    ok = ok && s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+    ok = ok && s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+    ok = ok && s->TraceConnectWithoutContext("Retransmission",
+                                             MakeBoundCallback(&OnRetransmission, i));
+    NS_ABORT_MSG_UNLESS(ok, "cannot connect the TCP traces of flow " << i);
+}
+
+// The periodic probe: one CSV row per flow, at t = k * sampleMs (as atmsim's probes).
+void
+Sample()
+{
+    double now = Simulator::Now().GetSeconds();
+    for (uint32_t i = 0; i < g_flows.size(); ++i)
+    {
+        const FlowTrace& f = g_flows[i];
+        g_trace << now << ',' << i << ',' << f.cwnd << ',' << f.cwndInflated << ',' << f.ssthresh
+                << '\n';
+    }
+    if (now + g_sampleS <= g_duration + 1e-9)
+    {
+        Simulator::Schedule(Seconds(g_sampleS), &Sample);
+    }
+}
 
 void
 CountQueueDrop(Ptr<const Packet>)
@@ -102,27 +221,73 @@ main(int argc, char* argv[])
     cmd.AddValue("window", "TCP send and receive buffers [bytes]", window);
     cmd.AddValue("bufferPerFlow", "bottleneck queue per sender [packets]", bufferPerFlow);
     cmd.AddValue("initialCwnd", "initial congestion window [segments]", initialCwnd);
+    // The TCP-variant comparison (variants.py); the defaults keep the speed benchmark's TCP.
+    std::string cc = "newreno";
+    std::string recovery = "classic";
+    bool sack = false;
+    bool timestamps = false;
+    bool windowScaling = false;
+    bool limitedTransmit = true; // ns-3's default
+    bool nagle = false;          // ns-3's default: TcpNoDelay
+    bool hystart = true;         // ns-3's TcpCubic default
+    bool cubicFriendliness = true;
+    bool fastConvergence = true;
+    uint32_t queuePackets = 0; // 0: bufferPerFlow * n
+    double warmup = 0;
+    std::string trace;
+    double sampleMs = 10;
+    cmd.AddValue("cc", "congestion control: newreno (ns3::TcpNewReno) or cubic (ns3::TcpCubic)", cc);
+    cmd.AddValue("recovery", "loss recovery: classic (ns3::TcpClassicRecovery) or prr", recovery);
+    cmd.AddValue("sack", "SACK (RFC 2018 / 6675)", sack);
+    cmd.AddValue("timestamps", "RFC 7323 timestamps", timestamps);
+    cmd.AddValue("windowScaling", "RFC 7323 window scaling", windowScaling);
+    cmd.AddValue("limitedTransmit", "RFC 3042 limited transmit", limitedTransmit);
+    cmd.AddValue("nagle", "Nagle's algorithm (TcpNoDelay = !nagle)", nagle);
+    cmd.AddValue("hystart", "TcpCubic::HyStart", hystart);
+    cmd.AddValue("cubicFriendliness", "TcpCubic::TcpFriendliness", cubicFriendliness);
+    cmd.AddValue("fastConvergence", "TcpCubic::FastConvergence", fastConvergence);
+    cmd.AddValue("queuePackets", "bottleneck queue [packets] (0: bufferPerFlow * n)", queuePackets);
+    cmd.AddValue("warmup", "goodput and mean cwnd are measured over [warmup, duration] [s]", warmup);
+    cmd.AddValue("trace", "write each flow's cwnd every sampleMs to this CSV file", trace);
+    cmd.AddValue("sampleMs", "period of the cwnd samples [ms]", sampleMs);
     cmd.Parse(argc, argv);
     if (sinkMbps <= 0)
     {
         sinkMbps = bottleneckMbps;
     }
+    if (queuePackets == 0)
+    {
+        queuePackets = bufferPerFlow * n;
+    }
+    NS_ABORT_MSG_UNLESS(cc == "newreno" || cc == "cubic", "--cc: newreno or cubic");
+    NS_ABORT_MSG_UNLESS(recovery == "classic" || recovery == "prr", "--recovery: classic or prr");
+    NS_ABORT_MSG_UNLESS(warmup >= 0 && warmup < duration, "--warmup: in [0, duration)");
+    g_warmup = warmup;
+    g_duration = duration;
+    g_sampleS = sampleMs / 1000.0;
 
     auto tSetup = std::chrono::steady_clock::now();
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
 
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(cc == "cubic" ? TcpCubic::GetTypeId() : TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                     : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(window));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(window));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initialCwnd));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(!nagle));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(windowScaling));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(limitedTransmit));
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
+    Config::SetDefault("ns3::TcpCubic::TcpFriendliness", BooleanValue(cubicFriendliness));
+    Config::SetDefault("ns3::TcpCubic::FastConvergence", BooleanValue(fastConvergence));
 
     NodeContainer senders;
     senders.Create(n);
@@ -143,7 +308,7 @@ main(int argc, char* argv[])
     bottleneck.SetDeviceAttribute("DataRate", StringValue(RateString(bottleneckMbps)));
     bottleneck.SetChannelAttribute("Delay", TimeValue(MilliSeconds(bottleneckDelayMs)));
     std::ostringstream qsize;
-    qsize << bufferPerFlow * n << "p";
+    qsize << queuePackets << "p";
     bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize(qsize.str())));
 
     PointToPointHelper sinkLink;
@@ -188,7 +353,17 @@ main(int argc, char* argv[])
                            MakeCallback(&CountTcDrop));
     NS_ABORT_MSG_UNLESS(traced, "cannot connect the drop traces");
 
+    bool traced_tcp = !trace.empty();
+    if (traced_tcp)
+    {
+        g_flows.resize(n);
+        g_trace.open(trace);
+        NS_ABORT_MSG_UNLESS(g_trace, "cannot write " << trace);
+        g_trace << std::setprecision(10) << "time_s,flow,cwnd_bytes,cwnd_inflated_bytes,ssthresh_bytes\n";
+        Simulator::Schedule(Seconds(0), &Sample);
+    }
     std::vector<Ptr<PacketSink>> sinks;
+    std::vector<uint64_t> rxAtWarmup(n, 0);
     for (uint32_t i = 0; i < n; ++i)
     {
         uint16_t port = 5001 + i;
@@ -204,6 +379,28 @@ main(int argc, char* argv[])
         ApplicationContainer ba = bh.Install(senders.Get(i));
         ba.Start(Seconds(0));
         ba.Stop(Seconds(duration));
+        if (traced_tcp)
+        {
+            // The socket exists once the application has started (at t = 0); the SYN is
+            // answered a round trip later, so nothing is missed.
+            Simulator::Schedule(NanoSeconds(1),
+                                &ConnectFlow,
+                                i,
+                                DynamicCast<BulkSendApplication>(ba.Get(0)));
+        }
+    }
+    if (warmup > 0)
+    {
+        Simulator::Schedule(Seconds(warmup), [&sinks, &rxAtWarmup]() {
+            for (size_t i = 0; i < sinks.size(); ++i)
+            {
+                rxAtWarmup[i] = sinks[i]->GetTotalRx();
+            }
+            for (auto& f : g_flows)
+            {
+                f.retransmissionsAtWarmup = f.retransmissions;
+            }
+        });
     }
 
     Simulator::Stop(Seconds(duration));
@@ -215,9 +412,9 @@ main(int argc, char* argv[])
     std::vector<double> goodput;
     double sum = 0;
     double sumSq = 0;
-    for (auto& s : sinks)
+    for (size_t i = 0; i < sinks.size(); ++i)
     {
-        double g = s->GetTotalRx() * 8.0 / duration;
+        double g = (sinks[i]->GetTotalRx() - rxAtWarmup[i]) * 8.0 / (duration - warmup);
         goodput.push_back(g);
         sum += g;
         sumSq += g * g;
@@ -229,7 +426,7 @@ main(int argc, char* argv[])
     out << "{\"simulator\":\"ns-3\",\"level\":\"packet\"";
     out << ",\"n\":" << n << ",\"bottleneck_bps\":" << bottleneckMbps * 1e6
         << ",\"duration_s\":" << duration << ",\"seed\":" << seed
-        << ",\"queue_packets\":" << bufferPerFlow * n;
+        << ",\"queue_packets\":" << queuePackets;
     out << ",\"setup_wall_s\":" << std::chrono::duration<double>(tRun - tSetup).count();
     out << ",\"run_wall_s\":" << std::chrono::duration<double>(tEnd - tRun).count();
     out << ",\"events\":" << events;
@@ -241,7 +438,36 @@ main(int argc, char* argv[])
     {
         out << (i ? "," : "") << goodput[i];
     }
-    out << "]}";
+    out << "]";
+    if (traced_tcp)
+    {
+        auto list = [&out](const char* name, auto get) {
+            out << ",\"" << name << "\":[";
+            for (uint32_t i = 0; i < g_flows.size(); ++i)
+            {
+                out << (i ? "," : "") << get(g_flows[i]);
+            }
+            out << "]";
+        };
+        for (auto& f : g_flows)
+        {
+            AccumulateCwnd(f); // up to the end of the run
+        }
+        out << ",\"cc\":\"" << cc << "\",\"recovery\":\"" << recovery << "\",\"sack\":" << sack
+            << ",\"timestamps\":" << timestamps << ",\"hystart\":" << hystart
+            << ",\"cubic_friendliness\":" << cubicFriendliness << ",\"warmup_s\":" << warmup
+            << ",\"mss\":" << mss;
+        list("retransmissions", [](const FlowTrace& f) { return f.retransmissions; });
+        list("retransmissions_after_warmup",
+             [](const FlowTrace& f) { return f.retransmissions - f.retransmissionsAtWarmup; });
+        list("recoveries", [](const FlowTrace& f) { return f.recoveries; });
+        list("timeouts", [](const FlowTrace& f) { return f.timeouts; });
+        list("mean_cwnd_bytes_exact", [duration, warmup](const FlowTrace& f) {
+            return f.integral / (duration - warmup);
+        });
+        g_trace.close();
+    }
+    out << "}";
     std::cout << out.str() << std::endl;
 
     Simulator::Destroy();
