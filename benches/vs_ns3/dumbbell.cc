@@ -25,7 +25,9 @@
 // --timestamps, --windowScaling, --limitedTransmit, --nagle, --hystart, --cubicFriendliness,
 // --fastConvergence), a total queue size (--queuePackets), a warm-up (--warmup: goodput is
 // counted from then on), and --trace=FILE: every --sampleMs each flow's cwnd, inflated cwnd
-// and ssthresh as CSV (time_s,flow,cwnd_bytes,cwnd_inflated_bytes,ssthresh_bytes). The JSON
+// and ssthresh as CSV (time_s,flow,cwnd_bytes,cwnd_inflated_bytes,ssthresh_bytes, then
+// bytes_in_flight: the socket's own estimate of the pipe, and outstanding_bytes: highest
+// sequence sent - highest cumulative ACK, what is really unacknowledged). The JSON
 // line then also has per-flow retransmitted segments, fast recoveries and timeouts (from
 // the sockets' Retransmission and CongState traces) and each flow's exact time-weighted mean
 // cwnd over [warmup, duration] (from the CongestionWindow trace).
@@ -62,6 +64,9 @@ struct FlowTrace
     uint32_t cwnd = 0;         // CongestionWindow [bytes]
     uint32_t cwndInflated = 0; // CongestionWindowInflated [bytes] (classic recovery inflates)
     uint32_t ssthresh = 0;     // SlowStartThreshold [bytes]
+    uint32_t bytesInFlight = 0; // BytesInFlight: the socket's estimate (RFC 6675 pipe) [bytes]
+    uint32_t highTx = 0;        // HighestSequence: the highest sequence sent (snd_max)
+    uint32_t highAck = 0;       // HighestRxAck: the highest cumulative ACK (snd_una)
     uint64_t retransmissions = 0;
     uint64_t retransmissionsAtWarmup = 0;
     uint64_t recoveries = 0; // entries into CA_RECOVERY (fast retransmit / SACK recovery)
@@ -108,6 +113,24 @@ OnSsthresh(uint32_t i, uint32_t, uint32_t v)
 }
 
 void
+OnBytesInFlight(uint32_t i, uint32_t, uint32_t v)
+{
+    g_flows[i].bytesInFlight = v;
+}
+
+void
+OnHighTx(uint32_t i, SequenceNumber32, SequenceNumber32 v)
+{
+    g_flows[i].highTx = v.GetValue();
+}
+
+void
+OnHighAck(uint32_t i, SequenceNumber32, SequenceNumber32 v)
+{
+    g_flows[i].highAck = v.GetValue();
+}
+
+void
 OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t s)
 {
     if (s == TcpSocketState::CA_RECOVERY)
@@ -144,6 +167,10 @@ ConnectFlow(uint32_t i, Ptr<BulkSendApplication> app)
     ok = ok && s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
     ok = ok && s->TraceConnectWithoutContext("Retransmission",
                                              MakeBoundCallback(&OnRetransmission, i));
+    ok = ok && s->TraceConnectWithoutContext("BytesInFlight",
+                                             MakeBoundCallback(&OnBytesInFlight, i));
+    ok = ok && s->TraceConnectWithoutContext("HighestSequence", MakeBoundCallback(&OnHighTx, i));
+    ok = ok && s->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnHighAck, i));
     NS_ABORT_MSG_UNLESS(ok, "cannot connect the TCP traces of flow " << i);
 }
 
@@ -156,7 +183,7 @@ Sample()
     {
         const FlowTrace& f = g_flows[i];
         g_trace << now << ',' << i << ',' << f.cwnd << ',' << f.cwndInflated << ',' << f.ssthresh
-                << '\n';
+                << ',' << f.bytesInFlight << ',' << f.highTx - f.highAck << '\n';
     }
     if (now + g_sampleS <= g_duration + 1e-9)
     {
@@ -359,7 +386,8 @@ main(int argc, char* argv[])
         g_flows.resize(n);
         g_trace.open(trace);
         NS_ABORT_MSG_UNLESS(g_trace, "cannot write " << trace);
-        g_trace << std::setprecision(10) << "time_s,flow,cwnd_bytes,cwnd_inflated_bytes,ssthresh_bytes\n";
+        g_trace << std::setprecision(10) << "time_s,flow,cwnd_bytes,cwnd_inflated_bytes,ssthresh_bytes,bytes_in_flight,"
+                   "outstanding_bytes\n";
         Simulator::Schedule(Seconds(0), &Sample);
     }
     std::vector<Ptr<PacketSink>> sinks;
