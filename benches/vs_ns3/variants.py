@@ -176,7 +176,8 @@ def run_atmsim(n: int, v: Variant, args: argparse.Namespace) -> dict:
         "retransmissions_after_warmup": [int(conns[i]["rexmt_segs"] - at_warm[nm]) for i, nm in enumerate(names)],
         "recoveries": [c["fast_retransmits"] for c in conns],
         "timeouts": [c["timeouts"] for c in conns],
-        "drops_packets": port["frames_refused"] + (port["drop_tail"] + port["drop_ppd"]) / CELLS_PER_PACKET,
+        # Datagrams the network lost: frames refused whole (EPD) or missing cells (tail drop).
+        "drops_packets": s["conservation"]["frames"]["discarded"] + s["conservation"]["frames"]["lost"],
         "drops_cells": port["drops"],
         "frames_refused": port["frames_refused"],
         "utilization": port["utilization"],
@@ -325,7 +326,12 @@ def plot(rows: list[Row], outdir: Path, zoom: tuple[float, float]) -> list[Path]
         fig, axes = plt.subplots(len(mine), 2, figsize=(13, 3.2 * len(mine)), squeeze=False,
                                  gridspec_kw={"width_ratios": [2, 1]})
         for row, (full, zoomed) in zip(mine, axes):
+            # The y range of the measured part: the first slow start's overshoot (hundreds of
+            # segments, inflated in recovery) would flatten everything after it.
+            top = max(max((w for t, w in zip(*d["trace"]["0"]) if t >= ARGS.warmup), default=1.0)
+                      for d in (row.atm, row.ns3) if d is not None)
             for ax in (full, zoomed):
+                ax.set_ylim(0, 1.1 * top)
                 for side, colour, data in (("atmsim", "tab:blue", row.atm), ("ns-3", "tab:orange", row.ns3)):
                     if data is None:
                         continue
@@ -336,14 +342,15 @@ def plot(rows: list[Row], outdir: Path, zoom: tuple[float, float]) -> list[Path]
                 ax.set_ylabel("cwnd [segments]")
                 ax.grid(alpha=0.3)
             zoomed.set_xlim(*zoom)
-            full.set_title(f"{row.variant.label}, N = {row.n}: flow 0's cwnd (dotted: end of warm-up)", fontsize=9)
+            full.set_title(f"{row.variant.label}, N = {row.n}: flow 0's cwnd (dotted: end of warm-up; y axis cut "
+                           "at the measured part's peak)", fontsize=9)
             zoomed.set_title(f"{zoom[0]:g}-{zoom[1]:g} s", fontsize=9)
             full.legend(loc="upper right", fontsize=8)
         for ax in axes[-1]:
             ax.set_xlabel("time [s]")
         fig.tight_layout()
         path = outdir / f"cwnd-{key}.png"
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=80)
         plt.close(fig)
         written.append(path)
     return written
