@@ -20,6 +20,9 @@ from ...study.today import Comparison, KeyRow, Numbers, note, than
 __all__ = ["COMPARISON", "delay_key", "ftp_key", "jain_key", "note", "timeouts_key"]
 
 POLICIES = ("per-conversation", "per-type", "per-destination")
+#: Round robin "protects" TELNET when its echo delay in one shared VC is more than this many
+#: times its delay in a VC of its own (the answer's wording; the numbers are given either way).
+PROTECTS = 1.2
 
 
 def delay_key(policy: str) -> str:
@@ -51,12 +54,12 @@ def protection(numbers: Numbers) -> float:
 def answer(profile: TcpProfile, bsd: Numbers, modern: Numbers) -> str:
     m, b = protection(modern), protection(bsd)
     own, shared = modern.get(delay_key("per-conversation"), math.nan), modern.get(delay_key("per-destination"), math.nan)
-    verb = "protects" if m > 1.2 else "does not protect"
+    verb = "protects" if m > PROTECTS else "does not protect"
     return (f"With {profile.label} on every connection, per-VC round robin {verb} TELNET: its echo delay at 5 FTP is "
             f"{own:.2f} RTT with a VC per conversation against {shared:.2f} RTT in one shared VC, {m:.2f} times longer "
             f"shared — {than(m, b, 0.05, 'more', 'less')} BSD Tahoe's {b:.2f} times "
-            f"({bsd.get(delay_key('per-conversation'), math.nan):.2f} against {bsd.get(delay_key('per-destination'), math.nan):.2f} RTT). "
-            f"With a quarter of the buffers, where cells are lost, its FTP connections time out "
+            f"({bsd.get(delay_key('per-conversation'), math.nan):.2f} against {bsd.get(delay_key('per-destination'), math.nan):.2f} RTT); "
+            f"with a quarter of the buffers, where cells are lost, its FTP connections time out "
             f"{modern.get(timeouts_key('per-conversation'), math.nan):.1f} times per run with a VC per conversation "
             f"(BSD Tahoe: {bsd.get(timeouts_key('per-conversation'), math.nan):.1f}).")
 
