@@ -148,3 +148,21 @@ def test_a_bad_tcp_option_is_one_line_and_nothing_runs(tmp_path, study, spec, li
 def test_the_help_documents_the_option(tmp_path):
     proc = _cli("reproduce", "--help", cwd=tmp_path)
     assert "--tcp SPEC" in proc.stdout and "cubic+sack+ts" in proc.stdout
+
+
+def test_mah96_runs_its_subset_with_the_profile_and_shows_both(tmp_path):
+    from atmsim.reproduce import mah96
+    from atmsim.reproduce.mah96 import today as mah_today
+
+    report = mah96.run(tmp_path / "m", configs="noqos-conv-svc", seeds="1-2", workstations=3, duration_s=20.0, jobs=0,
+                       tcp="newreno")
+    section = _section(report.read_text())
+    assert "With today's TCP (NewReno)" in section and "the VC policy changes the Web page median by" in section
+    modern = read_verdicts(tmp_path / "m" / "tcp-newreno")
+    assert modern and all(v.kind is Kind.NOT_COMPARABLE for v in modern)
+    with duckdb.connect(str(tmp_path / "m" / "results.duckdb"), read_only=True) as con:
+        docs = [json.loads(d) for (d,) in con.execute("SELECT scenario_doc FROM runs").fetchall()]
+    newreno = [d for d in docs if all(t.get("variant") == "newreno" for t in d["traffic"])]
+    assert len(newreno) == 2 * len(mah_today.SUBSET)  # the subset at both seeds, every generated connection on NewReno
+    assert len(docs) - len(newreno) == 2 * len(mah_today.SUBSET)  # BSD's subset (noqos-conv-svc among it)
+    assert not any("variant" in t for d in docs if d not in newreno for t in d["traffic"])
