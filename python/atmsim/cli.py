@@ -2,7 +2,7 @@
 
     atmsim run SCENARIO.toml [--seed N] [--out DIR] [--no-batching] [--no-plot] [--quiet]
     atmsim check SCENARIO.toml
-    atmsim reproduce STUDY [--full] [--seed N] [--out DIR] [--configs P] [--store F] [-j N]
+    atmsim reproduce STUDY [--full] [--seed N] [--out DIR] [--configs P] [--store F] [-j N] [--tcp SPEC]
     atmsim sweep SCENARIO.toml --grid PATH=V1,V2 [--grid ...] [--seeds 1-20] [--jobs N]
                  [--scheduler ADDRESS] [--store PATH | --out DIR] [--retry-failed]
     atmsim report [STORE] [--out DIR] [--sweep ID] [--quiet]
@@ -293,7 +293,8 @@ def check(scenario: Path) -> None:
 
 
 #: The studies whose run() takes an option that not every study takes.
-_TAKEN_BY = {"seeds": "mah96, mah96-calibration", "configs": "mah96"}
+_TAKEN_BY = {"seeds": "mah96, mah96-calibration", "configs": "mah96",
+             "tcp": "caceres93, kalampoukas97, kocyigit, magic95, mah96"}
 
 
 @app.command()
@@ -337,6 +338,15 @@ _TAKEN_BY = {"seeds": "mah96, mah96-calibration", "configs": "mah96"}
     help="Dask scheduler to run on (tcp://host:8786) instead of local workers.",
     show_default="local workers",
 )
+@click.option(
+    "--tcp",
+    metavar="SPEC",
+    help="Also run the study with this TCP on every connection and show it beside the paper and BSD (section "
+    "\"With today's TCP\"; its whole report in DIR/tcp-SPEC/): a variant (tahoe, reno, newreno, cubic) and flags "
+    "sack, ts (timestamps), hystart (needs ts), joined by '+', e.g. cubic+sack+ts. BSD's runs already in the store "
+    "are reused.",
+    show_default="BSD only, as shipped",
+)
 @_quiet_option("No progress bar.")
 def reproduce(
     study: str,
@@ -348,6 +358,7 @@ def reproduce(
     store: Path | None,
     jobs: int | None,
     scheduler: str | None,
+    tcp: str | None,
     quiet: bool,
 ) -> None:
     """Run a study's experiments and write its report (tables and figures beside the paper's)."""
@@ -363,7 +374,8 @@ def reproduce(
     console = _stderr()
     with _reported_errors() as interrupted:
         module = importlib.import_module(STUDIES[study])  # inside: Ctrl-C while importing is one line too
-        given = {"seeds": seeds, "configs": configs, "store": store, "jobs": jobs, "scheduler": scheduler}
+        given: dict[str, Any] = {"seeds": seeds, "configs": configs, "store": store, "jobs": jobs, "scheduler": scheduler,
+                                 "tcp": tcp}
         extra: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
         supported = inspect.signature(module.run).parameters
         for k in extra:
@@ -375,6 +387,10 @@ def reproduce(
                 raise _fail("--seed and --seeds: give the seeds in --seeds alone (--seed is where a study's "
                             "default seeds start)", EXIT_USER_ERROR)
             extra["seeds"] = study_seeds(seeds, seed, option="--seeds")
+        if tcp is not None:
+            from .study.tcp_profile import parse as parse_tcp
+
+            extra["tcp"] = parse_tcp(tcp, option="--tcp")
         if "store" in supported:  # a study run into a results store keeps its finished runs
             study_store = store if store is not None else out_dir / DEFAULT_STORE
             extra["store"] = study_store

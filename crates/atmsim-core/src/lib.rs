@@ -21,7 +21,8 @@
 //! 7. [`ip`] — nodes (hosts and routers), their forwarding tables ([`ip::route`]) and the
 //!    datagrams in flight with their ledger ([`ip::datagram`]; what they carry is a type
 //!    parameter).
-//! 8. [`transport`] — BSD 4.4-Lite TCP ([`transport::tcp`]: Tahoe/Reno/NewReno, sans-I/O),
+//! 8. [`transport`] — BSD 4.4-Lite TCP ([`transport::tcp`]: Tahoe/Reno/NewReno, sans-I/O, and
+//!    today's options beside it: CUBIC, SACK, timestamps, HyStart++),
 //!    the endpoints hosts terminate, and what a datagram carries ([`transport::Payload`]).
 //! 9. [`dist`], [`apps`] — distributions (tcplib empirical CDFs); the ttcp-like bulk sender,
 //!    tcplib conversations, connection slots, traffic generators, UDP flows, cell sources.

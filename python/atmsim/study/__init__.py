@@ -43,7 +43,11 @@ def write_study_report(out_dir: Path, title: str, body: str, verdicts: list[Verd
                        mode: Mode | str, store: str | Path | None = None, study: str = "") -> Path:
     """Write ``report.html`` (the summary of ``verdicts``, then ``body``) and the verdicts as
     data beside it — and, with a results ``store``, as ``study``'s rows of its ``verdicts``
-    table (:mod:`atmsim.study.verdict_store`); returns the report's path."""
+    table (:mod:`atmsim.study.verdict_store`); returns the report's path. Under ``--tcp``,
+    the pass in progress may change all four (:func:`atmsim.study.today.finish_report`)."""
+    from .today import finish_report
+
+    title, body, verdicts, study = finish_report(title, body, verdicts, study)  # --tcp: the side-by-side section
     out_dir = Path(out_dir)
     write_verdicts(out_dir, verdicts)
     if store is not None:

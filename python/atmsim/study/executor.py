@@ -19,6 +19,14 @@ Either way the study gets back, in the order given, each run's summary or ``keep
 (a :class:`~atmsim._run_results.Results` with the run's summary and series), and the
 executor counts the runs it simulated (:attr:`Executor.executed`) and those it read back
 (:attr:`Executor.reused`).
+
+An executor with a TCP profile (``tcp``; ``atmsim reproduce STUDY --tcp cubic+sack``,
+:mod:`atmsim.study.tcp_profile`) sets it on every connection of every scenario before it
+runs (:meth:`Executor.prepare`): every study's runs pass here (mah96's sweep plan too), so no
+study and no experiment of one can miss it. The profile changes the scenario document, and a
+stored run is known by its document and seed, so a BSD run and the profile's never share a run
+of the store. :func:`run_study` with ``tcp`` runs a study twice, the profile's pass and BSD's
+(:mod:`atmsim.study.today`).
 """
 
 from __future__ import annotations
@@ -39,6 +47,8 @@ if TYPE_CHECKING:
     from .._run_results import Results
     from .._scenario import Scenario
     from .._sweep import SweepSummary
+    from .tcp_profile import TcpProfile
+    from .today import Comparison
 
 __all__ = ["Executor", "current", "default_threads", "raise_failed", "run_study", "using"]
 
@@ -87,6 +97,7 @@ class Executor:
     label: str = "study"
     executed: int = 0  # runs simulated by this executor
     reused: int = 0  # runs read back from the store instead
+    tcp: TcpProfile | None = None  # set on every connection of every run (module docs)
 
     def __post_init__(self) -> None:
         if self.scheduler is not None and self.store is None:
@@ -97,12 +108,23 @@ class Executor:
         total)`` as runs finish (from the calling thread)."""
         if not runs:
             return []
+        if self.tcp is not None:
+            applied: dict[int, Scenario] = {}  # one copy per scenario object (runs share them)
+            for sc, _ in runs:
+                if id(sc) not in applied:
+                    applied[id(sc)] = self.prepare(sc)
+            runs = [(applied[id(sc)], seed) for sc, seed in runs]
         pick = keep or (lambda r: r.summary)
         if self.store is None:
             out = _in_threads(runs, progress, pick, self.jobs)
             self.executed += len(runs)
             return out
         return self._through_store(runs, progress, pick)
+
+    def prepare(self, sc: Scenario) -> Scenario:
+        """``sc`` as this executor runs it: with its TCP profile on every connection (a copy),
+        or ``sc`` itself without one."""
+        return sc if self.tcp is None else self.tcp.apply(sc)
 
     def _through_store(self, runs: Runs, progress: Tick | None, pick: Callable[[Results], Any]) -> list:
         from .. import _sweep as sweeps
@@ -225,10 +247,27 @@ def using(executor: Executor) -> Iterator[Executor]:
 
 
 def run_study(label: str, body: Callable[..., Path], out_dir: str | Path, mode: Any, seed: int, progress: Any,
-              store: str | Path | None, jobs: int | None, scheduler: Any) -> Path:
+              store: str | Path | None, jobs: int | None, scheduler: Any, tcp: TcpProfile | None = None,
+              comparison: Comparison | None = None) -> Path:
     """A study's ``run()``: ``body(out_dir, mode, seed, progress, store)`` with its runs on an
     :class:`Executor` of ``store`` (the results store its runs go into and are read back from,
     so an interrupted study resumes; its verdicts are written there too), ``jobs`` and
-    ``scheduler``, its sweep named ``label``."""
-    with using(Executor(Path(store) if store is not None else None, jobs, scheduler, label=label)):
+    ``scheduler``, its sweep named ``label``.
+
+    With ``tcp`` (a :class:`~atmsim.study.tcp_profile.TcpProfile`) the body runs twice: first
+    with the profile on every connection into ``out_dir/tcp-<profile>/``, then as shipped into
+    ``out_dir``, whose report gains the section of the study's ``comparison``
+    (:class:`atmsim.study.today.Comparison`; :mod:`atmsim.study.today`)."""
+    where = Path(store) if store is not None else None
+    if tcp is None:
+        with using(Executor(where, jobs, scheduler, label=label)):
+            return body(out_dir, mode, seed, progress, store)
+    from . import today
+
+    if comparison is None:
+        raise ValueError(f"{label}: --tcp needs the study's comparison (atmsim.study.today.Comparison)")
+    modern_dir = Path(out_dir) / today.subdir(tcp)
+    with using(Executor(where, jobs, scheduler, label=f"{label} --tcp {tcp.name}", tcp=tcp)), today.modern_pass(tcp) as modern:
+        body(modern_dir, mode, seed, progress, store)
+    with using(Executor(where, jobs, scheduler, label=label)), today.bsd_pass(modern, comparison, modern_dir):
         return body(out_dir, mode, seed, progress, store)

@@ -94,6 +94,25 @@ fn table_of_bad_inputs() {
             "tcp[0].ssthresh_on_loss",
             "expected `half_window` or `half_advertised`",
         ),
+        (
+            "server = \"dec-remote\"",
+            "server = \"dec-remote\"\nvariant = \"tahoe\"\nsack = true",
+            "tcp[0].sack",
+            "false with variant = \"tahoe\"",
+        ),
+        (
+            "server = \"dec-remote\"",
+            "server = \"dec-remote\"\nhystart = true",
+            "tcp[0].hystart",
+            "timestamps = true as well",
+        ),
+        (
+            "server = \"dec-remote\"",
+            "server = \"dec-remote\"\nvariant = \"cubic\"\nssthresh_on_loss = \"half_advertised\"",
+            "tcp[0].ssthresh_on_loss",
+            "CUBIC sets ssthresh by its own",
+        ),
+        ("server = \"dec-remote\"", "server = \"dec-remote\"\nvariant = \"vegas\"", "tcp[0].variant", "unknown variant"),
     ];
     for (from, to, field, expect) in cases {
         let text = base();

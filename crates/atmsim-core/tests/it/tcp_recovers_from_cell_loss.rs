@@ -39,6 +39,9 @@ fn a_finite_transfer_arrives_exactly_once_despite_losses() {
         ("reno", "dupack_threshold = 0\n"),
         ("reno", "ssthresh_on_loss = \"half_advertised\"\n"),
         ("tahoe", "ssthresh_on_loss = \"half_advertised\"\n"),
+        ("cubic", ""),
+        ("cubic", "timestamps = true\n"),
+        ("newreno", "timestamps = true\nhystart = true\n"),
     ];
     for (variant, extra) in cases {
         let text = contention().replace("duration_s = 4.0", "duration_s = 60.0").replace(
@@ -71,6 +74,28 @@ fn lossy_runs_are_deterministic_and_batching_invariant() {
     // A different seed moves the TCP timer phases and so the loss pattern.
     let d = run_text(&text, seed(2));
     assert_ne!(deterministic_part(&a.summary)["connections"], deterministic_part(&d.summary)["connections"]);
+}
+
+#[test]
+fn todays_tcp_is_deterministic_and_batching_invariant() {
+    let text = contention().replace(
+        "window_bytes = 131072\n",
+        "window_bytes = 131072\nvariant = \"cubic\"\ntimestamps = true\nhystart = true\n",
+    );
+    let (a, _) = assert_batching_invariant(&text);
+    assert_conserved(&a.summary);
+    let again = run_text(&text, RunOptions::default());
+    assert_eq!(deterministic_part(&a.summary), deterministic_part(&again.summary));
+    // Any engine tie order (DESIGN §2b): only the recorded order itself differs.
+    for ties in ["lifo", "random"] {
+        let tied = text.replacen("[simulation]\n", &format!("[simulation]\ntie_order = \"{ties}\"\n"), 1);
+        let mut other = run_text(&tied, RunOptions::default()).summary;
+        other.as_object_mut().unwrap().remove("tie_order");
+        assert_eq!(deterministic_part(&other), deterministic_part(&a.summary), "{ties}");
+    }
+    // Not BSD's results: the options change what the connections do.
+    let bsd = run_text(&contention(), RunOptions::default());
+    assert_ne!(deterministic_part(&a.summary)["connections"], deterministic_part(&bsd.summary)["connections"]);
 }
 
 #[test]

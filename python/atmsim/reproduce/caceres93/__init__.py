@@ -68,10 +68,12 @@ from ..._core import Entity, Metric, entity_name
 from ..._report import figure_path, plot_ci_lines, save_figure
 from ..._scenario import Scenario
 from ...callbacks import StudyProgress
-from ...study import Kind, Progress, Rule, Verdict, verdict_html, write_study_report
+from ...study import Kind, Progress, Rule, Verdict, tcp_profile, verdict_html, write_study_report
 from ...study import Mode as StudyMode
 from ...study.executor import run_study
+from ...study.tcp_profile import TcpProfile
 from ..runner import run_many
+from . import today
 from .rules import (
     fig2_rule,
     fig5_rule,
@@ -390,10 +392,12 @@ def _sat_text(x) -> str:
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
-        store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
+        store: str | Path | None = None, jobs: int | None = None, scheduler=None, tcp: TcpProfile | str | None = None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
-    :func:`atmsim.study.executor.run_study`."""
-    return run_study("caceres93", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
+    :func:`atmsim.study.executor.run_study`. ``tcp`` (``"cubic+sack"``, :mod:`atmsim.study.tcp_profile`):
+    also run it with that TCP on every connection, shown beside BSD (:mod:`.today`)."""
+    return run_study("caceres93", _run, out_dir, mode, seed, progress, store, jobs, scheduler, tcp_profile.of(tcp),
+                     today.COMPARISON)
 
 
 def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
@@ -450,6 +454,11 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | S
     ))
     parts.append(f'<h2>Figure 5 — bulk transfer throughput</h2><p><img src="{fig5.name}"></p>')
     thr5 = {p: f35["ftp"][p][-1].mean for p in POLICIES}
+    for p in POLICIES:
+        today.note(today.delay_key(p), last[p])
+        today.note(today.ftp_key(p), thr5[p])
+        today.note(today.jain_key(p), small[0.25][p]["short"].estimate)
+        today.note(today.timeouts_key(p), sum(small[0.25][p]["timeouts"]) / len(st.seeds))
     parts.append(v.add("Fig. 5", "FTP throughput degrades equally under all three policies", fig5_rule(thr5),
         "paper: average FTP throughput degrades equally under all three policies; atmsim at 5 FTP (fraction of the link): "
         + ", ".join(f"{p} {x:.3f}" for p, x in thr5.items())))

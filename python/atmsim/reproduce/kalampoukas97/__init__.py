@@ -40,6 +40,7 @@ from ...study import (
     at_most,
     holds,
     in_range,
+    tcp_profile,
     verdict_html,
     within,
     within_ratio,
@@ -47,10 +48,12 @@ from ...study import (
 )
 from ...study import Mode as StudyMode
 from ...study.executor import run_study
+from ...study.tcp_profile import TcpProfile
 from ..runner import run_many
 from . import experiment as ks
 from . import figures as figs
 from . import theory as th
+from . import today
 
 
 def _conn(name: str) -> str:
@@ -643,6 +646,8 @@ def _fixes(st: Study, items: list) -> str:
     base = statistics.fmean([st.eff("sec52", c) for c in ("1L->1R", "1R->1L")])
     ow_fast, ow_slow = st.eff("sec53_oneway_fast", "1R->1L"), st.eff("sec53_oneway_slow", "1L->1R", 1 / 3)
     ap_fast, ap_slow = st.eff("sec53_ackprio", "1R->1L"), st.eff("sec53_ackprio", "1L->1R", 1 / 3)
+    today.note(today.ONE_WAY, 100 * ow)
+    today.note(today.TWO_WAY, 100 * base)
     parts = ["<h2>§6: the proposed fixes</h2>",
              "<p>The paper proposes both fixes without simulating them. Each direction should come close to its one-way "
              "efficiency: the same connection with no reverse traffic (run here). Ack priority: pure acks ahead of data in "
@@ -715,10 +720,12 @@ def write(st: Study, points: dict[str, list[ks.TwoNode]], out: Path, elapsed: fl
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
-        store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
+        store: str | Path | None = None, jobs: int | None = None, scheduler=None, tcp: TcpProfile | str | None = None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
-    :func:`atmsim.study.executor.run_study`."""
-    return run_study("kalampoukas97", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
+    :func:`atmsim.study.executor.run_study`. ``tcp`` (``"cubic+sack"``, :mod:`atmsim.study.tcp_profile`):
+    also run it with that TCP on every connection, shown beside BSD (:mod:`.today`)."""
+    return run_study("kalampoukas97", _run, out_dir, mode, seed, progress, store, jobs, scheduler, tcp_profile.of(tcp),
+                     today.COMPARISON)
 
 
 def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:

@@ -51,10 +51,12 @@ from ..._core import Entity, Metric, entity_name
 from ..._report import figure_path, plot_ci_lines
 from ..._scenario import Scenario
 from ...callbacks import StudyProgress
-from ...study import Kind, Progress, Rule, Verdict, verdict_html, write_study_report
+from ...study import Kind, Progress, Rule, Verdict, tcp_profile, verdict_html, write_study_report
 from ...study import Mode as StudyMode
 from ...study.executor import run_study
+from ...study.tcp_profile import TcpProfile
 from ..runner import run_many
+from . import today
 from .design import (
     ALPHA_PER_LOAD,
     BG_LOADS_MBPS,
@@ -392,10 +394,12 @@ def _mechanism_html(mech: dict, size: Size, nseeds: int, bg: float) -> str:
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
-        store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
+        store: str | Path | None = None, jobs: int | None = None, scheduler=None, tcp: TcpProfile | str | None = None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
-    :func:`atmsim.study.executor.run_study`."""
-    return run_study("kocyigit", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
+    :func:`atmsim.study.executor.run_study`. ``tcp`` (``"cubic+sack"``, :mod:`atmsim.study.tcp_profile`):
+    also run it with that TCP on every connection, shown beside BSD (:mod:`.today`)."""
+    return run_study("kocyigit", _run, out_dir, mode, seed, progress, store, jobs, scheduler, tcp_profile.of(tcp),
+                     today.COMPARISON)
 
 
 def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:
@@ -410,6 +414,10 @@ def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | S
             families[f"vp{buf}"] = (st.extra, {label: load(buf, v.format(g="vp")) for label, v in SHAPINGS.items()})
         families[f"one{buf}"] = (st.extra, {label: load(buf, v, one_user=True) for label, v in ONE_USER.items()})
     res = st.curves(families)
+    for buf in BUFFERS:
+        for label, pts in res[f"vc{buf}"].items():
+            today.note(today.goodput_key(label, buf), float(np.mean([p["goodput"].estimate for _, p in pts])))
+            today.note(today.efficiency_key(label, buf), min(p["efficiency"].estimate for _, p in pts))
     mech_size = FULL if full else QUICK_MECH
     mech_seeds = st.seeds(Size(4 if full else 2, 0, 0))
     mech = mechanism(mech_size, mech_seeds, progress=st.progress)

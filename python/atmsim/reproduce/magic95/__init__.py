@@ -53,14 +53,16 @@ from ...study import (
     holds,
     in_range,
     resources,
+    tcp_profile,
     verdict_html,
     within_ratio,
     write_study_report,
 )
 from ...study import Mode as StudyMode
 from ...study.executor import run_study
+from ...study.tcp_profile import TcpProfile
 from ..runner import run_many
-from . import hosts, tables
+from . import hosts, tables, today
 from .hosts import cells_per_segment
 
 __all__ = [
@@ -648,10 +650,12 @@ by bisection (1 = the port can be fully loaded).</p>
 
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
-        store: str | Path | None = None, jobs: int | None = None, scheduler=None) -> Path:
+        store: str | Path | None = None, jobs: int | None = None, scheduler=None, tcp: TcpProfile | str | None = None) -> Path:
     """Run the study and write ``report.html`` into ``out_dir``; where its runs go and are kept:
-    :func:`atmsim.study.executor.run_study`."""
-    return run_study("magic95", _run, out_dir, mode, seed, progress, store, jobs, scheduler)
+    :func:`atmsim.study.executor.run_study`. ``tcp`` (``"cubic+sack"``, :mod:`atmsim.study.tcp_profile`):
+    also run it with that TCP on every connection, shown beside BSD (:mod:`.today`)."""
+    return run_study("magic95", _run, out_dir, mode, seed, progress, store, jobs, scheduler, tcp_profile.of(tcp),
+                     today.COMPARISON)
 
 
 def _run(out_dir: str | Path, mode: StudyMode, seed: int, progress: Progress | StudyProgress | None, store: str | Path | None) -> Path:

@@ -49,13 +49,16 @@ from ..._sweep.seeds import Seeds
 from ...callbacks import StudyProgress
 from ...errors import ScenarioError
 from ...study import Mode as StudyMode
-from ...study import Progress, resources
+from ...study import Progress, executor, resources, tcp_profile
+from ...study import today as study_today
 from ...study.executor import raise_failed
 from ...study.seeds import study_seeds
+from ...study.tcp_profile import TcpProfile
 from . import calibration as calibration
 from . import oracle as oracle
 from . import report as report
 from . import tables as tables
+from . import today as today
 
 __all__ = [
     "FULL",
@@ -163,9 +166,12 @@ def default_seeds(mode: Mode, seed: int = 1) -> list[int]:
 
 def plan(mode: Mode, seeds: Sequence[int]) -> SweepPlan:
     """The study as one sweep: every configuration of ``mode`` at ``seeds`` (the same for
-    all: common random numbers), validated before anything runs."""
-    points = [(IPOA_PATH, ipoa_of(c), scenario(c, mode.workstations, mode.duration_s)) for c in mode.configs]
-    return sweeps.plan_points("mah96", str(SCENARIO), points, list(seeds))
+    all: common random numbers), validated before anything runs; with the executor in use's
+    TCP profile on every connection (:meth:`atmsim.study.executor.Executor.prepare`)."""
+    run_as = executor.current()  # with a TCP profile (--tcp), set on every connection here
+    points = [(IPOA_PATH, ipoa_of(c), run_as.prepare(scenario(c, mode.workstations, mode.duration_s))) for c in mode.configs]
+    label = "mah96" if run_as.tcp is None else f"mah96 --tcp {run_as.tcp.name}"
+    return sweeps.plan_points(label, str(SCENARIO), points, list(seeds))
 
 
 def collect(mode: Mode, seeds: Sequence[int], progress: Progress | StudyProgress | None = None, *, store: str | Path,
@@ -195,7 +201,8 @@ def _config_of(ipoa: dict) -> str:
 
 def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, progress: Progress | StudyProgress | None = None,
         *, seeds: Seeds | None = None, configs: str | None = None, store: str | Path | None = None, jobs: int | None = None,
-        scheduler: Any = None, workstations: int | None = None, duration_s: float | None = None) -> Path:
+        scheduler: Any = None, workstations: int | None = None, duration_s: float | None = None,
+        tcp: TcpProfile | str | None = None) -> Path:
     """Run the study into its results store and write ``report.html`` into ``out_dir``.
 
     ``configs``: comma-separated patterns of the configurations to run (:func:`select`;
@@ -203,7 +210,9 @@ def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, p
     ``jobs``/``scheduler``: as :func:`atmsim.sweep` (local worker processes or a Dask
     scheduler). ``seeds``: the seeds to run every configuration at, as :func:`atmsim.sweep`
     takes them but for a bare number (``"1-3"``, ``"1,3,5"``, a list; :mod:`atmsim.study.seeds`),
-    instead of the mode's 3 from ``seed`` on. ``workstations`` and ``duration_s`` override the mode's."""
+    instead of the mode's 3 from ``seed`` on. ``workstations`` and ``duration_s`` override the mode's.
+    ``tcp`` (``"cubic+sack"``, :mod:`atmsim.study.tcp_profile`): also run :data:`.today.SUBSET` with that
+    TCP on every connection into ``out_dir/tcp-<profile>/``, shown beside BSD's (:mod:`.today`)."""
     full = StudyMode(mode).full
     base = FULL if full else QUICK
     chosen = study_seeds(seeds, seed) if seeds is not None else default_seeds(base, seed)
@@ -211,5 +220,19 @@ def run(out_dir: str | Path, mode: StudyMode = StudyMode.QUICK, seed: int = 1, p
                  select(configs) if configs is not None else base.configs)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    study = collect(sizes, chosen, progress, store=Path(store) if store else out / "results.duckdb", jobs=jobs, scheduler=scheduler)
-    return report.write(study, out)
+    where = Path(store) if store else out / "results.duckdb"
+    profile = tcp_profile.of(tcp)
+    if profile is None:
+        study = collect(sizes, chosen, progress, store=where, jobs=jobs, scheduler=scheduler)
+        return report.write(study, out)
+    subset = Mode(sizes.workstations, sizes.duration_s, len(chosen), today.SUBSET)
+    modern_dir = out / study_today.subdir(profile)
+    with executor.using(executor.Executor(where, jobs, scheduler, tcp=profile)), study_today.modern_pass(profile) as modern:
+        mine = collect(subset, chosen, progress, store=where, jobs=jobs, scheduler=scheduler)
+        today.note_study(mine)
+        report.write(mine, modern_dir)
+    bsd = collect(subset, chosen, progress, store=where, jobs=jobs, scheduler=scheduler)  # read back if stored
+    with study_today.bsd_pass(modern, today.COMPARISON, modern_dir):
+        today.note_study(bsd)
+        study = collect(sizes, chosen, progress, store=where, jobs=jobs, scheduler=scheduler)
+        return report.write(study, out)

@@ -11,8 +11,13 @@
 //!   `impl TcpConn` blocks;
 //! - [`seq`]: modular sequence-number comparisons;
 //! - [`rtt`]: the Jacobson/Karels estimator on the 500 ms slow timer, backoff, Karn's rule;
-//! - [`cc`]: congestion control (slow start, congestion avoidance, fast retransmit/recovery)
-//!   for the Tahoe, Reno and NewReno variants.
+//! - [`cc`]: congestion control — slow start, congestion avoidance, fast retransmit and
+//!   recovery — with one module per algorithm: BSD's (Tahoe, Reno, NewReno) and CUBIC
+//!   (RFC 9438), and HyStart++ (RFC 9406) as an option;
+//! - [`timestamps`]: RFC 7323 timestamps (RTTM and PAWS).
+//!
+//! BSD 4.4-Lite is the default in every respect; today's options (CUBIC, timestamps, SACK,
+//! HyStart++) are each off unless a scenario asks for them, and change nothing when off.
 //!
 //! Timers follow BSD: counters in ticks decremented by `slow_timo` (500 ms) and `fast_timo`
 //! (200 ms). The host calls the ticks on a per-connection grid whose phase is random, and

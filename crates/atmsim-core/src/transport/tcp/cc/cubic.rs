@@ -26,6 +26,12 @@
 //! - **Timeout** (§4.8): `ssthresh` as after a congestion event; the first congestion
 //!   avoidance stage after it starts with `K = 0` and `W_max` = the window at its start.
 //!   A first stage with no reduction before it (HyStart++ left slow start) does the same.
+//! - **Idle restart**: after BSD's slow-start restart the stage ends too, so the idle time is
+//!   not counted as growth (Linux moves `t_epoch` by the idle time to the same end).
+//!
+//! Not modelled: the application-limited rule of §5.8 and RFC 7661's cwnd validation. A
+//! sender that does not fill its window still grows it, as BSD's variants do here (the
+//! header-prediction path alone leaves it alone when the peer's window is the limit).
 
 use crate::time::{SimDuration, SimTime};
 
@@ -115,6 +121,13 @@ impl Cubic {
         let ssthresh = self.on_congestion(cwnd, mss);
         self.after_timeout = true;
         ssthresh
+    }
+
+    /// The sender restarts from one segment after an idle period: the stage ends, `W_max`
+    /// stays, and `K` is computed afresh when congestion avoidance resumes.
+    pub fn on_idle(&mut self) {
+        self.epoch = None;
+        self.carry = 0.0;
     }
 
     /// The window \[bytes\] after an ACK of `acked` bytes in congestion avoidance, at `now`,
@@ -268,6 +281,20 @@ mod tests {
         off.on_congestion(100 * MSS, MSS);
         off.on_congestion(80 * MSS, MSS);
         assert_eq!(off.w_max(), 80.0);
+    }
+
+    #[test]
+    fn an_idle_restart_ends_the_stage() {
+        let mut c = Cubic::default();
+        c.on_congestion(100 * MSS, MSS);
+        c.grow(70 * MSS, MSS, MSS, secs(1.0), SimDuration::ZERO);
+        assert_eq!(c.epoch(), Some(secs(1.0)));
+        c.on_idle();
+        assert_eq!(c.epoch(), None);
+        // Resuming at 50 segments, an hour later: K from W_max = 100 and the new start.
+        c.grow(50 * MSS, MSS, MSS, secs(3600.0), SimDuration::ZERO);
+        assert_eq!(c.epoch(), Some(secs(3600.0)));
+        assert!((c.k() - (50.0 / C).cbrt()).abs() < 1e-12);
     }
 
     #[test]

@@ -275,9 +275,14 @@ impl CcState {
     }
 
     /// Slow-start restart after an idle period (tcp_output: `idle && t_idle >= t_rxtcur`).
+    /// CUBIC's stage ends with it: the next one starts its clock when congestion avoidance
+    /// resumes, rather than counting the idle time as growth.
     #[inline]
     pub fn on_idle_restart(&mut self, mss: u32) {
         self.cwnd = mss;
+        if let Algorithm::Cubic(c) = &mut self.algo {
+            c.on_idle();
+        }
     }
 }
 
