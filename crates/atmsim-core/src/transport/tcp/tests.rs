@@ -563,9 +563,15 @@ fn any_state_garbage_segments_do_not_panic() {
 /// segment is dropped when its entry is below `pct`); runs until b has seen a's FIN or a has
 /// closed, or 5,000 s.
 fn lossy_transfer(drops_ab: &[u8], drops_ba: &[u8], pct: u8, variant: Variant) -> Net {
+    lossy_transfer_with(drops_ab, drops_ba, pct, variant, false)
+}
+
+/// [`lossy_transfer`] with `sack` on both ends or neither.
+fn lossy_transfer_with(drops_ab: &[u8], drops_ba: &[u8], pct: u8, variant: Variant, sack: bool) -> Net {
     let mut c = cfg(1000, 16000);
     c.variant = variant;
-    let mut n = Net::established(c, cfg(1000, 16000), 10);
+    c.sack = sack;
+    let mut n = Net::established(c, TcpConfig { sack, ..cfg(1000, 16000) }, 10);
     let (ab, ba) = (drops_ab.to_vec(), drops_ba.to_vec());
     let (mut i, mut j) = (0usize, 0usize);
     n.drop_ab = Box::new(move |_| {
@@ -621,6 +627,9 @@ const REGRESSION_BA: [u8; 200] = [
     19, 71, 53, 26, 79, 5, 63, 81, 43, 90, 83, 9, 85, 31, 1, 54, 20, 22, 13, 14, 81, 54, 66, 68, 80, 30, 56, 13, 16,
     46, 45, 71, 93, 60, 8, 96, 63, 47, 78, 39, 82, 74, 83, 68, 16, 42, 14, 57, 6, 4, 26, 66,
 ];
+
+#[path = "tests_sack.rs"]
+mod sack;
 
 mod props {
     use super::*;
