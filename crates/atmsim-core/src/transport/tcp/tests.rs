@@ -628,9 +628,6 @@ const REGRESSION_BA: [u8; 200] = [
     46, 45, 71, 93, 60, 8, 96, 63, 47, 78, 39, 82, 74, 83, 68, 16, 42, 14, 57, 6, 4, 26, 66,
 ];
 
-#[path = "tests_sack.rs"]
-mod sack;
-
 mod props {
     use super::*;
     use proptest::prelude::*;
@@ -678,3 +675,4 @@ mod props {
 // ---------------------------------------------------------------- today's TCP
 
 mod modern;
+mod sack;

@@ -84,6 +84,23 @@ fn established_out_of_order_data_acked_with_blocks_most_recent_first() {
     assert_eq!(from_b.last().unwrap().sack.n, 0);
 }
 
+#[test]
+fn established_four_blocks_at_most_three_beside_timestamps() {
+    for timestamps in [false, true] {
+        let c = TcpConfig { timestamps, ..sack_cfg(Variant::NewReno, true) };
+        let mut n = Net::established(c, c, 20);
+        let from_b = record_ba(&mut n);
+        n.drop_ab = drop_data(&[20, 22, 24, 26, 28]);
+        n.transfer(100_000, 300.0);
+        assert_eq!(n.b.stats().bytes_rcvd, 100_000);
+        let from_b = from_b.borrow();
+        let most = from_b.iter().map(|s| s.sack.n).max().unwrap();
+        assert_eq!(most, if timestamps { 3 } else { 4 });
+        assert!(from_b.iter().all(|s| s.options_bytes() <= 40), "the 40 option bytes");
+        assert_eq!(from_b.iter().any(|s| s.ts.is_some()), timestamps);
+    }
+}
+
 // ---------------------------------------------------------------- loss recovery
 
 /// One loss-recovery episode: times \[RTTs after entry\] and the sender's counters.
