@@ -171,6 +171,48 @@ fn sack_recovers_four_losses_of_one_window_in_about_one_rtt_newreno_needs_one_ea
 }
 
 #[test]
+fn sack_recovery_sends_data_only_while_pipe_stays_within_cwnd() {
+    // RFC 6675 §5 (C): after the entry's retransmission, every data segment sent in recovery
+    // (retransmissions and new data, by whichever output path) leaves pipe <= cwnd.
+    for drops in [FOUR_LOSSES, &[40, 41, 42, 50, 60][..]] {
+        let c = sack_cfg(Variant::NewReno, true);
+        let mut n = Net::established(c, c, 20);
+        let mut k = 0;
+        n.drop_ab = Box::new(move |s: &Segment| {
+            k += (s.len > 0) as usize;
+            s.len > 0 && drops.contains(&k)
+        });
+        n.a_to_write = 400_000;
+        let (mut fast, mut checked, mut new_data) = (0, 0, 0);
+        loop {
+            // a's writes and sends, one segment at a time (the harness's pump finds none left).
+            let w = n.a.send(n.a_to_write);
+            n.a_to_write -= w;
+            while let Some(s) = n.a.poll_transmit(n.now) {
+                let entry = n.a.stats().fast_retransmits > fast;
+                fast = n.a.stats().fast_retransmits;
+                if s.len > 0 && n.a.in_recovery() && !entry {
+                    let pipe = n.a.scoreboard.pipe(n.a.snd_una, n.a.snd_max, 3, n.a.maxseg);
+                    assert!(pipe <= n.a.cc.cwnd, "pipe {pipe} > cwnd {}", n.a.cc.cwnd);
+                    checked += 1;
+                    new_data += (s.seq.wrapping_add(s.len) == n.a.snd_max && !entry) as u32;
+                }
+                n.sent_ab.push(s);
+                if !(n.drop_ab)(&s) {
+                    n.flight.push_back((n.now + n.delay, true, s));
+                }
+            }
+            if n.b.stats().bytes_rcvd >= 400_000 || !n.step(300.0) {
+                break;
+            }
+        }
+        assert_eq!(n.b.stats().bytes_rcvd, 400_000);
+        assert_eq!(n.a.stats().timeouts, 0);
+        assert!(checked >= drops.len() - 1 && new_data > 0, "{checked} {new_data}");
+    }
+}
+
+#[test]
 fn sack_one_loss_recovers_as_a_fast_retransmit_and_cwnd_ends_at_ssthresh() {
     let mut n = Net::established(sack_cfg(Variant::NewReno, true), sack_cfg(Variant::NewReno, true), 20);
     n.drop_ab = drop_data(&[40]);
@@ -268,3 +310,4 @@ mod props {
         }
     }
 }
+
