@@ -108,5 +108,3 @@ fn the_magic_window_runs_are_batching_invariant() {
         .replace("duration_s = 6.0", "duration_s = 2.0");
     assert_batching_invariant(&text);
 }
-
-
