@@ -11,15 +11,16 @@
 //!
 //! **Modelled**: the option exchange; the receiver's blocks, the most recent first (RFC 2018
 //! §4; at most 4, 3 with timestamps); the sender's scoreboard of SACKed ranges (merged,
-//! sorted) and `HighRxt`; `IsLost`, `pipe` and `NextSeg` rules 1–3; recovery entry on the
+//! sorted), `HighRxt` and `RescueRxt`; `IsLost`, `pipe` and `NextSeg` rules 1–4 (rule 4, the
+//! optional "rescue" retransmission, included: one per recovery, it repairs a loss above
+//! the highest SACK that no later SACK would reveal, as NewReno's partial ACK does); recovery
+//! entry on the
 //! `DupThresh`-th duplicate ACK or `IsLost(HighACK + 1)` (§5 steps 1–2, 4), the pipe-limited
 //! transmissions on every ACK in recovery (§5 (A)–(C)), exit when `RecoveryPoint` is
 //! acknowledged, and the timeout (§5.1).
 //!
 //! **Not modelled**: D-SACK (RFC 2883); limited transmit (RFC 6675 §5 step 3, RFC 3042: 4.4BSD
-//! has none); `NextSeg` rule 4, the "rescue" retransmission (optional in RFC 6675: a loss
-//! above the highest SACKed octet is repaired by a partial ACK's rule 1/3 or by the
-//! timeout); detecting the loss of a retransmission (RFC 6675 leaves it to the timeout);
+//! has none); detecting the loss of a retransmission (RFC 6675 leaves it to the timeout);
 //! using SACK information to skip SACKed data in the go-back-N after a timeout (the
 //! scoreboard is cleared, below); receiver reneging (atmsim's receiver never discards
 //! queued data, so the sender's trust in SACKs is never misplaced).
@@ -31,8 +32,9 @@
 //!
 //! Sequence numbers are absolute (modulo 2³²); every range lies in `[HighACK, HighData]`,
 //! `HighACK` being `snd_una` and `HighData` `snd_max`, and is compared by its offset from
-//! `snd_una`. `HighRxt` is kept as the sequence number *after* the highest octet
-//! retransmitted (RFC 6675 names the octet itself).
+//! `snd_una`. `HighRxt` and `RescueRxt` are kept as the sequence number *after* the octet
+//! RFC 6675 names (the highest retransmitted, the recovery point), so `HighACK > RescueRxt`
+//! reads `snd_una > rescue_rxt`.
 
 pub mod receiver;
 pub mod recovery;
@@ -40,7 +42,7 @@ pub mod recovery;
 #[cfg(test)]
 mod tests;
 
-use super::seq::seq_lt;
+use super::seq::{seq_gt, seq_lt};
 
 /// What `NextSeg()` (RFC 6675 §4) says to send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +52,9 @@ pub enum NextSeg {
     Retransmit { seq: u32, len: u32, lost: bool },
     /// Rule 2: one segment of new data from `HighData`.
     NewData,
+    /// Rule 4, the rescue retransmission: `[seq, seq + len)` ends with the highest unSACKed
+    /// octet. It does not move `HighRxt`; the caller sets `RescueRxt` to the recovery point.
+    Rescue { seq: u32, len: u32 },
 }
 
 /// The sender's scoreboard (RFC 6675 §3).
@@ -60,6 +65,8 @@ pub struct Scoreboard {
     sacked: Vec<(u32, u32)>,
     /// `HighRxt`, exclusive: one past the highest octet retransmitted in this recovery.
     high_rxt: u32,
+    /// `RescueRxt`, exclusive: rule 4 may fire once `snd_una` passes it.
+    rescue_rxt: u32,
     /// A transmission of the recovery is under way: `tcp_output()` may send data beyond
     /// the ordinary path's gate (see [`recovery`]).
     pub(in crate::transport::tcp) sending: bool,
@@ -95,6 +102,13 @@ impl Scoreboard {
     /// Entry into loss recovery: nothing is retransmitted yet (`HighRxt = HighACK`).
     pub fn start_recovery(&mut self, snd_una: u32) {
         self.high_rxt = snd_una;
+        self.rescue_rxt = snd_una;
+    }
+
+    /// `RescueRxt`: the end of the entry's retransmission (§5 step 4.3), then the recovery
+    /// point once the rescue is sent (§4 rule 4).
+    pub fn set_rescue_rxt(&mut self, end: u32) {
+        self.rescue_rxt = end;
     }
 
     /// Forget every SACK (after a timeout: RFC 2018 §8).
@@ -208,9 +222,9 @@ impl Scoreboard {
         pipe.min(u32::MAX as u64) as u32
     }
 
-    /// `NextSeg()` (RFC 6675 §4) rules 1–3; `new_data`: unsent data exists and the peer's
-    /// window admits it (rule 2). A retransmission stops at the hole's end (the octets above
-    /// are SACKed) and is at most `smss` long. Rule 4 is not modelled (module docs).
+    /// `NextSeg()` (RFC 6675 §4); `new_data`: unsent data exists and the peer's window admits
+    /// it (rule 2). A retransmission stops at the hole's end (the octets above are SACKed)
+    /// and is at most `smss` long.
     pub fn next_seg(&self, snd_una: u32, snd_max: u32, dupthresh: u32, smss: u32, new_data: bool) -> Option<NextSeg> {
         let hr = if seq_lt(self.high_rxt, snd_una) { 0 } else { self.high_rxt.wrapping_sub(snd_una) };
         // Holes below the highest SACK (1.b), from HighRxt up (1.a).
@@ -235,6 +249,16 @@ impl Scoreboard {
             return Some(NextSeg::NewData);
         }
         // Rule 3: the first unSACKed octet above HighRxt below the highest SACK.
-        first.map(|(h, start)| retransmit(&h, start, false))
+        if let Some((h, start)) = first {
+            return Some(retransmit(&h, start, false));
+        }
+        // Rule 4: once per recovery, after a cumulative ACK beyond the entry's retransmission,
+        // the segment that ends with the highest unSACKed octet.
+        if !seq_gt(snd_una, self.rescue_rxt) {
+            return None;
+        }
+        let top = self.holes(snd_una, snd_max).filter(|h| h.end > h.start).last()?;
+        let start = top.start.max(top.end.saturating_sub(smss));
+        Some(NextSeg::Rescue { seq: snd_una.wrapping_add(start), len: top.end - start })
     }
 }

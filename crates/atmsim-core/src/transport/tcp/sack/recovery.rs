@@ -12,8 +12,9 @@
 //!   reduced by the algorithm, `RecoveryPoint = HighData`), then the segment at `HighACK` is
 //!   retransmitted at once (step 4.3, counted as a fast retransmit).
 //! - **In recovery** (§5 (B)–(C)): the connection's `poll_transmit` asks `TcpConn::sack_output`
-//!   first: while `cwnd − pipe ≥ SMSS` it sends `NextSeg()`; the ordinary `tcp_output()`
-//!   then sends no data, only ACKs, window updates and a FIN (its gate,
+//!   first: while `cwnd − pipe ≥ SMSS` it sends `NextSeg()` (rule 4's rescue at most once:
+//!   `RescueRxt` is the entry's retransmission, then the recovery point); the ordinary
+//!   `tcp_output()` then sends no data, only ACKs, window updates and a FIN (its gate,
 //!   `Scoreboard::sending`). A partial ACK changes no window; the ACK that reaches
 //!   `RecoveryPoint` ends recovery with `cwnd = ssthresh` (§5 (A); `super::super::cc`).
 //! - **Timeout** (§5.1): see the [`super`] docs.
@@ -62,9 +63,11 @@ impl TcpConn {
         self.t_rexmt = 0;
         self.rtt.cancel_timing();
         let len = self.first_hole_len(ack);
-        if let Some(s) = self.sack_send_at(now, ack, len) {
+        if let Some(s) = self.sack_send_at(now, ack, len, true) {
             self.out_queue.push_back(s);
         }
+        let end = self.scoreboard.high_rxt();
+        self.scoreboard.set_rescue_rxt(end);
     }
 
     /// The unSACKed octets from `seq` up to the next SACKed range, at most one segment.
@@ -89,8 +92,13 @@ impl TcpConn {
         for allow_new in [new_data, false] {
             let next = self.scoreboard.next_seg(self.snd_una, self.snd_max, thresh, mss, allow_new)?;
             let sent = match next {
-                NextSeg::Retransmit { seq, len, .. } => return self.sack_send_at(now, seq, len),
-                NextSeg::NewData => self.sack_send_at(now, self.snd_max, mss),
+                NextSeg::Retransmit { seq, len, .. } => return self.sack_send_at(now, seq, len, true),
+                NextSeg::Rescue { seq, len } => {
+                    let recover = self.cc.recover;
+                    self.scoreboard.set_rescue_rxt(recover);
+                    return self.sack_send_at(now, seq, len, false);
+                }
+                NextSeg::NewData => self.sack_send_at(now, self.snd_max, mss, false),
             };
             if sent.is_some() {
                 return sent;
@@ -100,8 +108,8 @@ impl TcpConn {
     }
 
     /// Send `[seq, seq + len)` now through `tcp_output()` (the fast-retransmit pattern);
-    /// record a retransmission in `HighRxt` (§5 (C.2)).
-    fn sack_send_at(&mut self, now: SimTime, seq: u32, len: u32) -> Option<Segment> {
+    /// with `high_rxt`, record a retransmission in `HighRxt` (§5 (C.2); not the rescue).
+    fn sack_send_at(&mut self, now: SimTime, seq: u32, len: u32, high_rxt: bool) -> Option<Segment> {
         let rexmt = seq_lt(seq, self.snd_max);
         if rexmt && self.rtt.rtt != 0 && seq_leq(seq, self.rtt.rtseq) && seq_lt(self.rtt.rtseq, seq.wrapping_add(len)) {
             self.rtt.cancel_timing(); // Karn: the timed segment is being sent again
@@ -115,7 +123,7 @@ impl TcpConn {
         self.cont_idle = None;
         self.scoreboard.sending = false;
         self.cc.cwnd = cwnd;
-        if rexmt && s.is_some_and(|s| s.len > 0) {
+        if high_rxt && rexmt && s.is_some_and(|s| s.len > 0) {
             let end = self.snd_nxt;
             self.scoreboard.retransmitted(end);
         }

@@ -103,6 +103,32 @@ fn next_seg_rule2_before_rule3_and_a_retransmission_stops_at_the_hole() {
 }
 
 #[test]
+fn next_seg_rule4_rescues_the_highest_unsacked_segment_once_after_a_partial_ack() {
+    // Segments 0 and 4 lost, 1 SACKed (2–3 in flight): 4 lies above every SACK.
+    let mut sb = board(0, 5000, &[(1000, 2000)]);
+    sb.retransmitted(1000); // the entry's retransmission of 0 ...
+    sb.set_rescue_rxt(1000); // ... also bounds the rescue (§5 step 4.3)
+    assert_eq!(sb.next_seg(0, 5000, DT, SMSS, false), None, "no rescue before HighACK passes it");
+    // A partial ACK to 4000 (2 and 3 arrived, 4 did not): rules 1–3 find nothing.
+    sb.update(4000, 5000, &[]);
+    assert_eq!(sb.next_seg(4000, 5000, DT, SMSS, true), Some(NextSeg::NewData), "rule 2 first");
+    assert_eq!(sb.next_seg(4000, 5000, DT, SMSS, false), Some(NextSeg::Rescue { seq: 4000, len: 1000 }));
+    sb.set_rescue_rxt(5000); // RescueRxt = RecoveryPoint: once per recovery
+    assert_eq!(sb.next_seg(4000, 5000, DT, SMSS, false), None);
+    // Below a SACK reaching HighData (all below it already retransmitted), the rescue ends
+    // at the highest unSACKed octet, under the SACK.
+    let mut sb = board(0, 10_000, &[(9000, 10_000)]);
+    sb.retransmitted(9000);
+    sb.set_rescue_rxt(0);
+    sb.update(500, 10_000, &[]);
+    assert_eq!(sb.next_seg(500, 10_000, DT, SMSS, false), Some(NextSeg::Rescue { seq: 8000, len: 1000 }));
+    let mut sb = board(0, 10_000, &[(1000, 10_000)]);
+    sb.retransmitted(1000);
+    sb.set_rescue_rxt(1000);
+    assert_eq!(sb.next_seg(0, 10_000, DT, SMSS, false), None);
+}
+
+#[test]
 fn clear_forgets_everything_after_a_timeout() {
     let mut sb = three_holes();
     sb.clear();

@@ -250,6 +250,22 @@ fn sack_recovery_entered_by_is_lost_before_three_duplicate_acks() {
 }
 
 #[test]
+fn sack_tail_loss_repaired_by_the_rescue_retransmission_without_timeout() {
+    // 60 segments; the 40th and the last are lost. Nothing is sent after the last, so no SACK
+    // ever reveals its loss: after the partial ACK of the 40th's retransmission, NextSeg rule
+    // 4 resends it (as NewReno's partial ACK would), within one round trip more.
+    for sack in [true, false] {
+        let c = sack_cfg(Variant::NewReno, sack);
+        let mut n = Net::established(c, c, 20);
+        n.drop_ab = drop_data(&[40, 60]);
+        n.transfer(60_000, 300.0);
+        let st = n.a.stats();
+        assert_eq!((st.fast_retransmits, st.rexmt_segs, st.timeouts), (1, 2, 0), "sack {sack}");
+        assert_eq!(n.b.stats().bytes_rcvd, 60_000);
+    }
+}
+
+#[test]
 fn sack_lost_retransmission_times_out_clears_scoreboard_and_completes() {
     // The 40th segment and its retransmission (the 1st data segment after ~60 more) are
     // lost: recovery cannot repair it; the timeout does.
