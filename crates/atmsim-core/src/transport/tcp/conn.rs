@@ -70,7 +70,8 @@ pub struct TcpStats {
     pub rexmt_bytes: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
-    /// Fast retransmits (dupack threshold reached).
+    /// Fast retransmits (dupack threshold reached; with SACK, every entry into RFC 6675
+    /// recovery, by the threshold or by `IsLost`).
     pub fast_retransmits: u64,
     /// Duplicate ACKs received.
     pub dup_acks_rcvd: u64,

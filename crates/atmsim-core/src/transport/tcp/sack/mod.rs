@@ -201,7 +201,7 @@ impl Scoreboard {
             if r <= s.saturating_add(1) {
                 break;
             }
-            bytes += (r - l.max(s + 1)) as u64;
+            bytes += (r - l.max(s.saturating_add(1))) as u64;
             n += 1;
         }
         Self::lost(bytes, n, dupthresh, smss)
