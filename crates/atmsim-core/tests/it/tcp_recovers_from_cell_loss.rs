@@ -42,6 +42,9 @@ fn a_finite_transfer_arrives_exactly_once_despite_losses() {
         ("cubic", ""),
         ("cubic", "timestamps = true\n"),
         ("newreno", "timestamps = true\nhystart = true\n"),
+        ("reno", "sack = true\n"),
+        ("newreno", "sack = true\n"),
+        ("cubic", "sack = true\ntimestamps = true\n"),
     ];
     for (variant, extra) in cases {
         let text = contention().replace("duration_s = 4.0", "duration_s = 60.0").replace(
@@ -80,7 +83,7 @@ fn lossy_runs_are_deterministic_and_batching_invariant() {
 fn todays_tcp_is_deterministic_and_batching_invariant() {
     let text = contention().replace(
         "window_bytes = 131072\n",
-        "window_bytes = 131072\nvariant = \"cubic\"\ntimestamps = true\nhystart = true\n",
+        "window_bytes = 131072\nvariant = \"cubic\"\ntimestamps = true\nhystart = true\nsack = true\n",
     );
     let (a, _) = assert_batching_invariant(&text);
     assert_conserved(&a.summary);

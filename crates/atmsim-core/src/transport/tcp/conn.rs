@@ -20,6 +20,8 @@ use super::cc::{CcState, TCP_MAXWIN, TCP_MAX_WINSHIFT};
 use super::config::TcpConfig;
 use super::reass::ReassQueue;
 use super::rtt::{RttEstimator, SmoothedRtt};
+use super::sack::receiver::SackReport;
+use super::sack::Scoreboard;
 use super::timestamps::{TsState, TS_OPTION_BYTES};
 use super::segment::Segment;
 use crate::time::{SimDuration, SimTime};
@@ -68,7 +70,8 @@ pub struct TcpStats {
     pub rexmt_bytes: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
-    /// Fast retransmits (dupack threshold reached).
+    /// Fast retransmits (dupack threshold reached; with SACK, every entry into RFC 6675
+    /// recovery, by the threshold or by `IsLost`).
     pub fast_retransmits: u64,
     /// Duplicate ACKs received.
     pub dup_acks_rcvd: u64,
@@ -133,6 +136,14 @@ pub struct TcpConn {
     pub(super) snd_scale: u8,
     pub(super) rcv_scale: u8,
 
+    // RFC 2018 / RFC 6675 selective acknowledgements (super::sack).
+    /// Both SYNs carried SACK-permitted: SACK is in use.
+    pub(super) sack_on: bool,
+    /// The receiver's most recently reported blocks.
+    pub(super) sack_report: SackReport,
+    /// The sender's scoreboard.
+    pub(super) scoreboard: Scoreboard,
+
     // t_flags.
     pub(super) ack_now: bool,
     pub(super) del_ack: bool,
@@ -196,6 +207,9 @@ impl TcpConn {
             requested_s_scale: 0,
             snd_scale: 0,
             rcv_scale: 0,
+            sack_on: false,
+            sack_report: SackReport::default(),
+            scoreboard: Scoreboard::default(),
             ack_now: false,
             del_ack: false,
             sent_fin: false,
@@ -403,12 +417,20 @@ impl TcpConn {
         self.t_rexmt = self.rtt.rxtcur;
         self.snd_nxt = self.snd_una;
         self.cc.on_rto(self.maxseg, self.snd_wnd, self.snd_max);
+        if self.sack_on {
+            self.sack_on_timeout();
+        }
     }
 
     /// tcp_output: the next segment to send now, or `None`. Call until `None`.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
         if let Some(s) = self.out_queue.pop_front() {
             return Some(s);
+        }
+        if self.cc.in_recovery && self.sack_on {
+            if let Some(s) = self.sack_output(now) {
+                return Some(s);
+            }
         }
         self.output(now)
     }
@@ -435,6 +457,14 @@ impl TcpConn {
     /// ("as segments leave TCP").
     pub fn seq_released(&self) -> u32 {
         self.snd_max.wrapping_sub(self.iss)
+    }
+    /// In fast recovery (NewReno's, or RFC 6675's with SACK).
+    pub fn in_recovery(&self) -> bool {
+        self.cc.in_recovery
+    }
+    /// SACK is in use on the connection (both SYNs carried SACK-permitted).
+    pub fn sack_in_use(&self) -> bool {
+        self.sack_on
     }
     /// Congestion window \[bytes\].
     pub fn cwnd(&self) -> u32 {

@@ -79,6 +79,10 @@ impl TcpConn {
             self.requested_s_scale = ws.min(super::cc::TCP_MAX_WINSHIFT);
         }
         self.settle_mss(seg.mss);
+        // RFC 2018 §2: SACK is in use when both SYNs carry SACK-permitted (ours does iff
+        // cfg.sack; a SYN-ACK answers with it only when the SYN had it).
+        self.sack_on = self.cfg.sack && seg.sack_ok;
+        self.cc.sack = self.sack_on;
     }
 
     /// `tcp_rcvseqinit()`.
@@ -125,6 +129,7 @@ impl TcpConn {
             && self.snd_nxt == self.snd_max
             && self.cc.dupacks < self.cfg.dupack_threshold
             && !self.cc.in_recovery
+            && seg.sack.n == 0
         {
             if len == 0 {
                 if seq_gt(ack, self.snd_una) && seq_leq(ack, self.snd_max) && self.cc.cwnd >= self.snd_wnd {
@@ -286,6 +291,9 @@ impl TcpConn {
                 flags = flags.union(Flags::FIN);
             }
         }
+        if self.sack_on {
+            self.sack_update(seg);
+        }
         self.process_ack(now, seg, len, tiwin)?;
 
         // ---- step6: "Update window information. Don't look at window if no ACK."
@@ -311,6 +319,9 @@ impl TcpConn {
                 // assume a packet has been dropped and retransmit it."
                 if self.t_rexmt == 0 || ack != self.snd_una {
                     self.cc.reset_dupacks();
+                } else if self.sack_on {
+                    self.sack_dup_ack(now, ack);
+                    return Err(Exit::Drop);
                 } else {
                     match self.cc.on_dup_ack(mss, self.snd_wnd, ack, self.snd_max, self.cfg.dupack_threshold) {
                         DupAckAction::FastRetransmit { cwnd_after } => {
@@ -507,6 +518,9 @@ impl TcpConn {
                 flags = without(flags, Flags::FIN);
                 if self.state != State::SynReceived && self.present_reass() {
                     flags = flags.union(Flags::FIN);
+                }
+                if self.sack_on {
+                    self.sack_report.on_arrival(&self.reass, self.rcv_nxt, seq, len);
                 }
                 self.ack_now = true;
             }

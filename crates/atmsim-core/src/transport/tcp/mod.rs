@@ -14,7 +14,9 @@
 //! - [`cc`]: congestion control — slow start, congestion avoidance, fast retransmit and
 //!   recovery — with one module per algorithm: BSD's (Tahoe, Reno, NewReno) and CUBIC
 //!   (RFC 9438), and HyStart++ (RFC 9406) as an option;
-//! - [`timestamps`]: RFC 7323 timestamps (RTTM and PAWS).
+//! - [`timestamps`]: RFC 7323 timestamps (RTTM and PAWS);
+//! - [`sack`]: selective acknowledgements (RFC 2018) and the loss recovery they steer
+//!   (RFC 6675), when both ends enable them.
 //!
 //! BSD 4.4-Lite is the default in every respect; today's options (CUBIC, timestamps, SACK,
 //! HyStart++) are each off unless a scenario asks for them, and change nothing when off.
@@ -37,6 +39,7 @@ pub mod input;
 pub mod output;
 pub mod reass;
 pub mod rtt;
+pub mod sack;
 pub mod segment;
 pub mod timestamps;
 pub mod seq;

@@ -103,6 +103,9 @@ impl TcpConn {
                 off = 0;
             }
         }
+        if len > 0 && self.sack_gates_data() {
+            len = 0; // RFC 6675 recovery: only NextSeg() sends data (super::sack::recovery)
+        }
         let mut sendalot = false;
         if len > mss {
             len = mss;
@@ -136,6 +139,8 @@ impl TcpConn {
             if self.req_scale && (!flags.contains(Flags::ACK) || self.rcvd_scale) {
                 seg.wscale = Some(self.request_r_scale);
             }
+            // RFC 2018 §2: offer SACK on our SYN; answer a SYN that offered it.
+            seg.sack_ok = self.cfg.sack && (!flags.contains(Flags::ACK) || self.sack_on);
         }
         self.stats.segs_sent += 1;
         if len > 0 {
@@ -209,6 +214,11 @@ impl TcpConn {
 
         if w > 0 && seq_gt(self.rcv_nxt.wrapping_add(w as u32), self.rcv_adv) {
             self.rcv_adv = self.rcv_nxt.wrapping_add(w as u32);
+        }
+        if self.sack_on && !self.reass.is_empty() {
+            // RFC 2018 §4: every ACK carries blocks while data waits out of order; 3 fit
+            // beside timestamps in the 40 option bytes.
+            seg.sack = self.sack_report.blocks(if seg.ts.is_some() { 3 } else { 4 });
         }
         self.ack_now = false;
         self.del_ack = false;

@@ -4,7 +4,9 @@
 //! Owns: [`ReassQueue`], a list of sequence ranges (payload is never materialised) kept sorted
 //! and non-overlapping. As in BSD, a new segment keeps its bytes and trims the *following*
 //! queued segments it overlaps, while the part already covered by the *preceding* one is
-//! dropped as a duplicate.
+//! dropped as a duplicate. [`ReassQueue::blocks`] and [`ReassQueue::block_containing`] give the
+//! contiguous ranges the queue holds (adjacent segments merged), which the SACK option reports
+//! (RFC 2018 §3–4, [`super::sack::receiver`]).
 
 use super::seq::seq_diff;
 
@@ -92,6 +94,27 @@ impl ReassQueue {
         out
     }
 
+    /// The contiguous ranges `[left, right)` queued, in sequence order, adjacent segments merged
+    /// (what RFC 2018 §3 calls blocks; a FIN adds nothing to a range).
+    pub fn blocks(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            let first = self.segs.get(i)?;
+            let (left, mut right) = (first.seq, first.seq.wrapping_add(first.len));
+            i += 1;
+            while let Some(q) = self.segs.get(i).filter(|q| q.seq == right) {
+                right = right.wrapping_add(q.len);
+                i += 1;
+            }
+            Some((left, right))
+        })
+    }
+
+    /// The queued range containing sequence number `seq`, if any.
+    pub fn block_containing(&self, seq: u32) -> Option<(u32, u32)> {
+        self.blocks().find(|&(l, r)| seq_diff(seq, l) >= 0 && seq_diff(r, seq) > 0)
+    }
+
     /// Deliver the segments now in order: returns the bytes (and FIN) that advance `rcv_nxt`.
     pub fn present(&mut self, rcv_nxt: u32) -> ReassOutcome {
         let mut out = ReassOutcome::default();
@@ -142,6 +165,23 @@ mod tests {
         assert_eq!(q.len(), 1);
         q.insert(0, 0, 50, false);
         assert_eq!(q.present(0).delivered, 350);
+    }
+
+    #[test]
+    fn blocks_merge_adjacent_segments() {
+        let mut q = ReassQueue::default();
+        for (seq, len) in [(300, 100), (100, 100), (200, 50), (250, 50), (600, 10)] {
+            q.insert(0, seq, len, false);
+        }
+        assert_eq!(q.blocks().collect::<Vec<_>>(), vec![(100, 400), (600, 610)]);
+        assert_eq!(q.block_containing(399), Some((100, 400)));
+        assert_eq!(q.block_containing(400), None);
+        assert_eq!(q.block_containing(605), Some((600, 610)));
+        let base = u32::MAX - 50;
+        let mut w = ReassQueue::default();
+        w.insert(base, base.wrapping_add(10), 40, false);
+        w.insert(base, base.wrapping_add(50), 40, false);
+        assert_eq!(w.block_containing(5), Some((base.wrapping_add(10), base.wrapping_add(90))));
     }
 
     #[test]

@@ -563,9 +563,15 @@ fn any_state_garbage_segments_do_not_panic() {
 /// segment is dropped when its entry is below `pct`); runs until b has seen a's FIN or a has
 /// closed, or 5,000 s.
 fn lossy_transfer(drops_ab: &[u8], drops_ba: &[u8], pct: u8, variant: Variant) -> Net {
+    lossy_transfer_with(drops_ab, drops_ba, pct, variant, false)
+}
+
+/// [`lossy_transfer`] with `sack` on both ends or neither.
+fn lossy_transfer_with(drops_ab: &[u8], drops_ba: &[u8], pct: u8, variant: Variant, sack: bool) -> Net {
     let mut c = cfg(1000, 16000);
     c.variant = variant;
-    let mut n = Net::established(c, cfg(1000, 16000), 10);
+    c.sack = sack;
+    let mut n = Net::established(c, TcpConfig { sack, ..cfg(1000, 16000) }, 10);
     let (ab, ba) = (drops_ab.to_vec(), drops_ba.to_vec());
     let (mut i, mut j) = (0usize, 0usize);
     n.drop_ab = Box::new(move |_| {
@@ -669,3 +675,4 @@ mod props {
 // ---------------------------------------------------------------- today's TCP
 
 mod modern;
+mod sack;

@@ -19,6 +19,10 @@
 //!   in recovery until `recover` is acknowledged;
 //! - **CUBIC**: NewReno's recovery (RFC 9438 §1 keeps it) with CUBIC's reduction and growth.
 //!
+//! With SACK in use ([`CcState::sack`]) every variant but Tahoe recovers by RFC 6675 instead
+//! ([`super::sack`]): [`CcState::sack_recovery_entry`] reduces the window by the algorithm,
+//! without Reno's inflation, and `cwnd` stays put until the recovery point is acknowledged.
+//!
 //! The connection ([`super::conn`]) owns the segments and timers; these functions only say
 //! what to do with the window and whether to retransmit.
 
@@ -73,8 +77,10 @@ pub struct CcState {
     pub dupacks: u32,
     /// NewReno `recover` (RFC 6582 §3.2): highest sequence sent when recovery began.
     pub recover: u32,
-    /// NewReno: currently in fast recovery.
+    /// NewReno: currently in fast recovery (RFC 6675 loss recovery when [`Self::sack`]).
     pub in_recovery: bool,
+    /// SACK is in use on the connection: loss recovery is RFC 6675's.
+    pub sack: bool,
     /// The window arithmetic.
     pub algo: Algorithm,
     /// HyStart++ in the initial slow start, if configured.
@@ -136,6 +142,7 @@ impl CcState {
             dupacks: 0,
             recover: iss,
             in_recovery: false,
+            sack: false,
             algo: Algorithm::of(variant),
             hystart: None,
         }
@@ -205,8 +212,12 @@ impl CcState {
     pub fn on_new_ack(&mut self, a: NewAck) -> NewAckAction {
         let NewAck { mss, ack, acked, threshold, snd_scale, .. } = a;
         let max_cwnd = TCP_MAXWIN << snd_scale.min(TCP_MAX_WINSHIFT);
-        if self.in_recovery && self.newreno_recovery() {
+        if self.in_recovery && (self.sack || self.newreno_recovery()) {
             if seq_lt(ack, self.recover) {
+                if self.sack {
+                    // RFC 6675 §5 (B): a partial ACK changes no window; `pipe` steers.
+                    return NewAckAction::None;
+                }
                 // RFC 6582 §3.2 step 5, partial ACK: deflate by the amount acked, add back one
                 // segment if at least one was acked, retransmit the next hole, stay in recovery.
                 self.cwnd = self.cwnd.saturating_sub(acked);
@@ -259,8 +270,8 @@ impl CcState {
         self.cwnd = mss;
         self.dupacks = 0;
         self.end_hystart();
-        if self.newreno_recovery() {
-            // RFC 6582 §4: after a timeout, recover = highest sequence sent.
+        if self.sack || self.newreno_recovery() {
+            // RFC 6582 §4, RFC 6675 §5.1: after a timeout, recover = highest sequence sent.
             self.recover = snd_max;
             self.in_recovery = false;
         }
@@ -272,6 +283,19 @@ impl CcState {
         if let Some(h) = &mut self.hystart {
             h.on_loss();
         }
+    }
+
+    /// Entry into RFC 6675 loss recovery (§5 step 4.1–4.2): `ssthresh = cwnd =` the
+    /// algorithm's reduction (BSD's halving or CUBIC's β, as after a fast retransmit), no
+    /// inflation; `recover` (RecoveryPoint) = `snd_max`. A loss, so HyStart++ ends. Returns
+    /// `ssthresh`.
+    pub fn sack_recovery_entry(&mut self, snd_wnd: u32, mss: u32, snd_max: u32) -> u32 {
+        self.ssthresh = self.loss_ssthresh(snd_wnd, mss);
+        self.cwnd = self.ssthresh;
+        self.recover = snd_max;
+        self.in_recovery = true;
+        self.end_hystart();
+        self.ssthresh
     }
 
     /// Slow-start restart after an idle period (tcp_output: `idle && t_idle >= t_rxtcur`).
@@ -366,6 +390,20 @@ mod tests {
         assert!(!c.in_recovery);
         // min(7000, ssthresh 5000) = 5000, then + mss (cw == ssthresh: slow-start step).
         assert_eq!(c.cwnd, 6 * MSS);
+    }
+
+    #[test]
+    fn sack_recovery_reduces_once_and_holds_cwnd_until_recovery_point() {
+        for (variant, ssthresh) in [(Variant::NewReno, 5 * MSS), (Variant::Cubic, 7 * MSS), (Variant::Reno, 5 * MSS)] {
+            let mut c = CcState { sack: true, ..CcState::new(variant, 10 * MSS, 0) };
+            assert_eq!(c.sack_recovery_entry(20 * MSS, MSS, 10 * MSS), ssthresh, "{variant:?}");
+            assert_eq!((c.cwnd, c.recover, c.in_recovery), (ssthresh, 10 * MSS, true));
+            assert_eq!(c.on_new_ack(ack(2 * MSS, 2 * MSS)), NewAckAction::None);
+            assert_eq!(c.cwnd, ssthresh, "a partial ACK leaves cwnd alone");
+            c.on_new_ack(ack(10 * MSS, 8 * MSS));
+            assert!(!c.in_recovery);
+            assert!(c.cwnd >= ssthresh && c.cwnd <= ssthresh + MSS, "growth resumes from ssthresh");
+        }
     }
 
     #[test]
