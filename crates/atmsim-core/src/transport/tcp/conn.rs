@@ -423,6 +423,7 @@ impl TcpConn {
     }
 
     /// tcp_output: the next segment to send now, or `None`. Call until `None`.
+    #[inline]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
         if let Some(s) = self.out_queue.pop_front() {
             return Some(s);

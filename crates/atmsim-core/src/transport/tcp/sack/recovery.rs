@@ -78,6 +78,8 @@ impl TcpConn {
     }
 
     /// §5 (C): the next segment while `cwnd − pipe ≥ SMSS`, or `None`.
+    #[cold]
+    #[inline(never)]
     pub(in crate::transport::tcp) fn sack_output(&mut self, now: SimTime) -> Option<Segment> {
         let (mss, thresh) = (self.maxseg, self.cfg.dupack_threshold.max(1));
         let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, thresh, mss);
