@@ -379,6 +379,7 @@ impl TcpConn {
             srtt: self.srtt.srtt,
             sample,
             snd_max: self.snd_max,
+            flight: self.snd_max.wrapping_sub(self.snd_una),
         });
         let ourfinisacked = if acked > self.snd_cc {
             self.snd_wnd = self.snd_wnd.saturating_sub(self.snd_cc);

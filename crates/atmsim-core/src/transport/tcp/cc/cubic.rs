@@ -29,9 +29,12 @@
 //! - **Idle restart**: after BSD's slow-start restart the stage ends too, so the idle time is
 //!   not counted as growth (Linux moves `t_epoch` by the idle time to the same end).
 //!
-//! Not modelled: the application-limited rule of §5.8 and RFC 7661's cwnd validation. A
-//! sender that does not fill its window still grows it, as BSD's variants do here (the
-//! header-prediction path alone leaves it alone when the peer's window is the limit).
+//! - **Application-limited** (§5.8): an ACK that finds the sender not filling its window
+//!   (the flight before it short of `cwnd` by a segment or more: the application, or the
+//!   peer's window, is the limit) leaves `cwnd` and `W_est` alone and stops the stage's clock
+//!   ([`Cubic::hold`]). In slow start the window grows only while it is below twice the
+//!   flight, as Linux's `tcp_is_cwnd_limited` has it ([`super`]). BSD's variants keep
+//!   4.4-Lite's rule: they grow whatever they send.
 
 use crate::time::{SimDuration, SimTime};
 
@@ -61,6 +64,9 @@ pub struct Cubic {
     after_timeout: bool,
     /// Bytes of growth not yet whole, carried to the next ACK.
     carry: f64,
+    /// The previous ACK of the stage: an application-limited stretch since then does not
+    /// count as the stage's time.
+    last_ack: SimTime,
 }
 
 impl Default for Cubic {
@@ -74,6 +80,7 @@ impl Default for Cubic {
             w_est: 0.0,
             after_timeout: false,
             carry: 0.0,
+            last_ack: SimTime::ZERO,
         }
     }
 }
@@ -130,6 +137,17 @@ impl Cubic {
         self.carry = 0.0;
     }
 
+    /// An ACK in congestion avoidance while the sender does not fill its window (§5.8: the
+    /// application or the peer's window is the limit): `cwnd` stays, and the stage's clock
+    /// stops — `t_epoch` moves on by the time since the previous ACK, so the curve resumes
+    /// where it was, as Linux shifts it after an idle period.
+    pub fn hold(&mut self, now: SimTime) {
+        if let Some(e) = self.epoch {
+            self.epoch = Some(e + now.since(self.last_ack));
+        }
+        self.last_ack = now;
+    }
+
     /// The window \[bytes\] after an ACK of `acked` bytes in congestion avoidance, at `now`,
     /// with smoothed round-trip time `rtt` (zero before any sample).
     pub fn grow(&mut self, cwnd: u32, mss: u32, acked: u32, now: SimTime, rtt: SimDuration) -> u32 {
@@ -139,6 +157,7 @@ impl Cubic {
             Some(e) => e,
             None => self.begin_stage(w, now),
         };
+        self.last_ack = now;
         let t = now.since(epoch).as_secs_f64();
         let segs = acked as f64 / m;
         let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { ALPHA };
@@ -281,6 +300,27 @@ mod tests {
         off.on_congestion(100 * MSS, MSS);
         off.on_congestion(80 * MSS, MSS);
         assert_eq!(off.w_max(), 80.0);
+    }
+
+    #[test]
+    fn an_application_limited_stretch_stops_the_clock() {
+        let rtt = SimDuration::from_millis(100);
+        let mut a = Cubic::default();
+        let mut b = Cubic::default();
+        a.on_congestion(100 * MSS, MSS);
+        b.on_congestion(100 * MSS, MSS);
+        let w = a.grow(70 * MSS, MSS, MSS, secs(1.0), rtt);
+        assert_eq!(b.grow(70 * MSS, MSS, MSS, secs(1.0), rtt), w);
+        // b is application-limited for 10 s of ACKs: no growth, and its epoch moves on.
+        for i in 1..=100 {
+            b.hold(secs(1.0 + 0.1 * i as f64));
+        }
+        assert_eq!(b.epoch(), Some(secs(11.0)));
+        // The next ACKs grow both alike, b ten seconds later on the same curve.
+        let wa = a.grow(w, MSS, MSS, secs(1.5), rtt);
+        let wb = b.grow(w, MSS, MSS, secs(11.5), rtt);
+        assert_eq!(wa, wb);
+        assert_eq!(a.w_est(), b.w_est(), "W_est did not grow while limited");
     }
 
     #[test]

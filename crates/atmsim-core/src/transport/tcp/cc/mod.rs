@@ -129,6 +129,8 @@ pub struct NewAck {
     pub sample: Option<SimDuration>,
     /// The highest sequence sent (HyStart++'s rounds).
     pub snd_max: u32,
+    /// Bytes in flight before this ACK (CUBIC's application-limited rule, RFC 9438 §5.8).
+    pub flight: u32,
 }
 
 impl CcState {
@@ -254,7 +256,20 @@ impl CcState {
         }
         let grown = match &mut self.algo {
             Algorithm::Reno(_) => Reno::grow(cw, self.ssthresh, mss),
-            Algorithm::Cubic(_) if cw < self.ssthresh => cw.saturating_add(mss),
+            // Slow start while the window is below twice the flight (Linux's
+            // tcp_is_cwnd_limited), congestion avoidance while the flight fills it to within
+            // a segment (RFC 9438 §5.8).
+            Algorithm::Cubic(_) if cw < self.ssthresh => {
+                if (cw as u64) < 2 * a.flight as u64 {
+                    cw.saturating_add(mss)
+                } else {
+                    cw
+                }
+            }
+            Algorithm::Cubic(c) if (a.flight as u64) + (mss as u64) <= cw as u64 => {
+                c.hold(a.now);
+                cw
+            }
             Algorithm::Cubic(c) => c.grow(cw, mss, acked, a.now, a.srtt),
         };
         self.cwnd = grown.min(max_cwnd);
@@ -326,6 +341,7 @@ mod tests {
             srtt: SimDuration::ZERO,
             sample: None,
             snd_max: 0,
+            flight: u32::MAX,
         }
     }
 
