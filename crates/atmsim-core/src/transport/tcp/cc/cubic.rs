@@ -30,11 +30,12 @@
 //!   not counted as growth (Linux moves `t_epoch` by the idle time to the same end).
 //!
 //! - **Application-limited** (§5.8): an ACK that finds the sender not filling its window
-//!   (the flight before it short of `cwnd` by a segment or more: the application, or the
-//!   peer's window, is the limit) leaves `cwnd` and `W_est` alone and stops the stage's clock
-//!   ([`Cubic::hold`]). In slow start the window grows only while it is below twice the
-//!   flight, as Linux's `tcp_is_cwnd_limited` has it ([`super`]). BSD's variants keep
-//!   4.4-Lite's rule: they grow whatever they send.
+//!   (fewer segments in flight before it than whole segments in `cwnd`, a short segment
+//!   counting as one: the application, or the peer's window, is the limit) leaves `cwnd` and
+//!   `W_est` alone and stops the stage's clock ([`Cubic::hold`]). In slow start the window
+//!   grows only while it is below twice the flight in segments, as Linux's
+//!   `tcp_is_cwnd_limited` has it in packets ([`super`]). BSD's variants keep 4.4-Lite's
+//!   rule: they grow whatever they send.
 
 use crate::time::{SimDuration, SimTime};
 

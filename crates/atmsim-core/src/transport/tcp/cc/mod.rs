@@ -256,17 +256,17 @@ impl CcState {
         }
         let grown = match &mut self.algo {
             Algorithm::Reno(_) => Reno::grow(cw, self.ssthresh, mss),
-            // Slow start while the window is below twice the flight (Linux's
-            // tcp_is_cwnd_limited), congestion avoidance while the flight fills it to within
-            // a segment (RFC 9438 §5.8).
+            // Counted in segments, as Linux counts packets (a short segment is one): slow
+            // start while the window is below twice the flight (tcp_is_cwnd_limited),
+            // congestion avoidance while the flight fills it (RFC 9438 §5.8).
             Algorithm::Cubic(_) if cw < self.ssthresh => {
-                if (cw as u64) < 2 * a.flight as u64 {
+                if cw / mss.max(1) < 2 * a.flight.div_ceil(mss.max(1)) {
                     cw.saturating_add(mss)
                 } else {
                     cw
                 }
             }
-            Algorithm::Cubic(c) if (a.flight as u64) + (mss as u64) <= cw as u64 => {
+            Algorithm::Cubic(c) if a.flight.div_ceil(mss.max(1)) < cw / mss.max(1) => {
                 c.hold(a.now);
                 cw
             }
@@ -420,6 +420,24 @@ mod tests {
             assert!(!c.in_recovery);
             assert!(c.cwnd >= ssthresh && c.cwnd <= ssthresh + MSS, "growth resumes from ssthresh");
         }
+    }
+
+    #[test]
+    fn cubic_grows_only_a_window_it_fills_counted_in_segments() {
+        let mut c = CcState::new(Variant::Cubic, MSS, 0);
+        // Slow start: one short segment in flight counts as one, and 1 < 2·1: grow.
+        c.on_new_ack(NewAck { flight: 200, ..ack(200, 200) });
+        assert_eq!(c.cwnd, 2 * MSS);
+        // Two segments of window, one in flight: 2 < 2·1 is false: hold.
+        c.on_new_ack(NewAck { flight: MSS, ..ack(1200, MSS) });
+        assert_eq!(c.cwnd, 2 * MSS);
+        // Congestion avoidance: 10 segments of window, 9 in flight: hold; 10 in flight: grow.
+        c.ssthresh = 5 * MSS;
+        c.cwnd = 10 * MSS;
+        c.on_new_ack(NewAck { flight: 9 * MSS, ..ack(5000, MSS) });
+        assert_eq!(c.cwnd, 10 * MSS);
+        c.on_new_ack(NewAck { flight: 10 * MSS, now: SimTime::ZERO + SimDuration::from_secs(1), ..ack(6000, MSS) });
+        assert!(c.cwnd > 10 * MSS);
     }
 
     #[test]
