@@ -158,6 +158,8 @@ def test_mah96_runs_its_subset_with_the_profile_and_shows_both(tmp_path):
                        tcp="newreno")
     section = _section(report.read_text())
     assert "With today's TCP (NewReno)" in section and "the VC policy changes the Web page median by" in section
+    assert "changes each configuration's page median by" in section
+
     modern = read_verdicts(tmp_path / "m" / "tcp-newreno")
     assert modern and all(v.kind is Kind.NOT_COMPARABLE for v in modern)
     with duckdb.connect(str(tmp_path / "m" / "results.duckdb"), read_only=True) as con:
@@ -166,3 +168,16 @@ def test_mah96_runs_its_subset_with_the_profile_and_shows_both(tmp_path):
     assert len(newreno) == 2 * len(mah_today.SUBSET)  # the subset at both seeds, every generated connection on NewReno
     assert len(docs) - len(newreno) == 2 * len(mah_today.SUBSET)  # BSD's subset (noqos-conv-svc among it)
     assert not any("variant" in t for d in docs if d not in newreno for t in d["traffic"])
+
+
+def test_mah96_answer_counts_the_change_configuration_by_configuration():
+    from atmsim.reproduce.mah96 import today as mah_today
+    from atmsim.study.tcp_profile import parse
+
+    bsd = {mah_today.key(c, "http.page.median"): 1.0 + i / 10 for i, c in enumerate(mah_today.SUBSET)}
+    modern = {k: v * (1.1 if i % 2 else 1.05) for i, (k, v) in enumerate(bsd.items())}
+    mean, least, most = mah_today.page_change(bsd, modern)
+    assert (round(least, 6), round(most, 6)) == (5.0, 10.0)
+    assert round(mean, 6) == round((4 * 5.0 + 3 * 10.0) / 7, 6)
+    text = mah_today.answer(parse("cubic"), bsd, modern)
+    assert "by +7.1 % on average (+5.0 to +10.0 %)" in text

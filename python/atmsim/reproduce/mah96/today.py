@@ -53,12 +53,22 @@ def spread(numbers: Numbers) -> tuple[float, str, float, str, float]:
     return 100 * (med[hi] / med[lo] - 1), lo, med[lo], hi, med[hi]
 
 
+def page_change(bsd: Numbers, modern: Numbers) -> tuple[float, float, float]:
+    """The profile's page median against BSD's, configuration by configuration [%]: (mean,
+    lowest, highest); NaN when no configuration has both."""
+    ks = [key(c, "http.page.median") for c in SUBSET]
+    xs = [100 * (modern[k] / bsd[k] - 1) for k in ks if k in modern and k in bsd and bsd[k] > 0]
+    return (statistics.fmean(xs), min(xs), max(xs)) if xs else (math.nan, math.nan, math.nan)
+
+
 def answer(profile: TcpProfile, bsd: Numbers, modern: Numbers) -> str:
     s, lo, x_lo, hi, x_hi = spread(modern)
     b, b_lo, y_lo, b_hi, y_hi = spread(bsd)
+    mean, least, most = page_change(bsd, modern)
     return (f"With {profile.label}, the VC policy changes the Web page median by {s:.0f} % ({lo} {x_lo:.2f} s to {hi} "
             f"{x_hi:.2f} s over the seven configurations without QoS); with BSD Reno by {b:.0f} % ({b_lo} {y_lo:.2f} s "
-            f"to {b_hi} {y_hi:.2f} s).")
+            f"to {b_hi} {y_hi:.2f} s). Against BSD, {profile.label} changes each configuration's page median by "
+            f"{mean:+.1f} % on average ({least:+.1f} to {most:+.1f} %).")
 
 
 COMPARISON = Comparison(
