@@ -77,7 +77,6 @@ class Variant:
     atmsim: dict  # [[tcp]] fields
     ns3: dict  # dumbbell.cc options
     ns3_cwnd: str  # the ns-3 trace column comparable with atmsim's cwnd
-    needs_sack: bool = False
     note: str = ""
 
 
@@ -97,7 +96,7 @@ VARIANTS = {v.key: v for v in [
             {**NS3_COMMON, "cc": "newreno", "sack": 0}, "cwnd_inflated_bytes",
             note="the same ns-3 run as Reno"),
     Variant("newreno-sack", "NewReno+SACK", {**ATM_COMMON, "variant": "newreno", "sack": True},
-            {**NS3_COMMON, "cc": "newreno", "sack": 1}, "cwnd_bytes", needs_sack=True,
+            {**NS3_COMMON, "cc": "newreno", "sack": 1}, "cwnd_bytes",
             note="RFC 6675 both sides; ns-3 TcpClassicRecovery (cwnd = ssthresh in recovery, pipe), not PRR"),
     Variant("cubic", "CUBIC", {**ATM_COMMON, "variant": "cubic"},
             {**NS3_COMMON, "cc": "cubic", "sack": 0, "cubicFriendliness": 1}, "cwnd_inflated_bytes",
@@ -107,13 +106,6 @@ VARIANTS = {v.key: v for v in [
             note="a sensitivity run: ns-3 as before ns-3.41, atmsim unchanged"),
 ]}
 DEFAULT_VARIANTS = "reno,newreno,newreno-sack,cubic,cubic-nofriendly"
-
-
-def atmsim_has_sack() -> bool:
-    """Is RFC 6675 recovery in this atmsim? The `sack` field is older than it (before, SACK
-    blocks went on the wire but recovery stayed NewReno's), so the field's acceptance says
-    nothing: the SACK recovery module (`transport/tcp/sack/`, branch `sack`) does."""
-    return (REPO / "crates" / "atmsim-core" / "src" / "transport" / "tcp" / "sack").is_dir()
 
 
 # ----------------------------------------------------------------------------- atmsim
@@ -250,7 +242,7 @@ class Row:
 
     def verdict(self) -> str:
         if not self.atm:
-            return "atmsim not run" + (" (no SACK recovery in this build)" if self.variant.needs_sack else "")
+            return "atmsim not run"
         if not self.ns3:
             return "ns-3 not run"
         g = self.agg(self.ns3) / self.agg(self.atm)
@@ -395,12 +387,11 @@ def main() -> None:
     if "ns3" not in skip:
         ns = Ns3.locate(args.ns3_python)
         exe = ns.build(args.workdir)
-    sack = atmsim_has_sack() if "atmsim" not in skip else False
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     print(f"atmsim vs ns-3, TCP variants -- {dt.datetime.now().isoformat(timespec='seconds')}, {platform.node()}, "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"  atmsim: commit {commit}; SACK (RFC 6675) {'available' if sack else 'NOT in this build'}; "
+    print(f"  atmsim: commit {commit}; "
           f"bottleneck {atm_rate(PAYLOAD_BPS):.0f} b/s of cells, {'EPD (frames)' if args.drop == 'epd' else 'cell tail drop'}")
     print(f"  ns-3:   {ns.label if ns else 'skipped'}; bottleneck {ppp_rate(PAYLOAD_BPS):.0f} b/s of PPP frames"
           + (f"; extra options {' '.join(args.ns3_arg)}" if args.ns3_arg else ""))
@@ -414,9 +405,7 @@ def main() -> None:
         v = VARIANTS[key]
         for n in flows:
             atm = ns3 = None
-            if v.needs_sack and not sack:
-                print(f"  {v.label} N={n}: atmsim has no SACK recovery yet: its side not run", flush=True)
-            elif "atmsim" not in skip:
+            if "atmsim" not in skip:
                 atm = run_atmsim(n, v, args)
                 print(f"  {v.label} N={n}: atmsim {sum(atm['goodput_bps']) / 1e6:.3f} Mb/s ({atm['wall_s']:.1f} s)",
                       flush=True)
