@@ -53,6 +53,8 @@ MUX_POLICIES: tuple[str, ...]
 VC_POLICIES: tuple[str, ...]
 #: ``scheduler`` values of switches, hosts and routers: fifo, round_robin, static_priority, ...
 SCHEDULERS: tuple[str, ...]
+#: ``variant`` values of ``[[tcp]]`` and ``[[traffic]]``: tahoe, reno, newreno, cubic.
+TCP_VARIANTS: tuple[str, ...]
 #: Mah's 25 QoS policies (``ipoa.qos``): noqos, then sp-, wc-, nwc- with each application.
 QOS_POLICIES: tuple[str, ...]
 #: The 103 configurations ``<qos>-<mux>-<vc>`` of Mah's study, in the study's order: the seven

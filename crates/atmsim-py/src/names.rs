@@ -8,6 +8,8 @@
 //!   `entity_name(kind, name)` spells an entity's name in the series (`"conn:ttcp"`);
 //! * `MUX_POLICIES`, `VC_POLICIES`, `SCHEDULERS` — the values scenarios take for `ipoa.mux`,
 //!   `ipoa.vc` and `scheduler` (`MuxPolicy::ALL`, `VcPolicy::ALL`, `Discipline::ALL`);
+//! * `TCP_VARIANTS` — the values `[[tcp]]` and `[[traffic]]` take for `variant`
+//!   (`Variant::ALL`);
 //! * `QOS_POLICIES` — Mah's 25 QoS policies (`QosPolicy::all`);
 //! * `MAH_CONFIGURATIONS` — the 103 configurations of Mah's study, in the study's order
 //!   (`Configuration::all`, the specification the reproduction derives its lists from);
@@ -19,6 +21,7 @@ use atmsim_core::iface::ipoa::qos::{Configuration, QosPolicy};
 use atmsim_core::iface::ipoa::{MuxPolicy, VcPolicy};
 use atmsim_core::measure::{Entity, Metric};
 use atmsim_core::summary::schema;
+use atmsim_core::transport::tcp::Variant;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -42,6 +45,7 @@ pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MUX_POLICIES", named(&MuxPolicy::ALL.map(MuxPolicy::name))?)?;
     m.add("VC_POLICIES", named(&VcPolicy::ALL.map(VcPolicy::name))?)?;
     m.add("SCHEDULERS", named(&Discipline::ALL.map(Discipline::name))?)?;
+    m.add("TCP_VARIANTS", named(&Variant::ALL.map(Variant::name))?)?;
     m.add("QOS_POLICIES", tuple(QosPolicy::all().iter().map(ToString::to_string).collect())?)?;
     m.add("MAH_CONFIGURATIONS", tuple(Configuration::all().iter().map(ToString::to_string).collect())?)?;
 

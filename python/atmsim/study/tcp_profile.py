@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._core import TCP_VARIANTS
 from .._scenario import Scenario
 from ..errors import ScenarioError
 
 __all__ = ["FLAGS", "VARIANTS", "TcpProfile", "of", "parse"]
 
-VARIANTS = ("tahoe", "reno", "newreno", "cubic")
+#: The variants, as the core names them (``atmsim._core.TCP_VARIANTS``).
+VARIANTS: tuple[str, ...] = TCP_VARIANTS
 #: The flags' tokens and the scenario fields they set.
 FLAGS = {"sack": "sack", "ts": "timestamps", "hystart": "hystart"}
 #: The ``[[tcp]]``/``[[traffic]]`` fields a profile sets (every one of them, on every table).

@@ -1,8 +1,8 @@
 //! Each list of names the core reads from scenarios (multiplexing and VC policies, schedulers,
-//! tie orders, class matching, application kinds) is declared once, as an enum with `ALL` and
-//! `name()` (`AppSec::KINDS` for the tagged application sections): every variant serde knows
-//! is in `ALL`, in serde's order, under serde's name. The binding hands these lists to Python
-//! (`atmsim._core`), so Python lists none of them itself.
+//! tie orders, class matching, TCP variants, application kinds) is declared once, as an enum
+//! with `ALL` and `name()` (`AppSec::KINDS` for the tagged application sections): every variant
+//! serde knows is in `ALL`, in serde's order, under serde's name. The binding hands these lists
+//! to Python (`atmsim._core`), so Python lists none of them itself.
 
 use atmsim_core::atm::sched::Discipline;
 use atmsim_core::iface::ipoa::{MuxPolicy, VcPolicy};
@@ -50,6 +50,12 @@ fn schedulers_are_listed_once_under_serde_names() {
 fn tie_orders_are_listed_once_under_serde_names() {
     use atmsim_core::scenario::model::TieOrderSpec;
     check(&TieOrderSpec::ALL, TieOrderSpec::name);
+}
+
+#[test]
+fn tcp_variants_are_listed_once_under_serde_names() {
+    use atmsim_core::transport::tcp::Variant;
+    check(&Variant::ALL, Variant::name);
 }
 
 #[test]
